@@ -1,0 +1,38 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule, type ConfigType } from '@nestjs/config';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './auth/auth.module.js';
+import { appConfig, authConfig, databaseConfig } from './config/configuration.js';
+import { parseEnvironment } from './config/environment.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+import { ItemsModule } from './items/items.module.js';
+import { requestLogOptions } from './logging.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+import { PersonasModule } from './personas/personas.module.js';
+
+@Module({
+  imports: [
+    ConfigModule.forRoot({
+      isGlobal: true,
+      // main.ts reads .env into process.env before anything else needs it (the embedded database does).
+      ignoreEnvFile: true,
+      load: [appConfig, databaseConfig, authConfig],
+      validate: (raw) => {
+        parseEnvironment(raw as Record<string, string>);
+        return raw;
+      },
+    }),
+    LoggerModule.forRootAsync({
+      inject: [appConfig.KEY],
+      useFactory: (app: ConfigType<typeof appConfig>) => requestLogOptions(app.logLevel),
+    }),
+    DatabaseModule,
+    MetricsModule,
+    HealthModule,
+    AuthModule,
+    PersonasModule,
+    ItemsModule,
+  ],
+})
+export class AppModule {}

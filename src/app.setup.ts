@@ -1,0 +1,85 @@
+import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ApiExceptionFilter } from './common/api-exception.filter.js';
+import { ErrorBody } from './common/errors.js';
+import { RequestValidationPipe } from './common/validation.pipe.js';
+import { ETagInterceptor } from './common/versions.js';
+import { MetricsService } from './metrics/metrics.service.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The Fastify adapter as the service runs it: 1 MiB bodies, request ids that may come from the client. */
+export function createFastifyAdapter(): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Honour a sane X-Request-Id from a gateway, so one id follows the request through every hop.
+    genReqId: (request: IncomingMessage) => {
+      const header = request.headers['x-request-id'];
+      const id = typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID();
+      request.id = id; // pino-http's request logger reads it there
+      return id;
+    },
+  });
+}
+
+/**
+ * Everything main.ts and the e2e tests must configure alike: validation, the error body, ETags, body
+ * parsing, request ids, metrics and the OpenAPI document. Call before `app.init()` / `app.listen()`.
+ */
+export function configureApp(app: NestFastifyApplication): void {
+  app.useGlobalPipes(new RequestValidationPipe());
+  app.useGlobalFilters(new ApiExceptionFilter());
+  app.useGlobalInterceptors(new ETagInterceptor());
+
+  const fastify = app.getHttpAdapter().getInstance();
+  // Clients send `Content-Type: application/json` with an empty body on DELETE; Fastify would refuse
+  // that (nestjs/nest#15743), so an empty JSON body counts as no body. Only JSON is parsed: anything
+  // else is 415 (text/plain has a built-in parser, removed here).
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
+    if (body.length === 0) done(null, undefined);
+    else parseJson(request as never, body as unknown as string, done);
+  });
+  fastify.removeContentTypeParser('text/plain');
+
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('X-Request-Id', request.id);
+    done();
+  });
+
+  const metrics = app.get(MetricsService);
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+
+  const document = SwaggerModule.createDocument(app, openApiConfig(), { extraModels: [ErrorBody] });
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'Game backend API',
+    swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
+  });
+}
+
+function openApiConfig() {
+  return new DocumentBuilder()
+    .setTitle('Game backend')
+    .setDescription(
+      'REST API of the game backend: sign-in through identity providers, sessions and matchmaking, ' +
+        'assets, items, achievements, inventories, trades and skill progress.\n\n' +
+        'Sign in with `GET /auth/idp1` or `/auth/idp2`, then press **Authorize** and enter ' +
+        '`jwt <token>` with the token you got back.\n\n' +
+        'Every error answers with the `ErrorBody` JSON (`status`, `code`, `message`, `requestId`).',
+    )
+    .setVersion('1')
+    .addSecurity('jwt', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description: 'Enter `jwt <token>` (the word jwt, a space, then the token from /auth/idp1 or /auth/idp2).',
+    })
+    .build();
+}

@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { PassportStrategy } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
+import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { Strategy } from 'passport-custom';
+import { authConfig } from '../config/configuration.js';
+import { ApiException, ErrorCode, unauthorized } from '../common/errors.js';
+import { readAuthorizationToken } from './authorization-header.js';
+import { DevIdentityProvider } from './dev-identity-provider.js';
+import { profileClaims, type ProviderIdentity } from './identity.js';
+import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
+
+
+/** Asymmetric algorithms only: an HS256 token "signed" with a provider's public key is refused. */
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/**
+ * idp1, an OpenID Connect provider: its token is a JWT checked against the provider's JWKS, which is
+ * cached and fetched again when a token names an unknown `kid` (key rotation).
+ */
+@Injectable()
+export class Idp1Strategy extends PassportStrategy(Strategy, 'idp1') {
+  private readonly logger = new Logger(Idp1Strategy.name);
+  private readonly keys: JWTVerifyGetKey | undefined;
+  private readonly issuer: string | undefined;
+
+  constructor(
+    @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
+    @Inject(DEV_IDENTITY_PROVIDER) devIdentityProvider: DevIdentityProvider | null,
+  ) {
+    super();
+    if (config.idp1.jwksUrl) {
+      this.keys = createRemoteJWKSet(new URL(config.idp1.jwksUrl), {
+        timeoutDuration: 5000,
+        cooldownDuration: config.idp1.jwksCooldownSeconds * 1000,
+        cacheMaxAge: 10 * 60 * 1000,
+      });
+      this.issuer = config.idp1.issuer;
+    } else if (devIdentityProvider) {
+      this.keys = createLocalJWKSet(devIdentityProvider.jwks);
+      this.issuer = devIdentityProvider.issuer;
+    }
+  }
+
+  async validate(request: FastifyRequest): Promise<ProviderIdentity> {
+    if (!this.keys) throw unauthorized('idp1 is not configured on this server');
+    const token = readAuthorizationToken(request.headers.authorization);
+    if (!token) throw unauthorized('send the idp1 token as "Authorization: jwt <token>"');
+    try {
+      const { payload } = await jwtVerify(token, this.keys, {
+        issuer: this.issuer,
+        audience: this.config.idp1.audience,
+        algorithms: ALGORITHMS,
+        clockTolerance: 30,
+        requiredClaims: ['sub', 'exp'],
+      });
+      if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 255) {
+        throw unauthorized('the idp1 token has no usable subject');
+      }
+      return { provider: 'idp1', subject: payload.sub, ...profileClaims(payload) };
+    } catch (error) {
+      if (error instanceof ApiException) throw error;
+      if (isProviderFailure(error)) {
+        this.logger.warn(`idp1 key set unavailable: ${(error as Error).message}`);
+        throw new ApiException(503, ErrorCode.PROVIDER_UNAVAILABLE, 'idp1 is unavailable: try again shortly');
+      }
+      throw unauthorized(describeRejection(error));
+    }
+  }
+}
+
+function isProviderFailure(error: unknown): boolean {
+  return (
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC') ||
+    // fetch() itself failed: connection refused, DNS, TLS.
+    (error instanceof TypeError && /fetch/i.test(error.message))
+  );
+}
+
+function describeRejection(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'the idp1 token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) return `the idp1 token's ${error.claim} claim is not accepted`;
+  if (error instanceof errors.JWKSNoMatchingKey) return 'the idp1 token is signed with a key the provider does not publish';
+  return 'the idp1 token is not valid';
+}

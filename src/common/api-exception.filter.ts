@@ -1,0 +1,101 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { QueryFailedError } from 'typeorm';
+import { ApiException, type ErrorBody, ErrorCode } from './errors.js';
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: ErrorCode.VALIDATION_FAILED,
+  401: ErrorCode.UNAUTHORIZED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.METHOD_NOT_ALLOWED,
+  409: ErrorCode.CONFLICT,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  429: ErrorCode.RATE_LIMITED,
+  503: ErrorCode.DATABASE_UNAVAILABLE,
+};
+
+/** Errors raised by Fastify itself, before a route handler runs (body parsing, limits). */
+const FASTIFY_ERRORS: Record<string, [HttpStatus, ErrorCode, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, ErrorCode.PAYLOAD_TOO_LARGE, 'request body is larger than the 1 MiB limit'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'request bodies must be application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, ErrorCode.VALIDATION_FAILED, 'Content-Length does not match the body'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, ErrorCode.MALFORMED_JSON, 'the JSON body is empty'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, ErrorCode.MALFORMED_JSON, 'the body is not valid JSON'],
+};
+
+/** PostgreSQL SQLSTATEs a client can cause, mapped so that they never surface as a 500. */
+const DATABASE_ERRORS: Record<string, [HttpStatus, ErrorCode, string]> = {
+  '23505': [409, ErrorCode.DUPLICATE, 'a record with these values exists already'],
+  '23503': [409, ErrorCode.CONFLICT, 'the record refers to, or is referred to by, another record'],
+  '23514': [409, ErrorCode.CONFLICT, 'the change would break a rule of the data'],
+  '22P02': [400, ErrorCode.VALIDATION_FAILED, 'a value has the wrong form'],
+  '22003': [400, ErrorCode.VALIDATION_FAILED, 'a number is out of range'],
+  '22007': [400, ErrorCode.VALIDATION_FAILED, 'a date has the wrong form'],
+  '22008': [400, ErrorCode.VALIDATION_FAILED, 'a date is out of range'],
+  '22001': [400, ErrorCode.VALIDATION_FAILED, 'a value is too long'],
+  '54001': [400, ErrorCode.VALIDATION_FAILED, 'the request is too complex'],
+  '40001': [409, ErrorCode.CONFLICT, 'the record was changed concurrently: retry'],
+  '40P01': [409, ErrorCode.CONFLICT, 'the record was changed concurrently: retry'],
+  '57014': [503, ErrorCode.DATABASE_UNAVAILABLE, 'the database took too long to answer'],
+  '57P01': [503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is restarting'],
+  '57P03': [503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is starting up'],
+  '53300': [503, ErrorCode.DATABASE_UNAVAILABLE, 'the database has no free connections'],
+};
+
+const CONNECTION_ERRORS = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is/i;
+
+const logger = new Logger('Errors');
+
+/** Turns anything thrown while serving a request into the JSON error body of CONTRACT.md section 4. */
+export function toErrorBody(error: unknown, requestId: string): ErrorBody {
+  const body = (status: number, code: ErrorCode, message: string): ErrorBody => ({ status, code, message, requestId });
+
+  if (error instanceof ApiException) {
+    return { ...body(error.getStatus(), error.code, error.message), ...error.extra };
+  }
+  // Fastify's own errors (body parsing, limits) reach the filter wrapped in an HttpException.
+  const fastifyCode = ((error as { cause?: unknown })?.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown })?.code;
+  if (typeof fastifyCode === 'string' && FASTIFY_ERRORS[fastifyCode]) {
+    return body(...FASTIFY_ERRORS[fastifyCode]);
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const response = error.getResponse();
+    const message =
+      typeof response === 'object' && response !== null && 'message' in response
+        ? [response.message].flat().join('; ')
+        : error.message;
+    return body(status, CODE_BY_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.VALIDATION_FAILED), message);
+  }
+  if (error instanceof QueryFailedError) {
+    const sqlState = (error.driverError as { code?: string } | undefined)?.code ?? '';
+    if (DATABASE_ERRORS[sqlState]) return body(...DATABASE_ERRORS[sqlState]);
+    if (sqlState.startsWith('08')) return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable');
+  }
+  if (error instanceof Error && CONNECTION_ERRORS.test(error.message)) {
+    return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable');
+  }
+  // Fastify errors not listed above carry their own 4xx status (a malformed URL, say).
+  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return body(statusCode, CODE_BY_STATUS[statusCode] ?? ErrorCode.VALIDATION_FAILED, (error as Error).message);
+  }
+  logger.error({ err: error, requestId }, 'unexpected error');
+  return body(500, ErrorCode.INTERNAL_ERROR, 'unexpected error: quote the request id when reporting it');
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown): void {
+  const errorBody = toErrorBody(error, request.id);
+  if (errorBody.status === 503) reply.header('Retry-After', '5');
+  void reply.status(errorBody.status).type('application/json; charset=utf-8').send(errorBody);
+}
+
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    sendError(http.getResponse<FastifyReply>(), http.getRequest<FastifyRequest>(), exception);
+  }
+}

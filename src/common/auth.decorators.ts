@@ -1,0 +1,27 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+
+/** Who is calling, as the JwtGuard read it from our token. */
+export interface Caller {
+  /** The user's uid (the token's `sub`). */
+  uid: string;
+  roles: string[];
+  isAdmin: boolean;
+}
+
+export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };
+
+export const IS_PUBLIC = 'auth:public';
+export const IS_OPTIONAL_AUTH = 'auth:optional';
+
+/** No token needed, and any token sent is ignored (health, metrics, the sign-in routes). */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+/** A token may be sent: without one the caller is anonymous, with a bad one the answer is 401. */
+export const OptionalAuth = () => SetMetadata(IS_OPTIONAL_AUTH, true);
+
+/** The signed-in caller; `undefined` only on @OptionalAuth() routes called anonymously. */
+export const CurrentCaller = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Caller | undefined =>
+    context.switchToHttp().getRequest<AuthenticatedRequest>().caller,
+);

@@ -1,0 +1,71 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+
+/** Stable, upper-snake error codes (CONTRACT.md section 4). Clients branch on these, never on messages. */
+export enum ErrorCode {
+  VALIDATION_FAILED = 'VALIDATION_FAILED',
+  MALFORMED_JSON = 'MALFORMED_JSON',
+  UNAUTHORIZED = 'UNAUTHORIZED',
+  FORBIDDEN = 'FORBIDDEN',
+  NOT_FOUND = 'NOT_FOUND',
+  METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
+  VERSION_CONFLICT = 'VERSION_CONFLICT',
+  CONFLICT = 'CONFLICT',
+  DUPLICATE = 'DUPLICATE',
+  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
+  RATE_LIMITED = 'RATE_LIMITED',
+  DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE',
+  PROVIDER_UNAVAILABLE = 'PROVIDER_UNAVAILABLE',
+  INTERNAL_ERROR = 'INTERNAL_ERROR',
+}
+
+export class ErrorDetail {
+  /** The field or query parameter at fault, as a path (`stats.0.name`). */
+  field: string;
+  message: string;
+}
+
+/** The body of every error response. */
+export class ErrorBody {
+  /** The HTTP status, repeated for clients that only see the body. */
+  @ApiProperty({ example: 400 })
+  status: number;
+  @ApiProperty({ enum: ErrorCode, enumName: 'ErrorCode', example: ErrorCode.VALIDATION_FAILED })
+  code: ErrorCode;
+  /** What went wrong, for a developer to read. */
+  @ApiProperty({ example: 'limit must not exceed 1000' })
+  message: string;
+  /** The request id, also sent as the `X-Request-Id` header: quote it when reporting a problem. */
+  requestId: string;
+  /** Field-level details, where there are any. */
+  errors?: ErrorDetail[];
+  /** On VERSION_CONFLICT: the version the record has now. */
+  currentVersion?: number;
+}
+
+/** An error the service raises on purpose; the global filter turns it into an ErrorBody. */
+export class ApiException extends HttpException {
+  constructor(
+    status: HttpStatus,
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion'> = {},
+  ) {
+    super(message, status);
+  }
+}
+
+export const badRequest = (message: string, errors?: ErrorDetail[]) =>
+  new ApiException(HttpStatus.BAD_REQUEST, ErrorCode.VALIDATION_FAILED, message, errors ? { errors } : {});
+
+/** Unknown and invisible records answer alike, so that ids of other players' records do not leak. */
+export const notFound = (what: string, uid: string) =>
+  new ApiException(HttpStatus.NOT_FOUND, ErrorCode.NOT_FOUND, `${what} ${uid} not found`);
+
+export const forbidden = (message: string) => new ApiException(HttpStatus.FORBIDDEN, ErrorCode.FORBIDDEN, message);
+
+export const conflict = (code: ErrorCode, message: string) => new ApiException(HttpStatus.CONFLICT, code, message);
+
+export const unauthorized = (message: string) =>
+  new ApiException(HttpStatus.UNAUTHORIZED, ErrorCode.UNAUTHORIZED, message);

@@ -1,0 +1,24 @@
+import { Column, CreateDateColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/**
+ * The common fields of every stored record (CONTRACT.md section 1). `version` is a plain column, not
+ * TypeORM's @VersionColumn: that one starts at 1 and checks nothing on save() (typeorm#2848); the
+ * versioned update in record.service.ts does the real check in SQL.
+ */
+export abstract class RecordEntity {
+  /** Record identifier (UUID v4), assigned by the service. */
+  @PrimaryGeneratedColumn('uuid')
+  uid: string;
+
+  /** When the record was created (ISO 8601 UTC, milliseconds). */
+  @CreateDateColumn({ type: 'timestamptz', precision: 3 })
+  dateCreated: Date;
+
+  /** When the record was last changed (ISO 8601 UTC, milliseconds). */
+  @UpdateDateColumn({ type: 'timestamptz', precision: 3 })
+  dateModified: Date;
+
+  /** 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+  @Column({ type: 'integer', default: 0 })
+  version: number;
+}

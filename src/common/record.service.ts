@@ -1,0 +1,128 @@
+import { HttpStatus } from '@nestjs/common';
+import type { DeepPartial, EntityManager, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import type { Caller } from './auth.decorators.js';
+import { ApiException, ErrorCode, notFound } from './errors.js';
+import type { Filter, ListQuery } from './list-query.js';
+import type { RecordEntity } from './record.entity.js';
+
+export const ALIAS = 'record';
+
+/**
+ * What every resource shares: list with limit/skip/sort/filters, count, find-or-404, the atomic
+ * versioned update, delete and truncate. Resources extend it and override `scope` to hide what a
+ * caller may not see; their own rules (join, unlock, trades) stay in their own services.
+ */
+export abstract class RecordService<T extends RecordEntity> {
+  /** How the resource is named in messages ("item", "session"). */
+  protected abstract readonly recordName: string;
+
+  constructor(protected readonly repository: Repository<T>) {}
+
+  /** Restricts a query to the records the caller may see. The default: everything (catalog data). */
+  protected scope(_query: SelectQueryBuilder<T>, _caller: Caller | undefined): void {}
+
+  async findAll(list: ListQuery, caller: Caller | undefined): Promise<T[]> {
+    const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
+    for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
+    return query.getMany();
+  }
+
+  async count(list: ListQuery, caller: Caller | undefined): Promise<number> {
+    return this.filtered(list, caller).getCount();
+  }
+
+  async findOne(uid: string, caller: Caller | undefined): Promise<T> {
+    const query = this.repository.createQueryBuilder(ALIAS).where(`${column('uid')} = :uid`, { uid });
+    this.scope(query, caller);
+    const record = await query.getOne();
+    if (!record) throw notFound(this.recordName, uid);
+    return record;
+  }
+
+  /**
+   * `UPDATE … SET …, version = version + 1 WHERE uid = $1 [AND version = $2] RETURNING *` as one
+   * statement, so that of two writes stating the same version exactly one wins (CONTRACT.md section 3).
+   */
+  protected async updateVersioned(
+    uid: string,
+    patch: QueryDeepPartialEntity<T>,
+    expectedVersion: number | undefined,
+    manager: EntityManager = this.repository.manager,
+  ): Promise<T> {
+    const update = manager
+      .createQueryBuilder()
+      .update(this.repository.target)
+      .set({ ...patch, version: () => 'version + 1', dateModified: () => 'now()' } as QueryDeepPartialEntity<T>)
+      .where('uid = :uid', { uid });
+    if (expectedVersion !== undefined) update.andWhere('version = :expectedVersion', { expectedVersion });
+    const result = await update.returning('*').execute();
+    const [row] = result.raw as ObjectLiteral[];
+    if (row) return this.repository.create(row as DeepPartial<T>);
+
+    const current = await manager
+      .createQueryBuilder(this.repository.target, ALIAS)
+      .select(column('version'), 'version')
+      .where(`${column('uid')} = :uid`, { uid })
+      .getRawOne<{ version: number }>();
+    if (!current) throw notFound(this.recordName, uid);
+    throw new ApiException(
+      HttpStatus.CONFLICT,
+      ErrorCode.VERSION_CONFLICT,
+      `${this.recordName} ${uid} is at version ${current.version}, not ${expectedVersion}: read it again and retry`,
+      { currentVersion: current.version },
+    );
+  }
+
+  protected async deleteOne(uid: string, manager: EntityManager = this.repository.manager): Promise<void> {
+    const result = await manager.createQueryBuilder().delete().from(this.repository.target).where('uid = :uid', { uid }).execute();
+    if (!result.affected) throw notFound(this.recordName, uid);
+  }
+
+  /** Removes every record. DELETE rather than TRUNCATE: it honours foreign keys and locks rows, not the table. */
+  async truncate(): Promise<void> {
+    await this.repository.createQueryBuilder().delete().from(this.repository.target).execute();
+  }
+
+  private filtered(list: ListQuery, caller: Caller | undefined): SelectQueryBuilder<T> {
+    const query = this.repository.createQueryBuilder(ALIAS);
+    this.scope(query, caller);
+    list.filters.forEach((filter, index) => applyFilter(query, filter, `filter${index}`));
+    return query;
+  }
+}
+
+/** A field of the main alias, quoted. Field names come from a resource's whitelist, never from input. */
+export function column(field: string): string {
+  return `"${ALIAS}"."${field}"`;
+}
+
+const COMPARISONS = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function applyFilter<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, filter: Filter, parameter: string): void {
+  const target = column(filter.field);
+  const [first, second] = filter.values;
+  switch (filter.operator) {
+    case 'in':
+      query.andWhere(`${target} IN (:...${parameter})`, { [parameter]: filter.values });
+      return;
+    case 'range':
+      query.andWhere(`${target} BETWEEN :${parameter}Low AND :${parameter}High`, {
+        [`${parameter}Low`]: first,
+        [`${parameter}High`]: second,
+      });
+      return;
+    case 'like':
+      // Case-insensitive substring; the client's % and _ are matched literally.
+      query.andWhere(`${target} ILIKE :${parameter} ESCAPE '\\'`, {
+        [parameter]: `%${String(first).replace(/[\\%_]/g, (character) => `\\${character}`)}%`,
+      });
+      return;
+    case 'ne':
+      // "not equal" includes the records where the field is empty, as a player would expect.
+      query.andWhere(`${target} IS DISTINCT FROM :${parameter}`, { [parameter]: first });
+      return;
+    default:
+      query.andWhere(`${target} ${COMPARISONS[filter.operator]} :${parameter}`, { [parameter]: first });
+  }
+}

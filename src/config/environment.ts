@@ -1,0 +1,179 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/**
+ * The service's whole configuration, read from environment variables (CONTRACT.md section 8).
+ * Every value is checked once at start; a bad one stops the service with a message naming the variable,
+ * so an operator never discovers a typo from a 500 at three in the morning.
+ */
+export interface Environment {
+  nodeEnv: string;
+  isProduction: boolean;
+  port: number;
+  host: string;
+  /** Unset: the embedded PostgreSQL in `dataDir` serves. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: LogLevel;
+  anonymousWrites: boolean;
+  jwt: {
+    /** Unset outside production: a secret kept in the data directory. */
+    secret: string | undefined;
+    ttlSeconds: number;
+    issuer: string;
+    audience: string;
+  };
+  idp1: {
+    /** Unset outside production: the built-in development identity provider answers for idp1. */
+    jwksUrl: string | undefined;
+    issuer: string | undefined;
+    audience: string | undefined;
+    /** Least time between two JWKS fetches triggered by unknown key ids (guards the provider). */
+    jwksCooldownSeconds: number;
+  };
+  idp2: {
+    introspectionUrl: string | undefined;
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+  };
+  /** `<provider>:<subject>` pairs that sign in with the admin role. */
+  adminUsers: string[];
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class EnvironmentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'EnvironmentError';
+  }
+}
+
+type RawEnvironment = Record<string, string | undefined>;
+
+/** Parses and checks the environment; throws an EnvironmentError listing every problem at once. */
+export function parseEnvironment(raw: RawEnvironment = process.env): Environment {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = raw[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const value = read(name);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value) || parsed < min || parsed > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+      return fallback;
+    }
+    return parsed;
+  };
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const value = read(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(value)) return true;
+    if (['false', '0', 'no'].includes(value)) return false;
+    problems.push(`${name} must be true or false, got "${raw[name]}"`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const value = read(name);
+    if (value === undefined) return undefined;
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return value;
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(' or ')} URL, got "${redactUrl(value)}"`);
+      return undefined;
+    }
+  };
+
+  const nodeEnv = read('NODE_ENV') ?? 'development';
+  const isProduction = nodeEnv === 'production';
+
+  const logLevel = (read('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw.LOG_LEVEL}"`);
+  }
+
+  const dataDir = read('DATA_DIR') ?? '.data';
+  const jwtSecret = read('JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters long');
+  }
+
+  const idp1 = {
+    jwksUrl: url('IDP1_JWKS_URL', ['http:', 'https:']),
+    issuer: read('IDP1_ISSUER'),
+    audience: read('IDP1_AUDIENCE'),
+    jwksCooldownSeconds: integer('IDP1_JWKS_COOLDOWN', 30, 0, 3600),
+  };
+  if (read('IDP1_JWKS_URL') && !idp1.issuer) problems.push('IDP1_ISSUER is required when IDP1_JWKS_URL is set');
+  if (idp1.issuer && !read('IDP1_JWKS_URL')) problems.push('IDP1_JWKS_URL is required when IDP1_ISSUER is set');
+
+  const idp2 = {
+    introspectionUrl: url('IDP2_INTROSPECTION_URL', ['http:', 'https:']),
+    clientId: read('IDP2_CLIENT_ID'),
+    clientSecret: read('IDP2_CLIENT_SECRET'),
+  };
+  const idp2Names = ['IDP2_INTROSPECTION_URL', 'IDP2_CLIENT_ID', 'IDP2_CLIENT_SECRET'];
+  const idp2Given = idp2Names.filter((name) => read(name) !== undefined);
+  if (idp2Given.length > 0 && idp2Given.length < idp2Names.length) {
+    const missing = idp2Names.filter((name) => !idp2Given.includes(name));
+    problems.push(`${missing.join(' and ')} must be set together with ${idp2Given.join(' and ')}`);
+  }
+
+  const adminUsers = (read('ADMIN_USERS') ?? (isProduction ? '' : 'idp1:admin'))
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of adminUsers) {
+    if (!/^idp[12]:.+$/.test(entry)) {
+      problems.push(`ADMIN_USERS entries must look like idp1:<subject> or idp2:<subject>, got "${entry}"`);
+    }
+  }
+
+  if (isProduction) {
+    if (jwtSecret === undefined) problems.push('JWT_SECRET is required when NODE_ENV=production');
+    if (!read('IDP1_JWKS_URL') && !read('IDP2_INTROSPECTION_URL')) {
+      problems.push(
+        'an identity provider is required when NODE_ENV=production: set IDP1_JWKS_URL and IDP1_ISSUER, ' +
+          'or IDP2_INTROSPECTION_URL, IDP2_CLIENT_ID and IDP2_CLIENT_SECRET',
+      );
+    }
+  }
+
+  const environment: Environment = {
+    nodeEnv,
+    isProduction,
+    port: integer('PORT', 3000, 0, 65535),
+    host: read('HOST') ?? '0.0.0.0',
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
+    logLevel: logLevel as LogLevel,
+    anonymousWrites: boolean('ANONYMOUS_WRITES', false),
+    jwt: {
+      secret: jwtSecret,
+      ttlSeconds: integer('JWT_TTL', 3600, 60, 31_536_000),
+      issuer: read('JWT_ISSUER') ?? 'game-backend',
+      audience: read('JWT_AUDIENCE') ?? 'game-backend',
+    },
+    idp1,
+    idp2,
+    adminUsers,
+  };
+  if (problems.length > 0) throw new EnvironmentError(problems);
+  return environment;
+}
+
+/** Hides the password of a connection URL so that it can be logged or shown in an error. */
+export function redactUrl(value: string): string {
+  try {
+    const parsed = new URL(value);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return value.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}

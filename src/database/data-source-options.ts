@@ -1,0 +1,32 @@
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import { User } from '../auth/user.entity.js';
+import { Item } from '../items/item.entity.js';
+import { Persona } from '../personas/persona.entity.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+// Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
+export const ENTITIES = [User, Persona, Item];
+
+/** Connection settings shared by the service, the TypeORM CLI and the test set-up. */
+export function dataSourceOptions(url: string): PostgresDataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    // Schema changes only through migrations, reviewed and versioned with the code.
+    synchronize: false,
+    migrationsRun: false,
+    // gen_random_uuid() is built into PostgreSQL 13+; no uuid-ossp extension to install.
+    uuidExtension: 'pgcrypto',
+    applicationName: 'game-backend',
+    extra: {
+      max: 10,
+      // Fail fast when the database is away, so that clients get a 503 instead of a hung request.
+      connectionTimeoutMillis: 5000,
+      statement_timeout: 15000,
+      idle_in_transaction_session_timeout: 30000,
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
+import { Column, Entity } from 'typeorm';
+import { RecordEntity } from '../common/record.entity.js';
+
+export type StatValue = string | number | boolean;
+
+export class Stat {
+  /** The statistic's name, e.g. `damage`. */
+  @ApiProperty({ example: 'damage' })
+  name: string;
+
+  /** A string, number or boolean. */
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], example: 12 })
+  value: StatValue;
+}
+
+/** A catalog item: what personas hold in their inventories and trade. */
+@Entity('items')
+export class Item extends RecordEntity {
+  @ApiProperty({ example: 'Iron sword' })
+  @Column({ type: 'text' })
+  name: string;
+
+  @ApiProperty({ type: 'string', nullable: true, example: 'A plain but trusty blade.' })
+  @Column({ type: 'text', nullable: true })
+  description: string | null;
+
+  /** The price, in the game's currency (>= 0). */
+  @ApiProperty({ example: 150 })
+  @Column({ type: 'double precision', default: 0 })
+  cost: number;
+
+  @ApiProperty({ type: [Stat] })
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  stats: Stat[];
+
+  /** A free-form reference to the item's asset. */
+  @ApiProperty({ type: 'string', nullable: true })
+  @Column({ type: 'text', nullable: true })
+  assetId: string | null;
+
+  /** The uid of the media asset used as the item's icon. */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @Column({ type: 'uuid', nullable: true })
+  iconAssetId: string | null;
+
+  /** The item this one derives from; must exist, and may not make a cycle. */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @Column({ type: 'uuid', nullable: true })
+  parentUID: string | null;
+
+  /** The admin who created the item; internal, never returned. */
+  @ApiHideProperty()
+  @Column({ type: 'uuid', nullable: true })
+  ownerUid: string | null;
+
+  toJSON(): Omit<Item, 'ownerUid' | 'toJSON'> {
+    const { ownerUid: _ownerUid, ...visible } = this;
+    return visible;
+  }
+}

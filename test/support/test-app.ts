@@ -1,0 +1,135 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import pg from 'pg';
+import { AppModule } from '../../src/app.module.js';
+import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
+import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
+
+export interface TestResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+export interface RequestOptions {
+  /** Our JWT, sent as `Authorization: jwt <token>`. */
+  token?: string;
+  /** A JSON body (serialised) or a raw string sent as is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Variables every test app gets unless a test overrides them (undefined removes one). */
+const BASE_ENVIRONMENT = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'silent',
+  JWT_SECRET: undefined,
+  IDP1_JWKS_URL: undefined,
+  IDP1_ISSUER: undefined,
+  IDP1_AUDIENCE: undefined,
+  IDP2_INTROSPECTION_URL: undefined,
+  IDP2_CLIENT_ID: undefined,
+  IDP2_CLIENT_SECRET: undefined,
+  ADMIN_USERS: undefined,
+  ANONYMOUS_WRITES: undefined,
+};
+
+/**
+ * The real AppModule on the Fastify adapter, configured as main.ts does, over a database of its own
+ * cloned from the migrated template (global-setup.mjs). Requests go through `app.inject()`.
+ */
+export class TestApp {
+  private constructor(
+    readonly app: NestFastifyApplication,
+    readonly database: pg.Pool,
+    private readonly databaseName: string,
+    private readonly savedEnvironment: Record<string, string | undefined>,
+  ) {}
+
+  static async start(environment: Record<string, string | undefined> = {}): Promise<TestApp> {
+    const databaseName = `test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client(process.env.TEST_DATABASE_ADMIN_URL);
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${process.env.TEST_TEMPLATE_DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
+    url.pathname = `/${databaseName}`;
+
+    const overrides = { ...BASE_ENVIRONMENT, DATA_DIR: process.env.TEST_DATA_DIR, DATABASE_URL: url.toString(), ...environment };
+    const saved: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(overrides)) {
+      saved[name] = process.env[name];
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(), {
+      bodyParser: false,
+      logger: ['error', 'fatal'],
+    });
+    configureApp(app);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    return new TestApp(app, new pg.Pool({ connectionString: url.toString(), max: 2 }), databaseName, saved);
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `jwt ${options.token}`;
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await this.app.inject({ method: method as 'GET', url: path, headers, payload });
+    let body: unknown = response.body;
+    if (String(response.headers['content-type'] ?? '').includes('json') && response.body !== '') body = response.json();
+    return { status: response.statusCode, body: body as T, headers: response.headers };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+  put<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PUT', path, { ...options, body });
+  }
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
+
+  /** A token of the development identity provider (idp1), as a real provider would issue it. */
+  async providerToken(subject: string, claims?: { name?: string; email?: string }): Promise<string> {
+    const provider = await loadDevIdentityProvider(process.env.TEST_DATA_DIR!);
+    return provider.issueToken(subject, claims);
+  }
+
+  /** Signs `subject` in through /auth/idp1 and returns our JWT. `admin` is an admin by default. */
+  async signIn(subject: string): Promise<string> {
+    const response = await this.get<{ token: string }>('/auth/idp1', {
+      headers: { authorization: `jwt ${await this.providerToken(subject)}` },
+    });
+    if (response.status !== 200) throw new Error(`sign-in of ${subject} failed: ${JSON.stringify(response.body)}`);
+    return response.body.token;
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+    await this.database.end();
+    for (const [name, value] of Object.entries(this.savedEnvironment)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    const admin = new pg.Client(process.env.TEST_DATABASE_ADMIN_URL);
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`).finally(() => admin.end());
+  }
+}
