@@ -1,0 +1,120 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/**
+ * The service as an operator runs it: the built `dist/src/main.js` in a process of its own, with the
+ * embedded PostgreSQL in a fresh data directory, as `npm start` does on a fresh clone.
+ */
+const root = process.cwd();
+const main = join(root, 'dist/src/main.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface RunningService {
+  process: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startService(environment: Record<string, string>): RunningService {
+  let output = '';
+  const child = spawn(process.execPath, [main], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...environment },
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { process: child, output: () => output, exited };
+}
+
+async function waitForReady(port: number, service: RunningService): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (service.process.exitCode !== null) throw new Error(`service exited early:\n${service.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`service not ready after 30 s:\n${service.output()}`);
+}
+
+describe('the service as a process', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    // Build what `npm start` would run: a stale dist/ from an earlier build would test old code.
+    execFileSync('npx', ['nest', 'build'], { cwd: root, stdio: 'pipe' });
+    // Under the project's .data/ folder, as a default DATA_DIR would be (the embedded server makes
+    // the folder reachable for its postgres user).
+    await mkdir(join(root, '.data'), { recursive: true });
+    dataDir = await mkdtemp(join(root, '.data', 'startup-test-'));
+  }, 120_000);
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses to start in production without JWT_SECRET and a provider, naming them', async () => {
+    const service = startService({ NODE_ENV: 'production', DATA_DIR: dataDir });
+    expect(await service.exited).toBe(1);
+    expect(service.output()).toContain('JWT_SECRET is required when NODE_ENV=production');
+    expect(service.output()).toContain('IDP1_JWKS_URL');
+    expect(existsSync(join(dataDir, 'postgres'))).toBe(false); // stopped before touching anything
+  });
+
+  it('starts on embedded PostgreSQL, signs in a dev token, shuts down on SIGTERM and keeps its data', async () => {
+    const port = await freePort();
+    const environment = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
+    const base = `http://127.0.0.1:${port}`;
+
+    const first = startService(environment);
+    await waitForReady(port, first);
+    expect(first.output()).toContain(`embedded PostgreSQL in ${join(dataDir, 'postgres')}`);
+    expect((await fetch(`${base}/docs`)).status).toBe(200);
+
+    const providerToken = execFileSync('npx', ['tsx', 'scripts/dev-token.ts', 'admin'], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir },
+    })
+      .toString()
+      .trim();
+    const signIn = await fetch(`${base}/auth/idp1`, { headers: { authorization: `jwt ${providerToken}` } });
+    expect(signIn.status).toBe(200);
+    const { token } = (await signIn.json()) as { token: string };
+    const created = await fetch(`${base}/items`, {
+      method: 'POST',
+      headers: { authorization: `jwt ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Survivor' }),
+    });
+    expect(created.status).toBe(201);
+    const item = (await created.json()) as { uid: string };
+
+    first.process.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    // The embedded server was stopped cleanly, not left running on the data folder.
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    expect(first.output()).not.toContain(providerToken);
+    expect(first.output()).not.toContain(token);
+
+    const second = startService(environment);
+    await waitForReady(port, second);
+    const found = await fetch(`${base}/items/${item.uid}`, { headers: { authorization: `jwt ${token}` } });
+    expect(found.status).toBe(200);
+    expect(await found.json()).toMatchObject({ uid: item.uid, name: 'Survivor' });
+    second.process.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  }, 120_000);
+});
