@@ -1,9 +1,10 @@
 import { ApiHideProperty } from '@nestjs/swagger';
-import { Column, Entity } from 'typeorm';
+import { Column, Entity, Unique } from 'typeorm';
 import { RecordEntity } from '../common/record.entity.js';
 
 /** A player's account: one per (identity provider, subject), created at the first sign-in. */
 @Entity('users')
+@Unique('users_provider_subject_key', ['provider', 'subject'])
 export class User extends RecordEntity {
   /** `idp1` or `idp2`. */
   @ApiHideProperty()

@@ -1,5 +1,6 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
-import { Column, Entity } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
+import { User } from '../auth/user.entity.js';
 import { RecordEntity } from '../common/record.entity.js';
 
 export type StatValue = string | number | boolean;
@@ -16,6 +17,9 @@ export class Stat {
 
 /** A catalog item: what personas hold in their inventories and trade. */
 @Entity('items')
+@Index('items_dateCreated_uid_idx', ['dateCreated', 'uid'])
+@Index('items_parentUID_idx', ['parentUID'])
+@Check('items_cost_check', '"cost" >= 0')
 export class Item extends RecordEntity {
   @ApiProperty({ example: 'Iron sword' })
   @Column({ type: 'text' })
@@ -47,11 +51,13 @@ export class Item extends RecordEntity {
   /** The item this one derives from; must exist, and may not make a cycle. */
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
   @Column({ type: 'uuid', nullable: true })
+  @ForeignKey(() => Item, { name: 'items_parentUID_fkey', onDelete: 'RESTRICT' })
   parentUID: string | null;
 
   /** The admin who created the item; internal, never returned. */
   @ApiHideProperty()
   @Column({ type: 'uuid', nullable: true })
+  @ForeignKey(() => User, { name: 'items_ownerUid_fkey', onDelete: 'SET NULL' })
   ownerUid: string | null;
 
   toJSON(): Omit<Item, 'ownerUid' | 'toJSON'> {

@@ -20,7 +20,7 @@ export class Foundation1763800000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TABLE "personas" (
         "uid" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-        "userUid" uuid NOT NULL REFERENCES "users" ("uid") ON DELETE CASCADE,
+        "userUid" uuid NOT NULL CONSTRAINT "personas_userUid_fkey" REFERENCES "users" ("uid") ON DELETE CASCADE,
         "name" text NOT NULL,
         "dateCreated" timestamptz(3) NOT NULL DEFAULT now(),
         "dateModified" timestamptz(3) NOT NULL DEFAULT now(),
@@ -32,13 +32,13 @@ export class Foundation1763800000000 implements MigrationInterface {
         "uid" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         "name" text NOT NULL,
         "description" text,
-        "cost" double precision NOT NULL DEFAULT 0 CHECK ("cost" >= 0),
+        "cost" double precision NOT NULL DEFAULT 0 CONSTRAINT "items_cost_check" CHECK ("cost" >= 0),
         "stats" jsonb NOT NULL DEFAULT '[]',
         "assetId" text,
         "iconAssetId" uuid,
         -- RESTRICT: deleting a parent must not silently rewrite its children (their versions would lie).
-        "parentUID" uuid REFERENCES "items" ("uid") ON DELETE RESTRICT,
-        "ownerUid" uuid REFERENCES "users" ("uid") ON DELETE SET NULL,
+        "parentUID" uuid CONSTRAINT "items_parentUID_fkey" REFERENCES "items" ("uid") ON DELETE RESTRICT,
+        "ownerUid" uuid CONSTRAINT "items_ownerUid_fkey" REFERENCES "users" ("uid") ON DELETE SET NULL,
         "dateCreated" timestamptz(3) NOT NULL DEFAULT now(),
         "dateModified" timestamptz(3) NOT NULL DEFAULT now(),
         "version" integer NOT NULL DEFAULT 0
