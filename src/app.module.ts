@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ConfigModule, type ConfigType } from '@nestjs/config';
+import { ConfigModule } from '@nestjs/config';
+import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthModule } from './auth/auth.module.js';
 import { appConfig, authConfig, databaseConfig } from './config/configuration.js';
@@ -7,7 +8,7 @@ import { parseEnvironment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ItemsModule } from './items/items.module.js';
-import { requestLogOptions } from './logging.js';
+import { nestLoggerOptions, ROOT_LOGGER, RootLoggerModule } from './logging.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PersonasModule } from './personas/personas.module.js';
 
@@ -23,9 +24,10 @@ import { PersonasModule } from './personas/personas.module.js';
         return raw;
       },
     }),
+    RootLoggerModule,
     LoggerModule.forRootAsync({
-      inject: [appConfig.KEY],
-      useFactory: (app: ConfigType<typeof appConfig>) => requestLogOptions(app.logLevel),
+      inject: [ROOT_LOGGER],
+      useFactory: (logger: Logger) => nestLoggerOptions(logger),
     }),
     DatabaseModule,
     MetricsModule,

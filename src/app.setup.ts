@@ -6,7 +6,9 @@ import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { ErrorBody } from './common/errors.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
 import { ETagInterceptor } from './common/versions.js';
+import { logRequest, ROOT_LOGGER } from './logging.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import type { Logger } from 'pino';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -18,9 +20,7 @@ export function createFastifyAdapter(): FastifyAdapter {
     // Honour a sane X-Request-Id from a gateway, so one id follows the request through every hop.
     genReqId: (request: IncomingMessage) => {
       const header = request.headers['x-request-id'];
-      const id = typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID();
-      request.id = id; // pino-http's request logger reads it there
-      return id;
+      return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID();
     },
   });
 }
@@ -51,8 +51,10 @@ export function configureApp(app: NestFastifyApplication): void {
   });
 
   const metrics = app.get(MetricsService);
+  const logger = app.get<Logger>(ROOT_LOGGER);
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    logRequest(logger, request, reply);
     done();
   });
 

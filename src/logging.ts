@@ -1,30 +1,66 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Global, Inject, Module } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Params } from 'nestjs-pino';
+import { pino, type Logger } from 'pino';
+import { appConfig } from './config/configuration.js';
+
+/** The one pino instance: Nest's own logs (through nestjs-pino) and the request lines share it. */
+export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+export const InjectRootLogger = () => Inject(ROOT_LOGGER);
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: ROOT_LOGGER,
+      inject: [appConfig.KEY],
+      useFactory: (app: ConfigType<typeof appConfig>) => createRootLogger(app.logLevel),
+    },
+  ],
+  exports: [ROOT_LOGGER],
+})
+export class RootLoggerModule {}
+
+export function createRootLogger(level: string): Logger {
+  return pino({
+    level,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Belt and braces: nothing should log these, but if an error object carries them they are dropped.
+    redact: { paths: ['password', '*.password', 'token', '*.token', '*.headers.authorization'], remove: true },
+  });
+}
 
 /**
- * One JSON line per request, with the request id. Headers are not logged at all (they carry tokens),
+ * nestjs-pino carries Nest's own logs. Its per-request logging (pino-http as Nest middleware) is off:
+ * the request line is written by a Fastify onResponse hook instead (`logRequest`), which sees every
+ * request, routed or not, without a middleware layer on the hot path.
+ */
+export function nestLoggerOptions(logger: Logger): Params {
+  return { pinoHttp: { logger, autoLogging: false, quietReqLogger: true } };
+}
+
+/**
+ * One JSON line per request with the request id. Headers are not logged at all (they carry tokens),
  * and query parameters that carry secrets (a session's `?password=`) are masked in the URL.
  */
-export function requestLogOptions(level: string): Params {
-  return {
-    pinoHttp: {
-      level,
-      // Fastify's genReqId (app.setup.ts) puts the request id on the raw request; pino-http reads req.id.
-      quietReqLogger: true,
-      autoLogging: { ignore: (request) => request.url === '/health' || request.url === '/metrics' },
-      customLogLevel: (_request, response, error) =>
-        error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
-      serializers: {
-        req: (request: IncomingMessage) => ({
-          id: request.id,
-          method: request.method,
-          url: maskSecrets(request.url ?? ''),
-        }),
-        res: (response: ServerResponse) => ({ statusCode: response.statusCode }),
-      },
-      redact: { paths: ['req.headers', 'password', '*.password', 'token', '*.token'], remove: true },
+export function logRequest(logger: Logger, request: FastifyRequest, reply: FastifyReply): void {
+  if (request.url === '/health' || request.url === '/metrics') return;
+  const status = reply.statusCode;
+  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  logger[level](
+    {
+      req: requestSummary(request),
+      res: { statusCode: status },
+      responseTime: Math.round(reply.elapsedTime * 10) / 10,
     },
-  };
+    'request completed',
+  );
+}
+
+export function requestSummary(request: Pick<FastifyRequest, 'id' | 'method' | 'url'>) {
+  return { id: request.id, method: request.method, url: maskSecrets(request.url) };
 }
 
 const SECRET_PARAMETERS = /([?&](?:password|token|access_token|id_token)=)[^&#]*/gi;

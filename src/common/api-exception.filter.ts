@@ -29,6 +29,8 @@ const FASTIFY_ERRORS: Record<string, [HttpStatus, ErrorCode, string]> = {
 const DATABASE_ERRORS: Record<string, [HttpStatus, ErrorCode, string]> = {
   '23505': [409, ErrorCode.DUPLICATE, 'a record with these values exists already'],
   '23503': [409, ErrorCode.CONFLICT, 'the record refers to, or is referred to by, another record'],
+  '23001': [409, ErrorCode.CONFLICT, 'the record is still referred to by another record'],
+  '23502': [400, ErrorCode.VALIDATION_FAILED, 'a required value is missing'],
   '23514': [409, ErrorCode.CONFLICT, 'the change would break a rule of the data'],
   '22P02': [400, ErrorCode.VALIDATION_FAILED, 'a value has the wrong form'],
   '22003': [400, ErrorCode.VALIDATION_FAILED, 'a number is out of range'],

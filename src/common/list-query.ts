@@ -52,24 +52,25 @@ export function parseListQuery(raw: RawQuery, fields: QueryableFields, reserved:
     order: [],
     filters: [],
   };
-  const bracketSort: Record<string, string> = {};
+  // Pairs, not an object: `sort[__proto__]` would set a prototype instead of adding a key.
+  const bracketSort: Array<[string, string]> = [];
   for (const key of Object.keys(raw)) {
     if (key === 'limit' || key === 'skip' || key === 'sort' || reserved.includes(key)) continue;
     const bracket = /^sort\[(.*)\]$/.exec(key);
     if (bracket) {
-      bracketSort[bracket[1]] = single(raw, key) ?? '';
+      bracketSort.push([bracket[1], single(raw, key) ?? '']);
       continue;
     }
     query.filters.push(parseFilter(key, single(raw, key) ?? '', fields));
   }
 
   const sort = single(raw, 'sort');
-  if (sort !== undefined && Object.keys(bracketSort).length > 0) {
+  if (sort !== undefined && bracketSort.length > 0) {
     throw badRequest('sort is given twice: use either sort=... or sort[field]=...', [
       { field: 'sort', message: 'given twice' },
     ]);
   }
-  const requested = sort !== undefined ? parseSortParameter(sort) : Object.entries(bracketSort);
+  const requested = sort !== undefined ? parseSortParameter(sort) : bracketSort;
   query.order = buildOrder(requested, fields);
   return query;
 }

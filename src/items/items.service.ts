@@ -69,7 +69,9 @@ export class ItemsService extends RecordService<Item> {
     try {
       await this.deleteOne(uid);
     } catch (error) {
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23503') {
+      // 23001: ON DELETE RESTRICT of a child's parentUID; 23503: any other reference (inventories).
+      const sqlState = error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
+      if (sqlState === '23001' || sqlState === '23503') {
         throw conflict(ErrorCode.CONFLICT, `item ${uid} is still in use (the parent of other items, or held by players)`);
       }
       throw error;
