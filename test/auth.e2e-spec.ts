@@ -12,6 +12,7 @@ import {
   SignJWT,
 } from 'jose';
 import { TestApp, type TestResponse } from './support/test-app.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /**
  * Sign-in through both identity providers (CONTRACT.md section 5), against providers the tests run
@@ -166,18 +167,6 @@ async function idp1Token(
 
 function encodeSegment(value: unknown): string {
   return base64url.encode(JSON.stringify(value));
-}
-
-function expectErrorBody(response: TestResponse, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: expect.objectContaining({
-      status,
-      code,
-      message: expect.any(String),
-      requestId: response.headers['x-request-id'],
-    }),
-  });
 }
 
 function expectToken(response: TestResponse): string {

@@ -1,3 +1,4 @@
+import { expectErrorBody } from './support/expectations.js';
 import { TestApp } from './support/test-app.js';
 
 /** The request machinery every route shares: error bodies, request ids, body rules, operations routes. */
@@ -12,15 +13,6 @@ describe('HTTP machinery', () => {
     itemUid = (await api.post('/items', { name: 'Shield' }, { token: admin })).body.uid;
   });
   afterAll(() => api.close());
-
-  const expectErrorBody = (response: { status: number; body: any; headers: any }, status: number, code: string) => {
-    expect(response.status).toBe(status);
-    expect(response.headers['content-type']).toMatch(/^application\/json/);
-    expect(response.body).toEqual(
-      expect.objectContaining({ status, code, message: expect.any(String), requestId: response.headers['x-request-id'] }),
-    );
-    expect(JSON.stringify(response.body)).not.toMatch(/\n\s+at /); // no stack trace
-  };
 
   describe('request ids', () => {
     it('gives every response an X-Request-Id, also quoted in error bodies', async () => {

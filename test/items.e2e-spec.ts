@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
+import { type ErrorResponse } from './support/expectations.js';
 
 interface ItemBody {
   uid: string;
@@ -13,14 +14,6 @@ interface ItemBody {
   dateCreated: string;
   dateModified: string;
   version: number;
-}
-
-interface ErrorResponse {
-  status: number;
-  code: string;
-  message: string;
-  errors?: Array<{ field: string; message: string }>;
-  currentVersion?: number;
 }
 
 const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -1,4 +1,5 @@
 import { TestApp, type TestResponse } from './support/test-app.js';
+import { type ErrorResponse } from './support/expectations.js';
 
 interface ItemBody {
   uid: string;
@@ -9,13 +10,6 @@ interface ItemBody {
   dateCreated: string;
   dateModified: string;
   version: number;
-}
-
-interface ErrorResponse {
-  status: number;
-  code: string;
-  message: string;
-  errors?: Array<{ field: string; message: string }>;
 }
 
 /**

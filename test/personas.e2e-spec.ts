@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { TestApp, type TestResponse } from './support/test-app.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /** Personas (CONTRACT.md section 6): a user's in-game characters, private to their owner and admins. */
 
@@ -14,18 +15,6 @@ interface Persona {
   version: number;
   dateCreated: string;
   dateModified: string;
-}
-
-function expectErrorBody(response: TestResponse, status: number, code: string): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: expect.objectContaining({
-      status,
-      code,
-      message: expect.any(String),
-      requestId: response.headers['x-request-id'],
-    }),
-  });
 }
 
 describe('personas', () => {
