@@ -88,16 +88,13 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
   return body(500, ErrorCode.INTERNAL_ERROR, 'unexpected error: quote the request id when reporting it');
 }
 
-export function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown): void {
-  const errorBody = toErrorBody(error, request.id);
-  if (errorBody.status === 503) reply.header('Retry-After', '5');
-  void reply.status(errorBody.status).type('application/json; charset=utf-8').send(errorBody);
-}
-
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendError(http.getResponse<FastifyReply>(), http.getRequest<FastifyRequest>(), exception);
+    const reply = http.getResponse<FastifyReply>();
+    const errorBody = toErrorBody(exception, http.getRequest<FastifyRequest>().id);
+    if (errorBody.status === 503) reply.header('Retry-After', '5');
+    void reply.status(errorBody.status).type('application/json; charset=utf-8').send(errorBody);
   }
 }
