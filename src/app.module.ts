@@ -3,7 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthModule } from './auth/auth.module.js';
-import { appConfig, authConfig, databaseConfig } from './config/configuration.js';
+import { appConfig, authConfig, databaseConfig, matchmakerConfig } from './config/configuration.js';
 import { parseEnvironment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -11,6 +11,9 @@ import { ItemsModule } from './items/items.module.js';
 import { nestLoggerOptions, ROOT_LOGGER, RootLoggerModule } from './logging.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PersonasModule } from './personas/personas.module.js';
+import { MatchmakerModule } from './matchmaker/matchmaker.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
+import { TicketsModule } from './tickets/tickets.module.js';
 
 @Module({
   imports: [
@@ -18,7 +21,7 @@ import { PersonasModule } from './personas/personas.module.js';
       isGlobal: true,
       // main.ts reads .env into process.env before anything else needs it (the embedded database does).
       ignoreEnvFile: true,
-      load: [appConfig, databaseConfig, authConfig],
+      load: [appConfig, databaseConfig, authConfig, matchmakerConfig],
       validate: (raw) => {
         parseEnvironment(raw as Record<string, string>);
         return raw;
@@ -35,6 +38,9 @@ import { PersonasModule } from './personas/personas.module.js';
     AuthModule,
     PersonasModule,
     ItemsModule,
+    SessionsModule,
+    TicketsModule,
+    MatchmakerModule,
   ],
 })
 export class AppModule {}

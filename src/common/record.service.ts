@@ -41,6 +41,21 @@ export abstract class RecordService<T extends RecordEntity> {
   }
 
   /**
+   * The record, if the caller may see it, locked (`FOR UPDATE`) until `manager`'s transaction ends:
+   * for writes that decide on the record's current state (join, leave, an update that re-seats).
+   */
+  protected async lockOne(manager: EntityManager, uid: string, caller: Caller | undefined): Promise<T> {
+    const query = manager
+      .createQueryBuilder(this.repository.target, ALIAS)
+      .where(`${column('uid')} = :uid`, { uid })
+      .setLock('pessimistic_write');
+    this.scope(query, caller);
+    const record = await query.getOne();
+    if (!record) throw notFound(this.recordName, uid);
+    return record;
+  }
+
+  /**
    * `UPDATE … SET …, version = version + 1 WHERE uid = $1 [AND version = $2] RETURNING *` as one
    * statement, so that of two writes stating the same version exactly one wins (CONTRACT.md section 3).
    */

@@ -15,6 +15,8 @@ export const databaseConfig = registerAs('database', () => {
   return { url: databaseUrl, dataDir };
 });
 
+export const matchmakerConfig = registerAs('matchmaker', () => parseEnvironment().matchmaker);
+
 export const authConfig = registerAs('auth', () => {
   const { jwt, idp1, idp2, adminUsers, isProduction, dataDir } = parseEnvironment();
   return { jwt, idp1, idp2, adminUsers, isProduction, dataDir };

@@ -37,6 +37,14 @@ export interface Environment {
   };
   /** `<provider>:<subject>` pairs that sign in with the admin role. */
   adminUsers: string[];
+  matchmaker: {
+    enabled: boolean;
+    intervalMs: number;
+    /** Weight of each statistic in the distance between tickets; statistics not named weigh 1. */
+    weights: Record<string, number>;
+    /** How many waiting tickets one run considers at most. */
+    batchSize: number;
+  };
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -144,6 +152,21 @@ export function parseEnvironment(raw: RawEnvironment = process.env): Environment
     }
   }
 
+  const weights: Record<string, number> = {};
+  const weightsText = read('MATCHMAKER_WEIGHTS');
+  if (weightsText !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(weightsText);
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+      for (const [name, weight] of Object.entries(parsed)) {
+        if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) throw new Error(`weight of ${name}`);
+        weights[name] = weight;
+      }
+    } catch {
+      problems.push('MATCHMAKER_WEIGHTS must be a JSON object of statistic names to weights >= 0, e.g. {"skill":2}');
+    }
+  }
+
   const environment: Environment = {
     nodeEnv,
     isProduction,
@@ -162,6 +185,12 @@ export function parseEnvironment(raw: RawEnvironment = process.env): Environment
     idp1,
     idp2,
     adminUsers,
+    matchmaker: {
+      enabled: boolean('MATCHMAKER_ENABLED', true),
+      intervalMs: integer('MATCHMAKER_INTERVAL', 1000, 50, 3_600_000),
+      weights,
+      batchSize: integer('MATCHMAKER_BATCH', 500, 2, 10_000),
+    },
   };
   if (problems.length > 0) throw new EnvironmentError(problems);
   return environment;

@@ -2,10 +2,18 @@ import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/Postgres
 import { User } from '../auth/user.entity.js';
 import { Item } from '../items/item.entity.js';
 import { Persona } from '../personas/persona.entity.js';
+import { Session } from '../sessions/session.entity.js';
+import { Ticket } from '../tickets/ticket.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 // Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
-export const ENTITIES = [User, Persona, Item];
+export const ENTITIES = [
+  User,
+  Persona,
+  Item,
+  Session,
+  Ticket,
+];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */
 export function dataSourceOptions(url: string): PostgresDataSourceOptions {

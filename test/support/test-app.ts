@@ -34,6 +34,9 @@ const BASE_ENVIRONMENT = {
   IDP2_CLIENT_SECRET: undefined,
   ADMIN_USERS: undefined,
   ANONYMOUS_WRITES: undefined,
+  // Tests run the matchmaker themselves (MatchmakerService.runOnce), so that matches are deterministic.
+  MATCHMAKER_ENABLED: 'false',
+  MATCHMAKER_WEIGHTS: undefined,
 };
 
 /**

@@ -1,5 +1,9 @@
 import { Foundation1763800000000 } from './1763800000000-Foundation.js';
+import { SessionsAndTickets1763800000001 } from './1763800000001-SessionsAndTickets.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
-export const MIGRATIONS = [Foundation1763800000000];
+export const MIGRATIONS = [
+  Foundation1763800000000,
+  SessionsAndTickets1763800000001,
+];

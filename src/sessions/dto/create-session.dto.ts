@@ -1,0 +1,92 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { RecordBodyDto } from '../../common/record.dto.js';
+import { IsOmittable } from '../../common/validators.js';
+import { SESSION_STATUSES, SESSION_VISIBILITIES, type SessionStatus, type SessionVisibility } from '../session.entity.js';
+
+export class TeamDto {
+  @ApiProperty({ example: 0 })
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  id: number;
+
+  @ApiProperty({ type: [String], format: 'uuid' })
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsUUID('all', { each: true })
+  members: string[];
+}
+
+export class CreateSessionDto extends RecordBodyDto {
+  /** How many teams (1..100). */
+  @ApiProperty({ example: 2 })
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  numTeams: number;
+
+  /** Seats per team (1..1000); the session holds numTeams × teamSize users (at most 10,000). */
+  @ApiProperty({ example: 4 })
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  teamSize: number;
+
+  /** Default WAITING_FOR_PLAYERS. */
+  @ApiProperty({ enum: SESSION_STATUSES, enumName: 'SessionStatus', required: false })
+  @IsOmittable()
+  @IsIn(SESSION_STATUSES)
+  status?: SessionStatus;
+
+  /** Default PUBLIC. */
+  @ApiProperty({ enum: SESSION_VISIBILITIES, enumName: 'SessionVisibility', required: false })
+  @IsOmittable()
+  @IsIn(SESSION_VISIBILITIES)
+  visibility?: SessionVisibility;
+
+  /** Members; default: the creator alone. Users not placed in `teams` sit on the first team with room. */
+  @ApiProperty({ type: [String], format: 'uuid', required: false })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @IsUUID('all', { each: true })
+  users?: string[];
+
+  /** Exactly numTeams teams with distinct ids; default: empty teams 0..numTeams-1. */
+  @ApiProperty({ type: [TeamDto], required: false })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => TeamDto)
+  teams?: TeamDto[];
+
+  /** Users who may see and join the session even when it is INVITE_ONLY. */
+  @ApiProperty({ type: [String], format: 'uuid', required: false })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsUUID('all', { each: true })
+  invited?: string[];
+
+  /** Join password (sent to join as `?password=`). Write-only: stored hashed, never returned; null removes it. */
+  @ApiProperty({ type: 'string', nullable: true, required: false, writeOnly: true, example: 'open sesame' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  password?: string | null;
+}

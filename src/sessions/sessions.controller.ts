@@ -1,0 +1,121 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '../common/admin.guard.js';
+import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
+import type { ListQuery } from '../common/list-query.js';
+import { CountDto } from '../common/record.dto.js';
+import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, UidParam } from '../common/route.decorators.js';
+import { expectedVersion } from '../common/versions.js';
+import { CreateSessionDto } from './dto/create-session.dto.js';
+import { UpdateSessionDto } from './dto/update-session.dto.js';
+import { Session } from './session.entity.js';
+import { SESSION_FIELDS, SessionsService } from './sessions.service.js';
+
+@ApiTags('sessions')
+@ApiSecurity('jwt')
+@ApiErrors(401)
+@Controller('sessions')
+export class SessionsController {
+  constructor(private readonly sessions: SessionsService) {}
+
+  /** PUBLIC sessions, and the others the caller hosts, plays in or is invited to. */
+  @ApiOperation({ summary: 'List sessions' })
+  @ApiListQuery(SESSION_FIELDS)
+  @ApiOkResponse({ type: [Session] })
+  @ApiErrors(400)
+  @Get()
+  findAll(@ListQueryParam(SESSION_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<Session[]> {
+    return this.sessions.findAll(list, caller);
+  }
+
+  /** The caller becomes the host and, unless `users` says otherwise, the first member. */
+  @ApiOperation({ summary: 'Create a session' })
+  @ApiCreatedResponse({ type: Session })
+  @ApiErrors(400)
+  @Post()
+  create(@Body() body: CreateSessionDto, @CurrentCaller() caller: Caller): Promise<Session> {
+    return this.sessions.create(body, caller);
+  }
+
+  @ApiOperation({ summary: 'Delete every session (admins)' })
+  @ApiOkResponse({ description: 'All sessions removed; no body.' })
+  @ApiErrors(403)
+  @AdminOnly()
+  @HttpCode(200)
+  @Delete()
+  async truncate(): Promise<void> {
+    await this.sessions.truncate();
+  }
+
+  @ApiOperation({ summary: 'Count sessions' })
+  @ApiListQuery(SESSION_FIELDS)
+  @ApiOkResponse({ type: CountDto })
+  @ApiErrors(400)
+  @Get('count')
+  async count(@ListQueryParam(SESSION_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
+    return { count: await this.sessions.count(list, caller) };
+  }
+
+  @ApiOperation({ summary: 'Find a session by id' })
+  @ApiUidParam('id', 'session')
+  @ApiOkResponse({ type: Session, description: 'The session, with `ETag: "<version>"`.' })
+  @ApiErrors(400, 404)
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Session> {
+    return this.sessions.findOne(id, caller);
+  }
+
+  /** Merges the given fields (host or admin). Changing users, teams or the shape re-seats the members. */
+  @ApiOperation({ summary: 'Update a session (host or admin)' })
+  @ApiUidParam('id', 'session')
+  @ApiOkResponse({ type: Session })
+  @ApiErrors(400, 403, 404, 409)
+  @Put(':id')
+  update(
+    @UidParam() id: string,
+    @Body() body: UpdateSessionDto,
+    @CurrentCaller() caller: Caller,
+    @IfMatch() ifMatch?: string,
+  ): Promise<Session> {
+    return this.sessions.update(id, body, expectedVersion(body.version, ifMatch), caller);
+  }
+
+  @ApiOperation({ summary: 'Delete a session (host or admin)' })
+  @ApiUidParam('id', 'session')
+  @ApiOkResponse({ description: 'Deleted; no body.' })
+  @ApiErrors(400, 403, 404)
+  @HttpCode(200)
+  @Delete(':id')
+  async remove(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<void> {
+    await this.sessions.remove(id, caller);
+  }
+
+  /**
+   * Adds the caller to the session, on the first team with room. Joining again changes nothing.
+   * The host, invited users and admins need no password.
+   */
+  @ApiOperation({ summary: 'Join a session' })
+  @ApiUidParam('id', 'session')
+  @ApiQuery({ name: 'password', required: false, description: 'The join password, when the session has one.' })
+  @ApiOkResponse({ type: Session })
+  @ApiErrors(
+    400,
+    [403, 'FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED.'],
+    404,
+    [409, 'CONFLICT: the session is full or has ended.'],
+  )
+  @Get(':id/join')
+  join(@UidParam() id: string, @CurrentCaller() caller: Caller, @Query('password') password?: string): Promise<Session> {
+    return this.sessions.join(id, caller, typeof password === 'string' ? password : undefined);
+  }
+
+  /** Removes the caller from the session (nothing happens if they were not in it); a leaving host hands over. */
+  @ApiOperation({ summary: 'Leave a session' })
+  @ApiUidParam('id', 'session')
+  @ApiOkResponse({ description: 'Left; no body.' })
+  @ApiErrors(400, 404)
+  @Get(':id/leave')
+  async leave(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<void> {
+    await this.sessions.leave(id, caller);
+  }
+}

@@ -1,0 +1,111 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsString,
+  IsUUID,
+  Length,
+  Max,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { RecordBodyDto } from '../../common/record.dto.js';
+import { IsOmittable, IsPrimitiveValue } from '../../common/validators.js';
+import type { Primitive } from '../ticket.entity.js';
+
+/** Statuses a client may set; MATCH_FOUND belongs to the matchmaker. */
+export const CLIENT_TICKET_STATUSES = ['INITIALIZING', 'SEARCHING', 'INVALID'] as const;
+const PRIMITIVE_SCHEMA = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+
+export class CriterionDto {
+  /** The statistic the other tickets are checked on. */
+  @ApiProperty({ example: 'skill' })
+  @IsString()
+  @Length(1, 128)
+  name: string;
+
+  /** Inclusive lower bound (a string, number or boolean; compared with values of the same type). */
+  @ApiProperty({ ...PRIMITIVE_SCHEMA, required: false, example: 1000 })
+  @ValidateIf((_criterion, value) => value !== undefined)
+  @IsPrimitiveValue()
+  minValue?: Primitive;
+
+  /** Inclusive upper bound. */
+  @ApiProperty({ ...PRIMITIVE_SCHEMA, required: false, example: 1400 })
+  @ValidateIf((_criterion, value) => value !== undefined)
+  @IsPrimitiveValue()
+  maxValue?: Primitive;
+}
+
+export class StatisticDto {
+  @ApiProperty({ example: 'skill' })
+  @IsString()
+  @Length(1, 128)
+  name: string;
+
+  @ApiProperty({ ...PRIMITIVE_SCHEMA, example: 1200 })
+  @IsPrimitiveValue()
+  value: Primitive;
+}
+
+export class CreateTicketDto extends RecordBodyDto {
+  /** Teams in the session wanted (1..100). */
+  @ApiProperty({ example: 2 })
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  numTeams: number;
+
+  /** Seats per team (1..1000, default 1). The ticket's users must fit on one team. */
+  @ApiProperty({ example: 2, required: false, default: 1 })
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  teamSize?: number;
+
+  /** The party (1..100 users); default: the creator alone. A player's own ticket must include them. */
+  @ApiProperty({ type: [String], format: 'uuid', required: false })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @IsUUID('all', { each: true })
+  users?: string[];
+
+  /** The number of users; the service sets it from `users`, and a different value is refused. */
+  @ApiProperty({ example: 1, required: false })
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  numUsers?: number;
+
+  /** Requirements on the other tickets' statistics; each needs a statistic of its name on this ticket. */
+  @ApiProperty({ type: [CriterionDto], required: false, example: [{ name: 'skill', minValue: 1000, maxValue: 1400 }] })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @ValidateNested({ each: true })
+  @Type(() => CriterionDto)
+  criteria?: CriterionDto[];
+
+  /** This ticket's values, e.g. skill or region; names are distinct. */
+  @ApiProperty({ type: [StatisticDto], required: false, example: [{ name: 'skill', value: 1200 }] })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @ValidateNested({ each: true })
+  @Type(() => StatisticDto)
+  statistics?: StatisticDto[];
+
+  /** SEARCHING (default) is matched; INITIALIZING and INVALID wait. MATCH_FOUND cannot be set. */
+  @ApiProperty({ enum: CLIENT_TICKET_STATUSES, required: false, default: 'SEARCHING' })
+  @IsOmittable()
+  @IsIn(CLIENT_TICKET_STATUSES, { message: 'status must be INITIALIZING, SEARCHING or INVALID (MATCH_FOUND is set by the matchmaker)' })
+  status?: (typeof CLIENT_TICKET_STATUSES)[number];
+}
