@@ -1,0 +1,62 @@
+import { ApiException } from '../common/errors.js';
+import { buildRoster, seat, unseat } from './roster.js';
+
+const refusal = (build: () => unknown): string => {
+  try {
+    build();
+  } catch (error) {
+    if (error instanceof ApiException && error.getStatus() === 400) return error.message;
+    throw error;
+  }
+  throw new Error('expected a 400');
+};
+
+describe('session roster', () => {
+  it('seats users on the first team with room when no teams are given', () => {
+    expect(buildRoster(2, 2, ['a', 'b', 'c'], undefined)).toEqual({
+      users: ['a', 'b', 'c'],
+      teams: [
+        { id: 0, members: ['a', 'b'] },
+        { id: 1, members: ['c'] },
+      ],
+    });
+  });
+
+  it('keeps the teams given, adds their members to users and seats the rest', () => {
+    const roster = buildRoster(2, 2, ['a'], [
+      { id: 7, members: ['b'] },
+      { id: 9, members: [] },
+    ]);
+    expect(roster).toEqual({
+      users: ['a', 'b'],
+      teams: [
+        { id: 7, members: ['b', 'a'] },
+        { id: 9, members: [] },
+      ],
+    });
+  });
+
+  it('refuses more users than seats, the wrong number of teams, duplicate ids and double seats', () => {
+    expect(refusal(() => buildRoster(1, 2, ['a', 'b', 'c'], undefined))).toMatch(/do not fit/);
+    expect(refusal(() => buildRoster(2, 2, [], [{ id: 0, members: [] }]))).toMatch(/numTeams \(2\)/);
+    expect(refusal(() => buildRoster(2, 2, [], [{ id: 1, members: [] }, { id: 1, members: [] }]))).toMatch(/distinct/);
+    expect(refusal(() => buildRoster(2, 2, [], [{ id: 0, members: ['a'] }, { id: 1, members: ['a'] }]))).toMatch(/two teams/);
+    expect(refusal(() => buildRoster(1, 1, [], [{ id: 0, members: ['a', 'b'] }]))).toMatch(/more than teamSize/);
+  });
+
+  it('seats a joiner on the first team with room, and reports a full session', () => {
+    const roster = buildRoster(2, 1, ['a'], undefined);
+    const joined = seat(roster, 'b', 1);
+    expect(joined?.teams).toEqual([
+      { id: 0, members: ['a'] },
+      { id: 1, members: ['b'] },
+    ]);
+    expect(seat(joined!, 'c', 1)).toBeUndefined();
+  });
+
+  it('removes a leaver from users and their team', () => {
+    const roster = buildRoster(2, 1, ['a', 'b'], undefined);
+    expect(unseat(roster, 'a')).toEqual({ users: ['b'], teams: [{ id: 0, members: [] }, { id: 1, members: ['b'] }] });
+    expect(unseat(roster, 'nobody')).toEqual(roster);
+  });
+});
