@@ -140,6 +140,22 @@ describe('HTTP machinery', () => {
           'GET /items/{id}',
           'PUT /items/{id}',
           'DELETE /items/{id}',
+          'GET /sessions',
+          'POST /sessions',
+          'DELETE /sessions',
+          'GET /sessions/count',
+          'GET /sessions/{id}',
+          'PUT /sessions/{id}',
+          'DELETE /sessions/{id}',
+          'GET /sessions/{id}/join',
+          'GET /sessions/{id}/leave',
+          'GET /tickets',
+          'POST /tickets',
+          'DELETE /tickets',
+          'GET /tickets/count',
+          'GET /tickets/{id}',
+          'PUT /tickets/{id}',
+          'DELETE /tickets/{id}',
           'GET /health',
           'GET /health/ready',
           'GET /metrics',
@@ -151,6 +167,18 @@ describe('HTTP machinery', () => {
       expect(createItem.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CreateItemDto');
       expect(document.components.schemas.CreateItemDto.required).toEqual(['name']);
       expect(document.components.schemas.Item.properties).not.toHaveProperty('ownerUid');
+    });
+
+    it('shows the enums of sessions and tickets, and never a session password in a response', () => {
+      const { schemas } = document.components;
+      expect(schemas.SessionStatus.enum).toEqual(['WAITING_FOR_PLAYERS', 'IDLE', 'IN_PROGRESS', 'ENDED']);
+      expect(schemas.SessionVisibility.enum).toEqual(['PUBLIC', 'INVITE_ONLY', 'LOCKED']);
+      expect(schemas.TicketStatus.enum).toEqual(['INITIALIZING', 'SEARCHING', 'MATCH_FOUND', 'INVALID']);
+      expect(schemas.Session.properties).not.toHaveProperty('password');
+      expect(schemas.Session.properties).not.toHaveProperty('passwordHash');
+      expect(schemas.CreateSessionDto.properties.password.writeOnly).toBe(true);
+      const join = document.paths['/sessions/{id}/join'].get;
+      expect(Object.keys(join.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409']);
     });
   });
 });
