@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
+import { AchievementsModule } from './achievements/achievements.module.js';
+import { AssetsModule } from './assets/assets.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { appConfig, authConfig, databaseConfig, matchmakerConfig } from './config/configuration.js';
 import { parseEnvironment } from './config/environment.js';
@@ -41,6 +43,8 @@ import { TicketsModule } from './tickets/tickets.module.js';
     SessionsModule,
     TicketsModule,
     MatchmakerModule,
+    AssetsModule,
+    AchievementsModule,
   ],
 })
 export class AppModule {}

@@ -1,4 +1,8 @@
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
+import { AchievementDefinition } from '../achievements/achievement.entity.js';
+import { MediaAsset } from '../assets/media-asset.entity.js';
+import { TextAsset } from '../assets/text-asset.entity.js';
 import { User } from '../auth/user.entity.js';
 import { Item } from '../items/item.entity.js';
 import { Persona } from '../personas/persona.entity.js';
@@ -13,6 +17,10 @@ export const ENTITIES = [
   Item,
   Session,
   Ticket,
+  MediaAsset,
+  TextAsset,
+  AchievementDefinition,
+  AchievementUnlock,
 ];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */
