@@ -16,6 +16,9 @@ import { PersonasModule } from './personas/personas.module.js';
 import { MatchmakerModule } from './matchmaker/matchmaker.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
+import { InventoriesModule } from './inventories/inventories.module.js';
+import { SkillsModule } from './skills/skills.module.js';
+import { TransactionsModule } from './transactions/transactions.module.js';
 
 @Module({
   imports: [
@@ -43,6 +46,9 @@ import { TicketsModule } from './tickets/tickets.module.js';
     SessionsModule,
     TicketsModule,
     MatchmakerModule,
+    InventoriesModule,
+    TransactionsModule,
+    SkillsModule,
     AssetsModule,
     AchievementsModule,
   ],

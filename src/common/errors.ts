@@ -12,6 +12,8 @@ export enum ErrorCode {
   VERSION_CONFLICT = 'VERSION_CONFLICT',
   CONFLICT = 'CONFLICT',
   DUPLICATE = 'DUPLICATE',
+  INSUFFICIENT_QUANTITY = 'INSUFFICIENT_QUANTITY',
+  IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
   RATE_LIMITED = 'RATE_LIMITED',
@@ -42,6 +44,8 @@ export class ErrorBody {
   errors?: ErrorDetail[];
   /** On VERSION_CONFLICT: the version the record has now. */
   currentVersion?: number;
+  /** On INSUFFICIENT_QUANTITY: the FAILED transaction that was stored. */
+  transactionUid?: string;
 }
 
 /** An error the service raises on purpose; the global filter turns it into an ErrorBody. */
@@ -50,7 +54,7 @@ export class ApiException extends HttpException {
     status: HttpStatus,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion'> = {},
+    readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion' | 'transactionUid'> = {},
   ) {
     super(message, status);
   }

@@ -8,6 +8,10 @@ import { Item } from '../items/item.entity.js';
 import { Persona } from '../personas/persona.entity.js';
 import { Session } from '../sessions/session.entity.js';
 import { Ticket } from '../tickets/ticket.entity.js';
+import { InventoryItem } from '../inventories/inventory-item.entity.js';
+import { SkillProgress } from '../skills/skill-progress.entity.js';
+import { LedgerEntry } from '../transactions/ledger-entry.entity.js';
+import { InventoryTransaction } from '../transactions/transaction.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 // Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
@@ -21,6 +25,10 @@ export const ENTITIES = [
   TextAsset,
   AchievementDefinition,
   AchievementUnlock,
+  InventoryItem,
+  InventoryTransaction,
+  LedgerEntry,
+  SkillProgress,
 ];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */

@@ -21,8 +21,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly retries = new Counter({
+    name: 'db_transaction_retries_total',
+    help: 'Database transactions run again after a serialization failure or deadlock, by operation',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  countRetry(operation: string): void {
+    this.retries.inc({ operation });
   }
 
   /** `route` is the route's pattern (`/items/:id`), never the raw URL: ids would explode the label set. */

@@ -4,6 +4,7 @@ import type { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { COMMON_FIELDS, type QueryableFields } from '../common/list-query.js';
 import { column, RecordService } from '../common/record.service.js';
+import { forbidden, notFound, unauthorized } from '../common/errors.js';
 import { Persona } from './persona.entity.js';
 
 export const PERSONA_FIELDS = { ...COMMON_FIELDS, userUid: 'uuid', name: 'string' } as const satisfies QueryableFields;
@@ -23,6 +24,30 @@ export class PersonasService extends RecordService<Persona> {
 
   create(name: string, caller: Caller): Promise<Persona> {
     return this.repository.save(this.repository.create({ name, userUid: caller.uid, version: 0 }));
+  }
+
+  /** The owners of the given personas, by persona uid; unknown personas are absent. */
+  async owners(personaUids: string[], manager: EntityManager = this.repository.manager): Promise<Map<string, string>> {
+    const rows = await manager
+      .createQueryBuilder(Persona, 'persona')
+      .select(['persona.uid', 'persona.userUid'])
+      .where('persona.uid IN (:...personaUids)', { personaUids })
+      .getMany();
+    return new Map(rows.map((persona) => [persona.uid, persona.userUid]));
+  }
+
+  /**
+   * The caller may act for the persona: its owner or an admin. An unknown persona is 404; another
+   * player's is 403 (acting for a persona names it on purpose, unlike browsing).
+   */
+  async assertCanActFor(personaUid: string, caller: Caller | undefined, anonymousAllowed = false): Promise<void> {
+    if (caller === undefined && !anonymousAllowed) {
+      throw unauthorized('this needs a token: send "Authorization: jwt <token>"');
+    }
+    const owner = (await this.owners([personaUid])).get(personaUid);
+    if (owner === undefined) throw notFound('persona', personaUid);
+    if (caller === undefined || caller.isAdmin || caller.uid === owner) return;
+    throw forbidden(`only the owner of persona ${personaUid} or an admin may do this`);
   }
 
   /** The persona every user gets at the first sign-in, created in the sign-in's transaction. */

@@ -1,0 +1,160 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, type PipeTransform, Post } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorators.js';
+import { badRequest } from '../common/errors.js';
+import type { ListQuery } from '../common/list-query.js';
+import { CountDto } from '../common/record.dto.js';
+import { ApiErrors, ApiListQuery, ListQueryParam, UidParam } from '../common/route.decorators.js';
+import { AddProgressDto } from './dto/add-progress.dto.js';
+import { SkillProgress } from './skill-progress.entity.js';
+import { SKILL_FIELDS, SkillsService } from './skills.service.js';
+
+const SKILL_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** Archetype and skill ids are the game's own opaque strings: 1..128 of A-Za-z0-9_.:- */
+class SkillIdPipe implements PipeTransform<string, string> {
+  constructor(private readonly name: string) {}
+  transform(value: string): string {
+    if (!SKILL_ID.test(value)) {
+      throw badRequest(`${this.name} must be 1 to 128 of A-Z a-z 0-9 _ . : -`, [{ field: this.name, message: 'malformed' }]);
+    }
+    return value;
+  }
+}
+
+const ArchetypeParam = () => Param('archetypeUid', new SkillIdPipe('archetypeUid'));
+const SkillParam = () => Param('skillUid', new SkillIdPipe('skillUid'));
+const ApiPath = (...names: Array<'archetypeUid' | 'skillUid'>) => (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
+  ApiParam({ name: 'personaUid', format: 'uuid', type: 'string', description: "The persona's uid." })(target, key, descriptor);
+  for (const name of names) {
+    ApiParam({ name, schema: { type: 'string', pattern: SKILL_ID.source }, description: `The game's ${name.replace('Uid', '')} id.` })(target, key, descriptor);
+  }
+};
+
+/**
+ * Skill progress, under /personas/{personaUid}/... Reads are public (optional auth), like a player's
+ * profile; writes are the persona owner's or an admin's.
+ */
+@ApiTags('skills')
+@ApiSecurity('jwt')
+@Controller('personas/:personaUid')
+export class SkillsController {
+  constructor(private readonly skills: SkillsService) {}
+
+  @ApiOperation({ summary: "List a persona's progress in an archetype's skills" })
+  @ApiPath('archetypeUid')
+  @ApiListQuery(SKILL_FIELDS)
+  @ApiOkResponse({ type: [SkillProgress] })
+  @ApiErrors(400, 401, 404)
+  @OptionalAuth()
+  @Get('archetypes/:archetypeUid/skills')
+  findAllByArchetype(
+    @UidParam('personaUid') personaUid: string,
+    @ArchetypeParam() archetypeUid: string,
+    @ListQueryParam(SKILL_FIELDS) list: ListQuery,
+  ): Promise<SkillProgress[]> {
+    return this.skills.listAt({ personaUid, archetypeUid }, list);
+  }
+
+  @ApiOperation({ summary: "Reset a persona's progress in an archetype (owner or admin)" })
+  @ApiPath('archetypeUid')
+  @ApiOkResponse({ description: 'Reset; no body.' })
+  @ApiErrors(400, 401, 403, 404)
+  @HttpCode(200)
+  @Delete('archetypes/:archetypeUid/skills')
+  async truncateByArchetype(
+    @UidParam('personaUid') personaUid: string,
+    @ArchetypeParam() archetypeUid: string,
+    @CurrentCaller() caller: Caller,
+  ): Promise<void> {
+    await this.skills.resetArchetype(personaUid, archetypeUid, caller);
+  }
+
+  @ApiOperation({ summary: "Count a persona's skills in an archetype" })
+  @ApiPath('archetypeUid')
+  @ApiListQuery(SKILL_FIELDS)
+  @ApiOkResponse({ type: CountDto })
+  @ApiErrors(400, 401, 404)
+  @OptionalAuth()
+  @Get('archetypes/:archetypeUid/skills/count')
+  async countByArchetype(
+    @UidParam('personaUid') personaUid: string,
+    @ArchetypeParam() archetypeUid: string,
+    @ListQueryParam(SKILL_FIELDS) list: ListQuery,
+  ): Promise<CountDto> {
+    return { count: await this.skills.countAt({ personaUid, archetypeUid }, list) };
+  }
+
+  /** 404 for a skill the persona never started. (`count` is not a usable skill id: it names the route above.) */
+  @ApiOperation({ summary: "A persona's progress in one skill" })
+  @ApiPath('archetypeUid', 'skillUid')
+  @ApiOkResponse({ type: SkillProgress })
+  @ApiErrors(400, 401, 404)
+  @OptionalAuth()
+  @Get('archetypes/:archetypeUid/skills/:skillUid')
+  findById(
+    @UidParam('personaUid') personaUid: string,
+    @ArchetypeParam() archetypeUid: string,
+    @SkillParam() skillUid: string,
+  ): Promise<SkillProgress> {
+    return this.skills.findSkill(personaUid, archetypeUid, skillUid);
+  }
+
+  @ApiOperation({ summary: "Delete a persona's progress in one skill (owner or admin)" })
+  @ApiPath('archetypeUid', 'skillUid')
+  @ApiOkResponse({ description: 'Deleted; no body.' })
+  @ApiErrors(400, 401, 403, 404)
+  @HttpCode(200)
+  @Delete('archetypes/:archetypeUid/skills/:skillUid')
+  async remove(
+    @UidParam('personaUid') personaUid: string,
+    @ArchetypeParam() archetypeUid: string,
+    @SkillParam() skillUid: string,
+    @CurrentCaller() caller: Caller,
+  ): Promise<void> {
+    await this.skills.remove(personaUid, archetypeUid, skillUid, caller);
+  }
+
+  /**
+   * Adds progress: a number adds to a numeric progress (starting from 0), any other value replaces
+   * it; the record is created on first progress. Owner or admin; anonymous only with ANONYMOUS_WRITES.
+   */
+  @ApiOperation({ summary: 'Add progress to a skill' })
+  @ApiPath('archetypeUid', 'skillUid')
+  @ApiNoContentResponse({ description: 'Progress recorded.' })
+  @ApiErrors(400, [401, 'UNAUTHORIZED: anonymous (unless ANONYMOUS_WRITES=true) or a bad token.'], 403, 404)
+  @OptionalAuth()
+  @HttpCode(204)
+  @Post('archetypes/:archetypeUid/skills/:skillUid/progress')
+  async addProgress(
+    @UidParam('personaUid') personaUid: string,
+    @ArchetypeParam() archetypeUid: string,
+    @SkillParam() skillUid: string,
+    @Body() body: AddProgressDto,
+    @CurrentCaller() caller: Caller | undefined,
+  ): Promise<void> {
+    await this.skills.addProgress(personaUid, archetypeUid, skillUid, body.value, caller);
+  }
+
+  @ApiOperation({ summary: "List a persona's progress in every skill" })
+  @ApiPath()
+  @ApiListQuery(SKILL_FIELDS)
+  @ApiOkResponse({ type: [SkillProgress] })
+  @ApiErrors(400, 401, 404)
+  @OptionalAuth()
+  @Get('skills')
+  findAll(@UidParam('personaUid') personaUid: string, @ListQueryParam(SKILL_FIELDS) list: ListQuery): Promise<SkillProgress[]> {
+    return this.skills.listAt({ personaUid }, list);
+  }
+
+  @ApiOperation({ summary: "Count a persona's skills" })
+  @ApiPath()
+  @ApiListQuery(SKILL_FIELDS)
+  @ApiOkResponse({ type: CountDto })
+  @ApiErrors(400, 401, 404)
+  @OptionalAuth()
+  @Get('skills/count')
+  async count(@UidParam('personaUid') personaUid: string, @ListQueryParam(SKILL_FIELDS) list: ListQuery): Promise<CountDto> {
+    return { count: await this.skills.countAt({ personaUid }, list) };
+  }
+}
