@@ -17,6 +17,9 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createFastifyAdapter(): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
+    // Fastify answers a path segment over 100 characters itself (414, not our error body), but skill
+    // and archetype ids may be 128 characters long: their own validation says 400 beyond that.
+    routerOptions: { maxParamLength: 256 },
     // Honour a sane X-Request-Id from a gateway, so one id follows the request through every hop.
     genReqId: (request: IncomingMessage) => {
       const header = request.headers['x-request-id'];

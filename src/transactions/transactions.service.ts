@@ -140,7 +140,12 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     const request = requestOf(transaction);
     const personaUids = [request.personaOneUid, request.personaTwoUid].filter((uid): uid is string => uid !== null);
     // The fixed lock order: two transactions on the same personas queue up instead of deadlocking.
-    await manager.query('SELECT uid FROM personas WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR UPDATE', [personaUids]);
+    // NO KEY UPDATE, not UPDATE: this transaction's own rows (transaction, ledger, inventory) reference
+    // the personas, and each such foreign key takes a KEY SHARE lock on them, which FOR UPDATE would
+    // wait for. Two trades on one pair then deadlocked: each held KEY SHARE and waited for the other's.
+    await manager.query('SELECT uid FROM personas WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR NO KEY UPDATE', [
+      personaUids,
+    ]);
 
     const affected = affectedHoldings(request);
     const itemUids = [...new Set(affected.map((holding) => holding.itemUid))];
