@@ -9,7 +9,7 @@ const typescript = [
   },
 ];
 
-const shared = {
+export const shared = {
   rootDir: '.',
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -30,7 +30,8 @@ export default {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.mjs',
       globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
-      testTimeout: 60_000,
     },
   ],
+  // A global option: jest ignores it inside a project. Generous for the e2e suites on a loaded machine.
+  testTimeout: 60_000,
 };

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { ApiException, type ErrorBody, ErrorCode } from './errors.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -75,6 +75,10 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
     const sqlState = (error.driverError as { code?: string } | undefined)?.code ?? '';
     if (DATABASE_ERRORS[sqlState]) return body(...DATABASE_ERRORS[sqlState]);
     if (sqlState.startsWith('08')) return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable');
+  }
+  // The connection died mid-transaction: TypeORM released it, and the transaction's next statement says so.
+  if (error instanceof QueryRunnerAlreadyReleasedError) {
+    return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database connection was lost');
   }
   if (error instanceof Error && CONNECTION_ERRORS.test(error.message)) {
     return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable');

@@ -25,6 +25,8 @@ export interface EmbeddedDatabaseOptions {
   /** Folder holding the cluster; created and initialised on first use, reused after. */
   directory: string;
   database?: string;
+  /** A fixed port (to restart a server where clients expect it); default: any free loopback port. */
+  port?: number;
   onLog?: (line: string) => void;
 }
 
@@ -43,7 +45,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   await prepareDirectory(directory);
   await stopOrphanedServer(directory);
 
-  const port = await findFreePort();
+  const port = options.port ?? (await findFreePort());
   const output: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: directory,

@@ -1,0 +1,307 @@
+import { execFileSync } from 'node:child_process';
+import { decodeJwt } from 'jose';
+import { call, Cluster, postOnNewConnection, type Reply, tally, waitUntil } from './cluster.js';
+import { economyViolations, sessionViolations } from './invariants.js';
+
+/**
+ * Three service instances over one PostgreSQL, as behind a load balancer, through the faults of a
+ * launch day. Every scenario prints its figures and fails on any broken invariant.
+ */
+const INSTANCES = 3;
+const PLAYERS = 30;
+
+describe('faults and scale-out', () => {
+  let cluster: Cluster;
+  let admin: string;
+  const players: Array<{ token: string; uid: string; persona: string }> = [];
+  const items: string[] = [];
+  /** Round-robin over the instances that are up, as a load balancer would spread requests. */
+  let turn = 0;
+  const next = (exclude: number[] = []) => {
+    const up = cluster.instances.filter((instance) => !exclude.includes(instance.index));
+    return up[turn++ % up.length].url;
+  };
+
+  beforeAll(async () => {
+    execFileSync('npx', ['nest', 'build'], { stdio: 'pipe' });
+    cluster = await Cluster.start(INSTANCES, { MATCHMAKER_INTERVAL: '100' });
+    admin = await cluster.signIn('admin');
+    for (let index = 0; index < PLAYERS; index++) {
+      const token = await cluster.signIn(`player-${index}`, cluster.instances[index % INSTANCES]);
+      const personas = await call(cluster.instances[0].url, 'GET', '/personas', token);
+      players.push({ token, uid: decodeJwt(token).sub!, persona: personas.body[0].uid });
+    }
+    for (const name of ['Sword', 'Shield', 'Gold']) {
+      items.push((await call(next(), 'POST', '/items', admin, { name })).body.uid);
+    }
+    // Every persona starts with 100 of each item.
+    for (const player of players) {
+      const award = await call(next(), 'POST', '/inventories/transaction', admin, {
+        type: 'AWARD',
+        personaOneUid: player.persona,
+        personaOneInventoryItems: items.map((itemUid) => ({ itemUid, quantity: 100 })),
+      });
+      expect(award.status).toBe(200);
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+  }, 60_000);
+
+  const gift = (from: (typeof players)[number], to: (typeof players)[number], base: string, key?: string) =>
+    call(base, 'POST', '/inventories/transaction', from.token, {
+      personaOneUid: from.persona,
+      personaTwoUid: to.persona,
+      personaOneInventoryItems: [{ itemUid: items[Math.floor(Math.random() * items.length)], quantity: 1 + Math.floor(Math.random() * 3) }],
+    }).then((reply) => ({ ...reply, key }));
+
+  const randomGift = (base: string) => {
+    const from = players[Math.floor(Math.random() * 12)];
+    let to = players[Math.floor(Math.random() * 12)];
+    if (to === from) to = players[(players.indexOf(from) + 1) % 12];
+    return gift(from, to, base);
+  };
+
+  /** Runs `workers` loops of `work` while `going()` holds; returns every reply. */
+  async function load(workers: number, going: () => boolean, work: () => Promise<Reply>): Promise<Reply[]> {
+    const replies: Reply[] = [];
+    await Promise.all(
+      Array.from({ length: workers }, async () => {
+        while (going()) replies.push(await work());
+      }),
+    );
+    return replies;
+  }
+  /** `count` calls of `work`, at most `limit` at a time. */
+  async function inParallel(count: number, limit: number, work: () => Promise<Reply>): Promise<Reply[]> {
+    const replies: Reply[] = [];
+    let started = 0;
+    await Promise.all(
+      Array.from({ length: limit }, async () => {
+        while (started < count) {
+          started += 1;
+          replies.push(await work());
+        }
+      }),
+    );
+    return replies;
+  }
+
+  it('keeps every invariant under mixed load spread over all instances', async () => {
+    const session = await call(next(), 'POST', '/sessions', admin, { numTeams: 2, teamSize: 5, users: [] });
+    expect(session.status).toBe(201);
+    const skillPath = `/personas/${players[0].persona}/archetypes/warrior/skills/swordplay/progress`;
+
+    const [joins, progress, tickets, trades] = await Promise.all([
+      Promise.all(players.map((player) => call(next(), 'GET', `/sessions/${session.body.uid}/join`, player.token))),
+      Promise.all(Array.from({ length: 60 }, () => call(next(), 'POST', skillPath, players[0].token, { value: 1 }))),
+      Promise.all(
+        players.slice(10).map((player) =>
+          call(next(), 'POST', '/tickets', player.token, { numTeams: 2, teamSize: 2, statistics: [{ name: 'skill', value: 1 }] }),
+        ),
+      ),
+      // 200 trades from 24 clients at a time: load, not a stampede (many more at once on 12 personas
+      // queue on their row locks past the pools' 5 s wait, and 503 is then the right answer).
+      inParallel(200, 24, () => randomGift(next())),
+    ]);
+
+    await waitUntil(async () => {
+      const waiting = await cluster.db.query(`SELECT count(*)::int AS n FROM tickets WHERE status = 'SEARCHING'`);
+      return waiting.rows[0].n === 0;
+    }, 20_000);
+    const members = await cluster.db.query('SELECT cardinality(users) AS n FROM sessions WHERE uid = $1', [session.body.uid]);
+    const skill = await cluster.db.query(`SELECT progress FROM skill_progress WHERE "skillUid" = 'swordplay'`);
+    const matched = await cluster.db.query(`SELECT count(DISTINCT "sessionUid")::int AS n FROM tickets WHERE status = 'MATCH_FOUND'`);
+    const figures = {
+      joins: tally(joins),
+      sessionMembers: members.rows[0].n,
+      addProgress: tally(progress),
+      progress: skill.rows[0].progress,
+      tickets: tally(tickets),
+      matchedSessions: matched.rows[0].n,
+      trades: tally(trades),
+    };
+    console.log('mixed load', JSON.stringify(figures));
+
+    expect(tally(joins)).toEqual({ 200: 10, 409: 20 });
+    expect(members.rows[0].n).toBe(10);
+    expect(tally(progress)).toEqual({ 204: 60 });
+    expect(skill.rows[0].progress).toBe(60);
+    expect(tally(tickets)).toEqual({ 201: 20 });
+    expect(matched.rows[0].n).toBe(5);
+    expect(trades.every((reply) => reply.status === 200 || reply.status === 409)).toBe(true);
+    expect([...(await economyViolations(cluster.db)), ...(await sessionViolations(cluster.db))]).toEqual([]);
+  }, 120_000);
+
+  it('loses no transaction half-way when an instance is killed under trade load', async () => {
+    const victim = cluster.instances[1];
+    const replies: Array<Reply & { instance: number }> = [];
+    const killAt = setTimeout(() => victim.process.kill('SIGKILL'), 1500);
+    const until = Date.now() + 4000;
+    await Promise.all(
+      Array.from({ length: 9 }, async (_, worker) => {
+        while (Date.now() < until) {
+          const instance = cluster.instances[worker % INSTANCES];
+          replies.push({ ...(await randomGift(instance.url)), instance: instance.index });
+        }
+      }),
+    );
+    clearTimeout(killAt);
+    await victim.exited;
+
+    const survivors = replies.filter((reply) => reply.instance !== victim.index);
+    const onVictim = replies.filter((reply) => reply.instance === victim.index);
+    const restarted = await cluster.startInstance(victim.index);
+    const afterRestart = await randomGift(restarted.url);
+    console.log(
+      'instance killed',
+      JSON.stringify({ survivors: tally(survivors), victim: tally(onVictim), afterRestart: afterRestart.status }),
+    );
+
+    expect(onVictim.some((reply) => reply.status === 0)).toBe(true); // it really went away mid-load
+    expect(survivors.every((reply) => reply.status === 200 || reply.status === 409)).toBe(true);
+    expect([200, 409]).toContain(afterRestart.status);
+    expect(await economyViolations(cluster.db)).toEqual([]);
+  }, 120_000);
+
+  it('answers 503 while PostgreSQL is down, recovers by itself, and loses nothing acknowledged', async () => {
+    const outageMs = 5000;
+    const acknowledged: string[] = [];
+    const phases: Record<'before' | 'during' | 'after', Reply[]> = { before: [], during: [], after: [] };
+    let phase: 'before' | 'during' | 'after' = 'before';
+    let readyDuringOutage: number[] = [];
+    let recoveredIn = -1;
+
+    const work = async () => {
+      const started = phase;
+      const reply = Math.random() < 0.5 ? await randomGift(next()) : await call(next(), 'GET', `/items/${items[0]}`, players[0].token);
+      phases[started].push(reply);
+      if (reply.status === 200 && reply.body?.type === 'TRADE') acknowledged.push(reply.body.uid);
+      return reply;
+    };
+    let outageOver = false;
+    const driver = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      phase = 'during';
+      await cluster.stopDatabase();
+      await new Promise((resolve) => setTimeout(resolve, outageMs / 2));
+      readyDuringOutage = await Promise.all(cluster.instances.map(async (instance) => (await call(instance.url, 'GET', '/health/ready')).status));
+      await new Promise((resolve) => setTimeout(resolve, outageMs / 2));
+      await cluster.startDatabase();
+      const restartedAt = Date.now();
+      let statuses: number[] = [];
+      await waitUntil(async () => {
+        statuses = await Promise.all(cluster.instances.map(async (instance) => (await call(instance.url, 'GET', '/health/ready')).status));
+        return statuses.every((status) => status === 200);
+      }, 30_000).catch((error: Error) => {
+        const state = cluster.instances.map(
+          (instance, index) => `instance ${index}: ready ${statuses[index]}, exit ${instance.process.exitCode}\n${instance.output.slice(-1500)}`,
+        );
+        throw new Error(`${error.message} after the database came back\n${state.join('\n')}`);
+      });
+      recoveredIn = Date.now() - restartedAt;
+      phase = 'after';
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      outageOver = true;
+    })();
+    await Promise.all([driver, load(6, () => !outageOver, work)]);
+    const after = phases.after;
+
+    const during = phases.during;
+    const slowest = Math.max(...during.map((reply) => reply.took));
+    const stored = await cluster.db.query(`SELECT count(*)::int AS n FROM transactions WHERE uid = ANY($1::uuid[]) AND status = 'COMPLETED'`, [acknowledged]);
+    console.log(
+      'database outage',
+      JSON.stringify({
+        before: tally(phases.before),
+        during: tally(during),
+        after: tally(after),
+        readyDuringOutage,
+        recoveredInMs: recoveredIn,
+        slowestDuringOutageMs: slowest,
+        acknowledgedTrades: acknowledged.length,
+        storedAfterwards: stored.rows[0].n,
+      }),
+    );
+
+    expect(cluster.instances.every((instance) => instance.process.exitCode === null)).toBe(true); // no crash
+    expect(readyDuringOutage).toEqual([503, 503, 503]);
+    const unavailable = during.filter((reply) => reply.status === 503);
+    expect(unavailable.length).toBeGreaterThan(0);
+    for (const reply of unavailable) expect(reply.body).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+    expect(during.every((reply) => [200, 409, 503].includes(reply.status))).toBe(true);
+    expect(slowest).toBeLessThan(10_000); // bounded: no request hangs on a dead database
+    expect(recoveredIn).toBeLessThanOrEqual(10_000);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((reply) => reply.status === 200 || reply.status === 409)).toBe(true);
+    expect(stored.rows[0].n).toBe(acknowledged.length);
+    expect(await economyViolations(cluster.db)).toEqual([]);
+  }, 120_000);
+
+  it('finishes in-flight requests on SIGTERM and refuses new ones cleanly', async () => {
+    const leaving = cluster.instances[2];
+    const [giver, receiver] = [players[20], players[21]];
+    const keys = Array.from({ length: 60 }, (_, index) => `sigterm-${index}`);
+    // One persona pair: the trades queue on its row lock, so many are still in flight at SIGTERM.
+    const inFlight = keys.map((key) => keyedGift(leaving.url, key));
+    function keyedGift(base: string, key: string) {
+      return postOnNewConnection(base, '/inventories/transaction', giver.token, key, {
+        personaOneUid: giver.persona,
+        personaTwoUid: receiver.persona,
+        personaOneInventoryItems: [{ itemUid: items[2], quantity: 1 }],
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    leaving.process.kill('SIGTERM');
+    const sigtermAt = Date.now();
+    const finishedAt = await Promise.all(inFlight.map((request) => request.then(() => Date.now())));
+    // New requests while the instance shuts down: served, or refused cleanly, never left hanging.
+    const duringShutdown = await Promise.all(
+      Array.from({ length: 20 }, () => call(leaving.url, 'GET', `/items/${items[0]}`, giver.token, undefined, 10_000)),
+    );
+    const results = await Promise.all(inFlight);
+    const exitCode = await leaving.exited;
+    const afterwards = await call(leaving.url, 'GET', '/health');
+
+    // A client retries what it did not get an answer for, with the same key, elsewhere: it runs once.
+    const unanswered = results.filter((result) => result.status !== 200);
+    const retries = (await Promise.all(unanswered.map((result) => keyedGift(cluster.instances[0].url, result.key)))).map(
+      (result) => result.status,
+    );
+    const perKey = await cluster.db.query(
+      `SELECT "idempotencyKey" AS key, count(*)::int AS n FROM transactions WHERE "idempotencyKey" LIKE 'sigterm-%' GROUP BY 1`,
+    );
+    console.log(
+      'graceful shutdown',
+      JSON.stringify({
+        sent: results.length,
+        answered: tally(results.map((result) => ({ ...result, took: 0 }))),
+        finishedAfterSigterm: finishedAt.filter((time) => time > sigtermAt).length,
+        newDuringShutdown: tally(duringShutdown),
+        refusedCodes: [...new Set(results.filter((result) => result.status === 0).map((result) => result.body.code))],
+        exitCode,
+        newRequestAfterExit: afterwards.body,
+        retried: retries.length,
+        retryStatuses: retries,
+      }),
+    );
+
+    expect(exitCode).toBe(0);
+    // Requests the instance had accepted were still running when SIGTERM came, and were answered.
+    expect(results.filter((result, index) => result.status === 200 && finishedAt[index] > sigtermAt).length).toBeGreaterThan(0);
+    for (const reply of duringShutdown) {
+      if (reply.status === 0) expect(reply.body.error).toBe('ECONNREFUSED');
+      else expect([200, 503]).toContain(reply.status);
+    }
+    for (const result of results) {
+      if (result.status === 0) expect(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET']).toContain(result.body.code);
+      else expect([200, 503]).toContain(result.status);
+    }
+    expect(afterwards).toMatchObject({ status: 0, body: { error: 'ECONNREFUSED' } });
+    expect(retries.every((status) => status === 200)).toBe(true);
+    expect(perKey.rows.length).toBe(keys.length);
+    expect(perKey.rows.every((row) => row.n === 1)).toBe(true);
+    expect(await economyViolations(cluster.db)).toEqual([]);
+  }, 120_000);
+});
