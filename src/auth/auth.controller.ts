@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, UseGuards } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { AuthService } from './auth.service.js';
@@ -8,7 +8,9 @@ import { SignedInUser } from './signed-in-user.decorator.js';
 import type { ProviderIdentity } from './identity.js';
 
 export class TokenDto {
+  // Explicit: the Swagger plugin only reads *.dto.ts and *.entity.ts files, so this class had no fields.
   /** Our JWT: send it as `Authorization: jwt <token>` on every other request. */
+  @ApiProperty({ example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0YzFiM2EzZSJ9.c2lnbmF0dXJl' })
   token: string;
 }
 

@@ -1,4 +1,4 @@
-import { ApiHideProperty } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Allow, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 
 /**
@@ -16,6 +16,7 @@ export abstract class RecordBodyDto {
    * The version this write is based on. When it is given and the record has moved on, nothing is
    * written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
    */
+  @ApiProperty({ type: 'integer', required: false, example: 0 })
   @IsOptional()
   @IsInt()
   @Min(0)

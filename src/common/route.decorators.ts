@@ -10,7 +10,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { badRequest, ErrorBody } from './errors.js';
+import { badRequest, ErrorBody, ErrorCode } from './errors.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, parseListQuery, type QueryableFields } from './list-query.js';
 
 /** A record id from the path; a malformed one is 400 (an unknown one is the service's 404). */
@@ -53,7 +53,8 @@ export function ApiListQuery(fields: QueryableFields) {
         'gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring).',
       style: 'form',
       explode: true,
-      schema: { type: 'object', additionalProperties: { type: 'string' } },
+      // Without an empty example, Swagger UI's "Try it out" sends additionalProp1=string&…: a 400.
+      schema: { type: 'object', additionalProperties: { type: 'string' }, example: {} },
     }),
   );
 }
@@ -64,13 +65,15 @@ export const ApiUidParam = (name = 'id', what = 'record') =>
 
 type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 503;
 
-const ERROR_RESPONSES: Record<ErrorStatus, (description: string) => MethodDecorator & ClassDecorator> = {
-  400: (description) => ApiBadRequestResponse({ type: ErrorBody, description }),
-  401: (description) => ApiUnauthorizedResponse({ type: ErrorBody, description }),
-  403: (description) => ApiForbiddenResponse({ type: ErrorBody, description }),
-  404: (description) => ApiNotFoundResponse({ type: ErrorBody, description }),
-  409: (description) => ApiConflictResponse({ type: ErrorBody, description }),
-  503: (description) => ApiResponse({ status: 503, type: ErrorBody, description }),
+type ErrorResponseOptions = { description: string; example: ErrorBody };
+
+const ERROR_RESPONSES: Record<ErrorStatus, (options: ErrorResponseOptions) => MethodDecorator & ClassDecorator> = {
+  400: (options) => ApiBadRequestResponse({ type: ErrorBody, ...options }),
+  401: (options) => ApiUnauthorizedResponse({ type: ErrorBody, ...options }),
+  403: (options) => ApiForbiddenResponse({ type: ErrorBody, ...options }),
+  404: (options) => ApiNotFoundResponse({ type: ErrorBody, ...options }),
+  409: (options) => ApiConflictResponse({ type: ErrorBody, ...options }),
+  503: (options) => ApiResponse({ status: 503, type: ErrorBody, ...options }),
 };
 
 const DEFAULT_DESCRIPTIONS: Record<ErrorStatus, string> = {
@@ -82,12 +85,39 @@ const DEFAULT_DESCRIPTIONS: Record<ErrorStatus, string> = {
   503: 'DATABASE_UNAVAILABLE or PROVIDER_UNAVAILABLE.',
 };
 
-/** Documents the error responses of a route, each with the ErrorBody schema. */
+// What a client would see, per code: without an example of its own, every error response in Swagger UI
+// shows the ErrorBody schema's example, a 400, even under 401 or 404.
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  [ErrorCode.VALIDATION_FAILED]: 'limit must not exceed 1000',
+  [ErrorCode.UNAUTHORIZED]: 'the token is invalid or has expired: sign in again',
+  [ErrorCode.FORBIDDEN]: 'only admins may change the catalog',
+  [ErrorCode.NOT_FOUND]: 'item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found',
+  [ErrorCode.VERSION_CONFLICT]: 'item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry',
+  [ErrorCode.DATABASE_UNAVAILABLE]: 'the database is unavailable: try again shortly',
+  [ErrorCode.PROVIDER_UNAVAILABLE]: 'idp1 is unavailable: try again shortly',
+};
+
+/** The example of an error response: the first code its description names. */
+function errorExample(status: ErrorStatus, description: string): ErrorBody {
+  const named = description.match(/[A-Z][A-Z_]{2,}/)?.[0];
+  const code = named && named in ErrorCode ? (named as ErrorCode) : ErrorCode.VALIDATION_FAILED;
+  const message = EXAMPLE_MESSAGES[code] ?? description.slice(description.indexOf(':') + 1).split(';')[0].trim();
+  return {
+    status,
+    code,
+    message,
+    requestId: '5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15',
+    ...(code === ErrorCode.VALIDATION_FAILED ? { errors: [{ field: 'limit', message: 'must not exceed 1000' }] } : {}),
+    ...(code === ErrorCode.VERSION_CONFLICT ? { currentVersion: 4 } : {}),
+  };
+}
+
+/** Documents the error responses of a route, each with the ErrorBody schema and an example of its own. */
 export function ApiErrors(...statuses: Array<ErrorStatus | [ErrorStatus, string]>) {
   return applyDecorators(
     ...statuses.map((entry) => {
       const [status, description] = Array.isArray(entry) ? entry : [entry, DEFAULT_DESCRIPTIONS[entry]];
-      return ERROR_RESPONSES[status](description);
+      return ERROR_RESPONSES[status]({ description, example: errorExample(status, description) });
     }),
   );
 }

@@ -71,7 +71,9 @@ export class InventoriesController {
   createTransaction(
     @Body() body: CreateTransactionDto,
     @CurrentCaller() caller: Caller,
-    @Headers('idempotency-key') idempotencyKey?: string,
+    // Named as documented by @ApiHeader (Nest lowercases it to read the header), so that the document
+    // lists one optional header instead of adding a required lowercase twin.
+    @Headers('Idempotency-Key') idempotencyKey?: string,
   ): Promise<InventoryTransaction> {
     return this.transactions.create(body, caller, idempotencyKey);
   }

@@ -42,13 +42,13 @@ export class CreateItemDto extends RecordBodyDto {
   assetId?: string | null;
 
   /** The uid of the media asset used as the item's icon. */
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: null })
   @IsOptional()
   @IsUUID()
   iconAssetId?: string | null;
 
   /** An existing item this one derives from; null clears it. A parent chain may not loop back (400). */
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, example: null })
   @IsOptional()
   @IsUUID()
   parentUID?: string | null;

@@ -24,7 +24,7 @@ export class TeamDto {
   @Max(10_000)
   id: number;
 
-  @ApiProperty({ type: [String], format: 'uuid' })
+  @ApiProperty({ type: [String], format: 'uuid', example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @IsArray()
   @ArrayMaxSize(1000)
   @IsUUID('all', { each: true })
@@ -59,7 +59,7 @@ export class CreateSessionDto extends RecordBodyDto {
   visibility?: SessionVisibility;
 
   /** Members; default: the creator alone. Users not placed in `teams` sit on the first team with room. */
-  @ApiProperty({ type: [String], format: 'uuid', required: false })
+  @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(10_000)
@@ -67,7 +67,14 @@ export class CreateSessionDto extends RecordBodyDto {
   users?: string[];
 
   /** Exactly numTeams teams with distinct ids; default: empty teams 0..numTeams-1. */
-  @ApiProperty({ type: [TeamDto], required: false })
+  @ApiProperty({
+    type: [TeamDto],
+    required: false,
+    example: [
+      { id: 0, members: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] },
+      { id: 1, members: [] },
+    ],
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)
@@ -76,7 +83,7 @@ export class CreateSessionDto extends RecordBodyDto {
   teams?: TeamDto[];
 
   /** Users who may see and join the session even when it is INVITE_ONLY. */
-  @ApiProperty({ type: [String], format: 'uuid', required: false })
+  @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['9e7d2f41-0c6b-4b8a-a3d5-7f1e6c2b9a80'] })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(1000)

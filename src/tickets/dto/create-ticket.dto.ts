@@ -70,7 +70,7 @@ export class CreateTicketDto extends RecordBodyDto {
   teamSize?: number;
 
   /** The party (1..100 users); default: the creator alone. A player's own ticket must include them. */
-  @ApiProperty({ type: [String], format: 'uuid', required: false })
+  @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @IsOmittable()
   @IsArray()
   @ArrayMinSize(1)

@@ -5,7 +5,7 @@ import { IsOmittable } from '../../common/validators.js';
 import { TRANSACTION_TYPES, type TransactionType } from '../inventory-plan.js';
 
 export class ItemQuantityDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d' })
   @IsUUID()
   itemUid: string;
 
@@ -29,12 +29,12 @@ export class CreateTransactionDto {
   @IsIn(TRANSACTION_TYPES)
   type?: TransactionType;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b' })
   @IsUUID()
   personaOneUid: string;
 
   /** Required for a TRADE (another persona); absent for AWARD and REMOVAL. */
-  @ApiProperty({ type: 'string', format: 'uuid', required: false, nullable: true })
+  @ApiProperty({ type: 'string', format: 'uuid', required: false, nullable: true, example: 'd3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60' })
   @IsOptional()
   @IsUUID()
   personaTwoUid?: string | null;
