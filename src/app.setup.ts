@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { ErrorBody } from './common/errors.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
@@ -61,12 +62,19 @@ export function configureApp(app: NestFastifyApplication): void {
     done();
   });
 
-  const document = SwaggerModule.createDocument(app, openApiConfig(), { extraModels: [ErrorBody] });
-  SwaggerModule.setup('docs', app, document, {
+  SwaggerModule.setup('docs', app, createOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Game backend API',
     swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
   });
+}
+
+/**
+ * The OpenAPI document served at /docs-json. `npm run sdk` writes the same document to openapi.json
+ * (scripts/generate-sdk.ts), so anything that changes the document belongs here, not in configureApp.
+ */
+export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
+  return SwaggerModule.createDocument(app, openApiConfig(), { extraModels: [ErrorBody] });
 }
 
 function openApiConfig() {
