@@ -167,3 +167,19 @@ function findFreePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * The URL of `database` on an embedded server that is already running on `directory` (a service
+ * started with `npm start`), or undefined when none is. A tool that shares the data folder with a
+ * running service connects to its server: startEmbeddedPostgres would stop that server as an orphan.
+ */
+export async function runningEmbeddedPostgresUrl(directory: string, database = 'game_backend'): Promise<string | undefined> {
+  const pidFile = join(directory, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  // postmaster.pid: the pid on line 1, the port on line 4.
+  const lines = (await readFile(pidFile, 'utf8')).split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !Number.isInteger(port) || port <= 0) return undefined;
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
