@@ -3,6 +3,9 @@
 # --- build: compile TypeScript with the dev dependencies, then drop them ---------------------------
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# The image's npm 10 ignores package.json's `allowScripts` (an npm 11 setting) and runs every install
+# script; the one of @scarf/scarf, denied there, would report the install to its vendor.
+ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json nest-cli.json ormconfig.ts ./
