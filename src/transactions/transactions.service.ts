@@ -6,6 +6,7 @@ import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, conflict, type ErrorDetail, ErrorCode, forbidden } from '../common/errors.js';
 import { COMMON_FIELDS, type QueryableFields } from '../common/list-query.js';
 import { ALIAS, column, RecordService } from '../common/record.service.js';
+import { KeyedLock } from '../common/keyed-lock.js';
 import { withRetry } from '../common/retry.js';
 import { InventoryItem } from '../inventories/inventory-item.entity.js';
 import { Item } from '../items/item.entity.js';
@@ -44,6 +45,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 @Injectable()
 export class TransactionsService extends RecordService<InventoryTransaction> {
   protected readonly recordName = 'transaction';
+  /** Same-persona transactions of this instance queue here rather than each holding a pooled connection. */
+  private readonly personaQueue = new KeyedLock();
 
   constructor(
     @InjectRepository(InventoryTransaction) repository: Repository<InventoryTransaction>,
@@ -75,31 +78,35 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     const processAtOnce = caller.isAdmin || request.type !== 'TRADE' || request.personaTwoInventoryItems.length === 0;
     const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('base64url');
 
-    const transaction = await withRetry(
-      () =>
-        this.dataSource.transaction(async (manager) => {
-          const [inserted] = (
-            await manager
-              .createQueryBuilder()
-              .insert()
-              .into(InventoryTransaction)
-              .values({ ...request, status: 'PENDING', createdByUid: caller.uid, idempotencyKey: idempotencyKey ?? null, requestHash })
-              .orIgnore()
-              .returning('*')
-              .execute()
-          ).raw as InventoryTransaction[];
-          if (!inserted) {
-            // A retry: the unique key made this insert wait for the first one to commit.
-            const original = await manager.findOneByOrFail(InventoryTransaction, { createdByUid: caller.uid, idempotencyKey: idempotencyKey! });
-            if (original.requestHash !== requestHash) {
-              throw conflict(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used for a different request');
+    // A transaction processed now queues behind this instance's others on the same personas first.
+    const personas = processAtOnce ? [request.personaOneUid, request.personaTwoUid].filter((uid): uid is string => uid !== null) : [];
+    const transaction = await this.personaQueue.run(personas, () =>
+      withRetry(
+        () =>
+          this.dataSource.transaction(async (manager) => {
+            const [inserted] = (
+              await manager
+                .createQueryBuilder()
+                .insert()
+                .into(InventoryTransaction)
+                .values({ ...request, status: 'PENDING', createdByUid: caller.uid, idempotencyKey: idempotencyKey ?? null, requestHash })
+                .orIgnore()
+                .returning('*')
+                .execute()
+            ).raw as InventoryTransaction[];
+            if (!inserted) {
+              // A retry: the unique key made this insert wait for the first one to commit.
+              const original = await manager.findOneByOrFail(InventoryTransaction, { createdByUid: caller.uid, idempotencyKey: idempotencyKey! });
+              if (original.requestHash !== requestHash) {
+                throw conflict(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used for a different request');
+              }
+              return original;
             }
-            return original;
-          }
-          const created = this.repository.create(inserted);
-          return processAtOnce ? this.process(manager, created) : created;
-        }),
-      () => this.metrics.countRetry('inventory_transaction'),
+            const created = this.repository.create(inserted);
+            return processAtOnce ? this.process(manager, created) : created;
+          }),
+        () => this.metrics.countRetry('inventory_transaction'),
+      ),
     );
     return failedAsError(transaction);
   }
