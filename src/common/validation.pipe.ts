@@ -30,9 +30,30 @@ export class RequestValidationPipe extends ValidationPipe {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw badRequest('the body must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]);
       }
+      // class-transformer recurses once per level: a body nested a few thousand levels deep (a few KiB)
+      // would overflow the stack and answer 500. No body of this API comes near the limit.
+      if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+        throw badRequest(`the body nests deeper than ${MAX_BODY_DEPTH} levels`, [
+          { field: 'body', message: `nests deeper than ${MAX_BODY_DEPTH} levels` },
+        ]);
+      }
     }
     return super.transform(value, metadata);
   }
+}
+
+export const MAX_BODY_DEPTH = 64;
+
+/** Whether objects and arrays nest more than `limit` levels deep (the body itself is level 1). Iterative. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
