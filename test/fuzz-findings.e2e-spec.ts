@@ -44,4 +44,21 @@ describe('findings of the fuzzer', () => {
     const tooDeep = JSON.parse(`${'{"a":'.repeat(64)}1${'}'.repeat(64)}`);
     expectErrorBody(await api.post(path, { value: tooDeep }, { token: owner.token }), 400, 'VALIDATION_FAILED');
   });
+
+  it('refuses a NUL character (U+0000) in text, in JSON values and in filters with 400, where PostgreSQL failed the request (500)', async () => {
+    const before = await dataChecksum(api.database);
+    const refusals = [
+      await api.post('/personas', '{"name":"Mira\\u0000"}', { token: owner.token }),
+      await api.post('/achievements', '{"name":"First\\u0000blood"}', { token: admin }),
+      await api.post('/items', '{"name":"Sword","stats":[{"name":"damage","value":"x\\u0000"}]}', { token: admin }),
+      await api.post(`/personas/${owner.personaUid}/archetypes/a/skills/b/progress`, '{"value":{"note":"\\u0000"}}', { token: owner.token }),
+      await api.get('/achievements/count?name=like(a%00b)'),
+      await api.get('/items?name=Sword%00', { token: admin }),
+    ];
+    for (const response of refusals) {
+      expectErrorBody(response, 400, 'VALIDATION_FAILED');
+      expect(response.body.message).toContain('U+0000');
+    }
+    expect(await dataChecksum(api.database)).toEqual(before);
+  });
 });

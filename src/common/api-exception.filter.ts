@@ -37,6 +37,9 @@ const DATABASE_ERRORS: Record<string, [HttpStatus, ErrorCode, string]> = {
   '22007': [400, ErrorCode.VALIDATION_FAILED, 'a date has the wrong form'],
   '22008': [400, ErrorCode.VALIDATION_FAILED, 'a date is out of range'],
   '22001': [400, ErrorCode.VALIDATION_FAILED, 'a value is too long'],
+  // A NUL character (U+0000, JSON "\u0000") in a text or JSON value: PostgreSQL cannot store one.
+  '22021': [400, ErrorCode.VALIDATION_FAILED, 'a text holds a character that cannot be stored (U+0000)'],
+  '22P05': [400, ErrorCode.VALIDATION_FAILED, 'a text holds a character that cannot be stored (U+0000)'],
   '54001': [400, ErrorCode.VALIDATION_FAILED, 'the request is too complex'],
   '40001': [409, ErrorCode.CONFLICT, 'the record was changed concurrently: retry'],
   '40P01': [409, ErrorCode.CONFLICT, 'the record was changed concurrently: retry'],
