@@ -3,12 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ApiExceptionFilter } from './common/api-exception.filter.js';
+import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
 import { ErrorBody } from './common/errors.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
 import { ETagInterceptor } from './common/versions.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -21,6 +22,12 @@ export function createFastifyAdapter(): FastifyAdapter {
     // Fastify answers a path segment over 100 characters itself (414, not our error body), but skill
     // and archetype ids may be 128 characters long: their own validation says 400 beyond that.
     routerOptions: { maxParamLength: 256 },
+    // The router refuses a URL that is not valid UTF-8 once decoded, or a path parameter over that
+    // limit, before any hook or Nest runs: those get the error body too, not Fastify's own.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      const body = toErrorBody(error, request.id);
+      void reply.code(body.status).header('X-Request-Id', request.id).type('application/json; charset=utf-8').send(body);
+    },
     // Honour a sane X-Request-Id from a gateway, so one id follows the request through every hop.
     genReqId: (request: IncomingMessage) => {
       const header = request.headers['x-request-id'];

@@ -61,4 +61,11 @@ describe('findings of the fuzzer', () => {
     }
     expect(await dataChecksum(api.database)).toEqual(before);
   });
+
+  it("answers a URL that is not UTF-8 once decoded, or an over-long path parameter, with the JSON error body, not Fastify's", async () => {
+    for (const url of ['/achievements/%ED%B0%80%ED%A0%80/unlock', '/items/%FF', `/items/${'x'.repeat(300)}`]) {
+      const response = await api.get(url, { token: admin });
+      expectErrorBody(response, 400, 'VALIDATION_FAILED');
+    }
+  });
 });

@@ -23,6 +23,9 @@ const FASTIFY_ERRORS: Record<string, [HttpStatus, ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, ErrorCode.VALIDATION_FAILED, 'Content-Length does not match the body'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, ErrorCode.MALFORMED_JSON, 'the JSON body is empty'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, ErrorCode.MALFORMED_JSON, 'the body is not valid JSON'],
+  // Raised by the router, before any route runs (see createFastifyAdapter's frameworkErrors).
+  FST_ERR_BAD_URL: [400, ErrorCode.VALIDATION_FAILED, 'the URL is not valid: a percent-encoded part is not UTF-8'],
+  FST_ERR_MAX_PARAM_LENGTH: [400, ErrorCode.VALIDATION_FAILED, 'a path parameter is too long'],
 };
 
 /** PostgreSQL SQLSTATEs a client can cause, mapped so that they never surface as a 500. */
