@@ -15,10 +15,15 @@ export const shared = {
   extensionsToTreatAsEsm: ['.ts'],
   // Relative imports carry `.js` suffixes (ESM); the sources are `.ts`.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.(t|j)s$': typescript },
+  transform: {
+    // @nestjs/throttler is CommonJS requiring the ESM-only @nestjs/common and @nestjs/core.
+    '/node_modules/@nestjs/throttler/.+\\.js$': '<rootDir>/test/support/nest-require-transformer.cjs',
+    '^.+\\.(t|j)s$': typescript,
+  },
+  setupFiles: ['<rootDir>/test/support/nest-esm-namespaces.ts'],
   // content-disposition and cookie are ESM-only but required from CommonJS packages (@fastify/static,
   // light-my-request): let ts-jest transform them.
-  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie|@nestjs/throttler)/)'],
 };
 
 export default {

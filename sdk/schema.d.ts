@@ -2058,6 +2058,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
             503: {
                 headers: {
@@ -2108,6 +2127,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2199,6 +2237,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     PersonasController_create: {
@@ -2256,6 +2313,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2341,6 +2417,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ItemsController_findAll: {
@@ -2403,6 +2498,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2489,6 +2603,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ItemsController_count: {
@@ -2551,6 +2684,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2631,6 +2783,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2757,6 +2928,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ItemsController_remove: {
@@ -2869,6 +3059,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SessionsController_findAll: {
@@ -2931,6 +3140,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3000,6 +3228,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SessionsController_truncate: {
@@ -3046,6 +3293,25 @@ export interface operations {
                      *       "status": 403,
                      *       "code": "FORBIDDEN",
                      *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3114,6 +3380,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3194,6 +3479,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3320,6 +3624,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SessionsController_remove: {
@@ -3409,6 +3732,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3531,6 +3873,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SessionsController_leave: {
@@ -3609,6 +3970,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TicketsController_findAll: {
@@ -3671,6 +4051,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3740,6 +4139,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TicketsController_truncate: {
@@ -3786,6 +4204,25 @@ export interface operations {
                      *       "status": 403,
                      *       "code": "FORBIDDEN",
                      *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3854,6 +4291,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3934,6 +4390,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4060,6 +4535,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TicketsController_remove: {
@@ -4155,6 +4649,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoriesController_findAll: {
@@ -4223,6 +4736,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoriesController_count: {
@@ -4285,6 +4817,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4364,6 +4915,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4471,6 +5041,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TransactionsController_findAll: {
@@ -4539,6 +5128,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TransactionsController_count: {
@@ -4601,6 +5209,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4680,6 +5307,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4799,6 +5445,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TransactionsController_decline: {
@@ -4906,6 +5571,25 @@ export interface operations {
                      *       "status": 409,
                      *       "code": "CONFLICT",
                      *       "message": "the transaction is no longer PENDING.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5025,6 +5709,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SkillsController_findAllByArchetype: {
@@ -5109,6 +5812,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5212,6 +5934,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SkillsController_countByArchetype: {
@@ -5302,6 +6043,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SkillsController_findById: {
@@ -5379,6 +6139,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5478,6 +6257,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5587,6 +6385,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SkillsController_findAll: {
@@ -5669,6 +6486,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5763,6 +6599,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     MediaAssetsController_findAll: {
@@ -5825,6 +6680,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5911,6 +6785,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     MediaAssetsController_count: {
@@ -5973,6 +6866,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6053,6 +6965,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6179,6 +7110,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     MediaAssetsController_remove: {
@@ -6274,6 +7224,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TextAssetsController_findAll: {
@@ -6336,6 +7305,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6422,6 +7410,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TextAssetsController_count: {
@@ -6484,6 +7491,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6564,6 +7590,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6690,6 +7735,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TextAssetsController_remove: {
@@ -6785,6 +7849,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TextAssetsController_resolve: {
@@ -6870,6 +7953,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AchievementsController_findAll: {
@@ -6932,6 +8034,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7018,6 +8139,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AchievementsController_truncate: {
@@ -7064,6 +8204,25 @@ export interface operations {
                      *       "status": 403,
                      *       "code": "FORBIDDEN",
                      *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7138,6 +8297,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AchievementsController_findUnlocked: {
@@ -7200,6 +8378,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7280,6 +8477,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7406,6 +8622,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AchievementsController_remove: {
@@ -7501,6 +8736,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AchievementsController_unlock: {
@@ -7574,6 +8828,25 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */

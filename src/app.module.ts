@@ -5,7 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AchievementsModule } from './achievements/achievements.module.js';
 import { AssetsModule } from './assets/assets.module.js';
 import { AuthModule } from './auth/auth.module.js';
-import { appConfig, authConfig, databaseConfig, matchmakerConfig } from './config/configuration.js';
+import { appConfig, authConfig, databaseConfig, matchmakerConfig, securityConfig } from './config/configuration.js';
 import { parseEnvironment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -14,6 +14,7 @@ import { nestLoggerOptions, ROOT_LOGGER, RootLoggerModule } from './logging.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PersonasModule } from './personas/personas.module.js';
 import { MatchmakerModule } from './matchmaker/matchmaker.module.js';
+import { SecurityModule } from './security/security.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { InventoriesModule } from './inventories/inventories.module.js';
@@ -26,7 +27,7 @@ import { TransactionsModule } from './transactions/transactions.module.js';
       isGlobal: true,
       // main.ts reads .env into process.env before anything else needs it (the embedded database does).
       ignoreEnvFile: true,
-      load: [appConfig, databaseConfig, authConfig, matchmakerConfig],
+      load: [appConfig, databaseConfig, authConfig, matchmakerConfig, securityConfig],
       validate: (raw) => {
         parseEnvironment(raw as Record<string, string>);
         return raw;
@@ -40,6 +41,8 @@ import { TransactionsModule } from './transactions/transactions.module.js';
     DatabaseModule,
     MetricsModule,
     HealthModule,
+    // Before AuthModule: the rate limiter's guard must run before the JwtGuard (src/security/).
+    SecurityModule,
     AuthModule,
     PersonasModule,
     ItemsModule,

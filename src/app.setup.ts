@@ -2,26 +2,36 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { INestApplication } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
 import { ErrorBody } from './common/errors.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
 import { ETagInterceptor } from './common/versions.js';
+import { securityConfig } from './config/configuration.js';
+import { parseEnvironment } from './config/environment.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { enableCors, registerSecurityHeaders } from './security/http-security.js';
+import { documentRateLimits } from './security/rate-limit.openapi.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The Fastify adapter as the service runs it: 1 MiB bodies, request ids that may come from the client. */
-export function createFastifyAdapter(): FastifyAdapter {
+/**
+ * The Fastify adapter as the service runs it: 1 MiB bodies, request ids that may come from the client,
+ * and the client's address from X-Forwarded-For only when TRUST_PROXY says which proxies to believe
+ * (the rate limits count by it).
+ */
+export function createFastifyAdapter(trustProxy = parseEnvironment().trustProxy): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify answers a path segment over 100 characters itself (414, not our error body), but skill
     // and archetype ids may be 128 characters long: their own validation says 400 beyond that.
     routerOptions: { maxParamLength: 256 },
+    trustProxy,
     // The router refuses a URL that is not valid UTF-8 once decoded, or a path parameter over that
     // limit, before any hook or Nest runs: those get the error body too, not Fastify's own.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
@@ -41,6 +51,8 @@ export function createFastifyAdapter(): FastifyAdapter {
  * parsing, request ids, metrics and the OpenAPI document. Call before `app.init()` / `app.listen()`.
  */
 export function configureApp(app: NestFastifyApplication): void {
+  registerSecurityHeaders(app);
+  enableCors(app, app.get<ConfigType<typeof securityConfig>>(securityConfig.KEY).corsOrigins);
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());
   app.useGlobalInterceptors(new ETagInterceptor());
@@ -81,7 +93,7 @@ export function configureApp(app: NestFastifyApplication): void {
  * (scripts/generate-sdk.ts), so anything that changes the document belongs here, not in configureApp.
  */
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
-  return SwaggerModule.createDocument(app, openApiConfig(), { extraModels: [ErrorBody] });
+  return documentRateLimits(SwaggerModule.createDocument(app, openApiConfig(), { extraModels: [ErrorBody] }));
 }
 
 function openApiConfig() {

@@ -3,6 +3,7 @@ import { AuthGuard } from '@nestjs/passport';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
 import { ApiErrors } from '../common/route.decorators.js';
+import { SignInRateLimit } from '../security/rate-limit.decorators.js';
 import { AuthService } from './auth.service.js';
 import { SignedInUser } from './signed-in-user.decorator.js';
 import type { ProviderIdentity } from './identity.js';
@@ -24,6 +25,7 @@ const PROVIDER_TOKEN_HEADER = {
 // checked by the passport strategy of each provider.
 @ApiTags('auth')
 @Public()
+@SignInRateLimit()
 @Controller('auth')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}

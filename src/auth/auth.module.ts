@@ -31,6 +31,8 @@ import { JwtGuard } from './jwt.guard.js';
     }),
   ],
   controllers: [AuthController],
+  // The rate limiter verifies our token too, to count requests per user (src/security/).
+  exports: [JwtModule],
   providers: [
     AuthService,
     Idp1Strategy,

@@ -4,6 +4,7 @@ import { JwtService } from '@nestjs/jwt';
 import { type AuthenticatedRequest, IS_OPTIONAL_AUTH, IS_PUBLIC } from '../common/auth.decorators.js';
 import { unauthorized } from '../common/errors.js';
 import { ADMIN_ROLE, type AccessTokenClaims } from './auth.service.js';
+import { verifyAccessToken } from './access-token.js';
 import { readAuthorizationToken } from './authorization-header.js';
 
 /**
@@ -33,7 +34,7 @@ export class JwtGuard implements CanActivate {
     if (!token) throw unauthorized('the Authorization header must be "jwt <token>" or "Bearer <token>"');
     let claims: AccessTokenClaims;
     try {
-      claims = await this.jwt.verifyAsync<AccessTokenClaims>(token);
+      claims = await verifyAccessToken(this.jwt, request, token);
     } catch {
       throw unauthorized('the token is invalid or has expired: sign in again');
     }

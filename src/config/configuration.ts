@@ -21,3 +21,8 @@ export const authConfig = registerAs('auth', () => {
   const { jwt, idp1, idp2, adminUsers, isProduction, dataDir } = parseEnvironment();
   return { jwt, idp1, idp2, adminUsers, isProduction, dataDir };
 });
+
+export const securityConfig = registerAs('security', () => {
+  const { rateLimit, trustProxy, corsOrigins } = parseEnvironment();
+  return { rateLimit, trustProxy, corsOrigins };
+});

@@ -75,3 +75,67 @@ describe('parseEnvironment', () => {
     expect(problem).not.toContain('hunter2');
   });
 });
+
+describe('parseEnvironment: rate limits, proxies and CORS', () => {
+  it('limits requests by default: 600 a minute per user, 3000 per address, 60 sign-ins per address', () => {
+    expect(parseEnvironment({})).toMatchObject({
+      rateLimit: { enabled: true, perMinute: 600, ipPerMinute: 3000, authPerMinute: 60 },
+      trustProxy: false,
+      corsOrigins: [],
+    });
+  });
+
+  it('reads the limits and switches them off', () => {
+    const environment = parseEnvironment({
+      RATE_LIMIT_ENABLED: 'false',
+      RATE_LIMIT_PER_MINUTE: '120',
+      RATE_LIMIT_IP_PER_MINUTE: '900',
+      RATE_LIMIT_AUTH_PER_MINUTE: '10',
+    });
+    expect(environment.rateLimit).toEqual({ enabled: false, perMinute: 120, ipPerMinute: 900, authPerMinute: 10 });
+  });
+
+  it('names every bad limit', () => {
+    const problems = problemsOf({
+      RATE_LIMIT_ENABLED: 'sometimes',
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_IP_PER_MINUTE: '-5',
+      RATE_LIMIT_AUTH_PER_MINUTE: '1.5',
+    });
+    expect(problems).toEqual([
+      expect.stringContaining('RATE_LIMIT_ENABLED'),
+      expect.stringContaining('RATE_LIMIT_PER_MINUTE'),
+      expect.stringContaining('RATE_LIMIT_IP_PER_MINUTE'),
+      expect.stringContaining('RATE_LIMIT_AUTH_PER_MINUTE'),
+    ]);
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['10.0.0.0/8', ['10.0.0.0/8']],
+    ['127.0.0.1, 192.168.0.0/16 ,fd00::/8', ['127.0.0.1', '192.168.0.0/16', 'fd00::/8']],
+    ['uniquelocal,loopback', ['uniquelocal', 'loopback']],
+  ])('reads TRUST_PROXY=%s', (value, expected) => {
+    expect(parseEnvironment({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['2', 'everyone', '10.0.0.0/33', '300.1.1.1', '10.0.0.1/8/8', ','])('refuses TRUST_PROXY=%s', (value) => {
+    expect(problemsOf({ TRUST_PROXY: value })).toEqual([expect.stringContaining('TRUST_PROXY')]);
+  });
+
+  it('reads CORS_ORIGINS as origins, or * alone', () => {
+    expect(parseEnvironment({ CORS_ORIGINS: 'https://play.example.com, http://localhost:5173/' }).corsOrigins).toEqual([
+      'https://play.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(parseEnvironment({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+  });
+
+  it.each(['https://play.example.com/app', 'play.example.com', 'ftp://files.example.com', '*,https://play.example.com'])(
+    'refuses CORS_ORIGINS=%s',
+    (value) => {
+      expect(problemsOf({ CORS_ORIGINS: value })).toEqual([expect.stringContaining('CORS_ORIGINS')]);
+    },
+  );
+});

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 
 /**
@@ -45,6 +46,23 @@ export interface Environment {
     /** How many waiting tickets one run considers at most. */
     batchSize: number;
   };
+  /** Requests per minute, counted in this instance's memory (each instance counts its own). */
+  rateLimit: {
+    enabled: boolean;
+    /** Per signed-in user (our token's `sub`); per IP address for anonymous callers. */
+    perMinute: number;
+    /** Per IP address, whoever calls: players behind one NAT share it. */
+    ipPerMinute: number;
+    /** Per IP address on the sign-in routes (/auth/*), which create users and call the providers. */
+    authPerMinute: number;
+  };
+  /**
+   * Which proxies' `X-Forwarded-For` to believe for the client's address (Fastify's `trustProxy`):
+   * false (the socket's address), true (any), or the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: boolean | string[];
+  /** Origins a browser may call the API from; empty: no CORS headers at all; `['*']`: any origin. */
+  corsOrigins: string[];
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -167,6 +185,9 @@ export function parseEnvironment(raw: RawEnvironment = process.env): Environment
     }
   }
 
+  const trustProxy = parseTrustProxy(read('TRUST_PROXY'), problems);
+  const corsOrigins = parseCorsOrigins(read('CORS_ORIGINS'), problems);
+
   const environment: Environment = {
     nodeEnv,
     isProduction,
@@ -191,9 +212,71 @@ export function parseEnvironment(raw: RawEnvironment = process.env): Environment
       weights,
       batchSize: integer('MATCHMAKER_BATCH', 500, 2, 10_000),
     },
+    rateLimit: {
+      enabled: boolean('RATE_LIMIT_ENABLED', true),
+      perMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+      ipPerMinute: integer('RATE_LIMIT_IP_PER_MINUTE', 3000, 1, 1_000_000),
+      authPerMinute: integer('RATE_LIMIT_AUTH_PER_MINUTE', 60, 1, 1_000_000),
+    },
+    trustProxy,
+    corsOrigins,
   };
   if (problems.length > 0) throw new EnvironmentError(problems);
   return environment;
+}
+
+/**
+ * TRUST_PROXY: true/false, or comma-separated proxy addresses, CIDR ranges and proxy-addr's names
+ * (loopback, linklocal, uniquelocal). No hop count: Fastify cannot check the nearest peer with one.
+ */
+function parseTrustProxy(value: string | undefined, problems: string[]): boolean | string[] {
+  if (value === undefined) return false;
+  const lower = value.toLowerCase();
+  if (['true', 'yes', '1'].includes(lower)) return true;
+  if (['false', 'no', '0'].includes(lower)) return false;
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const bad = entries.filter((entry) => !PROXY_RANGE_NAMES.includes(entry) && !isAddressOrRange(entry));
+  if (entries.length === 0 || bad.length > 0) {
+    problems.push(
+      'TRUST_PROXY must be true, false, or comma-separated proxy addresses, CIDR ranges (e.g. 10.0.0.0/8) or ' +
+        `${PROXY_RANGE_NAMES.join('/')}, got "${value}"`,
+    );
+    return false;
+  }
+  return entries;
+}
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  if (rest.length > 0 || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  return prefix === undefined || Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/** CORS_ORIGINS: `*`, or comma-separated origins such as https://play.example.com (scheme, host, port). */
+function parseCorsOrigins(value: string | undefined, problems: string[]): string[] {
+  if (value === undefined) return [];
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.length === 1 && entries[0] === '*') return ['*'];
+  const origins: string[] = [];
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if (['http:', 'https:'].includes(url.protocol) && url.origin === entry.replace(/\/$/, '').toLowerCase()) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined) {
+      problems.push(`CORS_ORIGINS entries must be origins such as https://play.example.com (no path), or * alone, got "${entry}"`);
+    } else {
+      origins.push(origin);
+    }
+  }
+  return origins;
 }
 
 /** Hides the password of a connection URL so that it can be logged or shown in an error. */

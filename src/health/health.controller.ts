@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/auth.decorators.js';
+import { NoRateLimit } from '../security/rate-limit.decorators.js';
 import { ApiException, ErrorCode } from '../common/errors.js';
 import { ApiErrors } from '../common/route.decorators.js';
 
@@ -12,6 +13,8 @@ export class HealthDto {
 
 @ApiTags('operations')
 @Public()
+// Probes and scrapes are never rate limited: a load balancer must not see a busy instance as dead.
+@NoRateLimit()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -1,10 +1,13 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
+import { NoRateLimit } from '../security/rate-limit.decorators.js';
 import { MetricsService } from './metrics.service.js';
 
 @ApiTags('operations')
 @Public()
+// Probes and scrapes are never rate limited: a load balancer must not see a busy instance as dead.
+@NoRateLimit()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

@@ -37,6 +37,8 @@ const BASE_ENVIRONMENT = {
   // Tests run the matchmaker themselves (MatchmakerService.runOnce), so that matches are deterministic.
   MATCHMAKER_ENABLED: 'false',
   MATCHMAKER_WEIGHTS: undefined,
+  // Suites send many requests from one address; test/limits.e2e-spec.ts turns rate limiting on.
+  RATE_LIMIT_ENABLED: 'false',
 };
 
 /**

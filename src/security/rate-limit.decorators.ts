@@ -1,0 +1,25 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+
+/** The three budgets, each counted over a sliding minute. */
+export const Budget = {
+  /** Per signed-in user (our token's `sub`); per IP address for anonymous callers and bad tokens. */
+  CALLER: 'caller',
+  /** Per IP address, whoever calls. */
+  IP: 'ip',
+  /** Per IP address, on the routes marked @SignInRateLimit() (/auth/*). */
+  SIGN_IN: 'sign-in',
+} as const;
+
+export const SIGN_IN_RATE_LIMIT = 'rate-limit:sign-in';
+
+/** Marks, in the OpenAPI document, the operations that documentRateLimits() leaves without a 429. */
+export const NOT_RATE_LIMITED = 'x-not-rate-limited';
+
+/** No budget applies here (health probes, metrics scrapes). */
+export const NoRateLimit = () =>
+  applyDecorators(SkipThrottle(Object.fromEntries(Object.values(Budget).map((name) => [name, true]))), ApiExtension(NOT_RATE_LIMITED, true));
+
+/** The stricter sign-in budget applies here (the sign-in routes create users and call the providers). */
+export const SignInRateLimit = () => SetMetadata(SIGN_IN_RATE_LIMIT, true);
