@@ -1,0 +1,377 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
+import { type DataChecksum, dataChecksum } from './support/data-checksum.js';
+import { TestApp, type TestResponse } from './support/test-app.js';
+
+/**
+ * Who may do what (CONTRACT.md sections 1, 5 and 7), as one table: every route of the OpenAPI document
+ * against four callers, each cell driven against real records made for it. A route the document
+ * gains without a row here fails the test, so a new route must be classified before it ships.
+ *
+ * Callers: anonymous (no token); "owner", who made the record (for catalog data, which only admins
+ * write, a player like any other); "other", a second player; and an admin. In the sign-in rows each
+ * presents their identity provider's token instead of ours.
+ *
+ * A cell is the expected status; on list and count routes (filtered on the record's uid) `sees` and
+ * `blind` mean 200 with or without the record, so that a list never shows what a find would hide.
+ * A refused request (4xx) must leave every table as it was.
+ */
+
+type Role = 'anonymous' | 'owner' | 'other' | 'admin';
+const ROLES: Role[] = ['anonymous', 'owner', 'other', 'admin'];
+type Cell = number | 'sees' | 'blind';
+
+interface Call {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+interface Row {
+  /** `METHOD /path/{param}` exactly as in the OpenAPI document. */
+  route: string;
+  /** Which fixture, when a route has more than one row. */
+  variant?: string;
+  /** anonymous, owner, other, admin */
+  cells: [Cell, Cell, Cell, Cell];
+  /** Makes the records of one cell and says how to call the route on them. */
+  call?: (world: World) => Promise<Call>;
+  /** Whose token a role presents: ours, or their identity provider's (sign-in routes). */
+  credential?: 'jwt' | 'idp1' | 'idp2';
+  /** Runs after every other row (truncates). */
+  last?: boolean;
+}
+
+interface Player {
+  token: string;
+  uid: string;
+  personaUid: string;
+}
+
+/** The players, the records they share and factories for the records each cell gets afresh. */
+interface World {
+  owner: Player;
+  other: Player;
+  admin: Player;
+  /** The persona two of the owner's trades. */
+  partner: Player;
+  catalogItem: string;
+  ownerInventoryRow: string;
+  ownerUnlock: string;
+  item(): Promise<string>;
+  mediaAsset(): Promise<string>;
+  textAsset(): Promise<string>;
+  achievement(): Promise<string>;
+  session(visibility: 'PUBLIC' | 'INVITE_ONLY'): Promise<string>;
+  ticket(): Promise<string>;
+  pendingTrade(): Promise<string>;
+  skill(): Promise<{ personaUid: string; archetypeUid: string; skillUid: string; uid: string }>;
+}
+
+const ARCHETYPE = 'warrior';
+let serial = 0;
+const next = () => ++serial;
+
+const sessionCase = (visibility: 'PUBLIC' | 'INVITE_ONLY') => async (w: World) => ({ params: { id: await w.session(visibility) } });
+const listOf = (uid: (w: World) => Promise<string> | string) => async (w: World) => ({ query: { uid: await uid(w) } });
+const byId = (uid: (w: World) => Promise<string> | string) => async (w: World) => ({ params: { id: await uid(w) } });
+const inSkill = async (w: World) => {
+  const { personaUid, archetypeUid, skillUid, uid } = await w.skill();
+  return { params: { personaUid, archetypeUid, skillUid }, query: { uid } };
+};
+
+// prettier-ignore
+const TABLE: Row[] = [
+  //                                                                         anonymous owner    other    admin
+  // Operations and sign-in: public.
+  { route: 'GET /health',                                             cells: [200,      200,     200,     200] },
+  { route: 'GET /health/ready',                                       cells: [200,      200,     200,     200] },
+  { route: 'GET /metrics',                                            cells: [200,      200,     200,     200] },
+  { route: 'GET /auth/idp1',                                          cells: [401,      200,     200,     200], credential: 'idp1' },
+  { route: 'GET /auth/idp2',                                          cells: [401,      200,     200,     200], credential: 'idp2' },
+
+  // Personas: their user's, and the admins'.
+  { route: 'GET /personas',                                           cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.owner.personaUid) },
+  { route: 'POST /personas',                                          cells: [401,      201,     201,     201], call: async () => ({ body: { name: `Alt ${next()}` } }) },
+  { route: 'GET /personas/{id}',                                      cells: [401,      200,     404,     200], call: byId((w) => w.owner.personaUid) },
+
+  // Items: catalog data, read by every signed-in user, written by admins.
+  { route: 'GET /items',                                              cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.item()) },
+  { route: 'GET /items/count',                                        cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.item()) },
+  { route: 'POST /items',                                             cells: [401,      403,     403,     201], call: async () => ({ body: { name: `Sword ${next()}` } }) },
+  { route: 'GET /items/{id}',                                         cells: [401,      200,     200,     200], call: byId((w) => w.item()) },
+  { route: 'PUT /items/{id}',                                         cells: [401,      403,     403,     200], call: async (w) => ({ params: { id: await w.item() }, body: { cost: 5 } }) },
+  { route: 'DELETE /items/{id}',                                      cells: [401,      403,     403,     200], call: byId((w) => w.item()) },
+
+  // Sessions: PUBLIC ones are seen by every signed-in user, the others by host, members, invitees and admins;
+  // only the host or an admin changes one. Join answers 403 (not 404) for INVITE_ONLY, as the contract says.
+  { route: 'GET /sessions', variant: 'PUBLIC',                        cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.session('PUBLIC')) },
+  { route: 'GET /sessions', variant: 'INVITE_ONLY',                   cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.session('INVITE_ONLY')) },
+  { route: 'GET /sessions/count', variant: 'PUBLIC',                  cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.session('PUBLIC')) },
+  { route: 'GET /sessions/count', variant: 'INVITE_ONLY',             cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.session('INVITE_ONLY')) },
+  { route: 'POST /sessions',                                          cells: [401,      201,     201,     201], call: async () => ({ body: { numTeams: 2, teamSize: 2 } }) },
+  { route: 'GET /sessions/{id}', variant: 'PUBLIC',                   cells: [401,      200,     200,     200], call: sessionCase('PUBLIC') },
+  { route: 'GET /sessions/{id}', variant: 'INVITE_ONLY',              cells: [401,      200,     404,     200], call: sessionCase('INVITE_ONLY') },
+  { route: 'PUT /sessions/{id}', variant: 'PUBLIC',                   cells: [401,      200,     403,     200], call: async (w) => ({ ...(await sessionCase('PUBLIC')(w)), body: { status: 'IDLE' } }) },
+  { route: 'PUT /sessions/{id}', variant: 'INVITE_ONLY',              cells: [401,      200,     404,     200], call: async (w) => ({ ...(await sessionCase('INVITE_ONLY')(w)), body: { status: 'IDLE' } }) },
+  { route: 'DELETE /sessions/{id}', variant: 'PUBLIC',                cells: [401,      200,     403,     200], call: sessionCase('PUBLIC') },
+  { route: 'DELETE /sessions/{id}', variant: 'INVITE_ONLY',           cells: [401,      200,     404,     200], call: sessionCase('INVITE_ONLY') },
+  { route: 'GET /sessions/{id}/join', variant: 'PUBLIC',              cells: [401,      200,     200,     200], call: sessionCase('PUBLIC') },
+  { route: 'GET /sessions/{id}/join', variant: 'INVITE_ONLY',         cells: [401,      200,     403,     200], call: sessionCase('INVITE_ONLY') },
+  { route: 'GET /sessions/{id}/leave', variant: 'PUBLIC',             cells: [401,      200,     200,     200], call: sessionCase('PUBLIC') },
+  { route: 'GET /sessions/{id}/leave', variant: 'INVITE_ONLY',        cells: [401,      200,     404,     200], call: sessionCase('INVITE_ONLY') },
+  { route: 'DELETE /sessions',                                        cells: [401,      403,     403,     200], last: true },
+
+  // Tickets: their host's and users', and the admins'.
+  { route: 'GET /tickets',                                            cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.ticket()) },
+  { route: 'GET /tickets/count',                                      cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.ticket()) },
+  { route: 'POST /tickets',                                           cells: [401,      201,     201,     201], call: async () => ({ body: { numTeams: 2 } }) },
+  { route: 'GET /tickets/{id}',                                       cells: [401,      200,     404,     200], call: byId((w) => w.ticket()) },
+  { route: 'PUT /tickets/{id}',                                       cells: [401,      200,     404,     200], call: async (w) => ({ params: { id: await w.ticket() }, body: { numTeams: 3 } }) },
+  { route: 'DELETE /tickets/{id}',                                    cells: [401,      200,     404,     200], call: byId((w) => w.ticket()) },
+  { route: 'DELETE /tickets',                                         cells: [401,      403,     403,     200], last: true },
+
+  // Inventories: their persona owner's, and the admins'; changed by transactions only.
+  { route: 'GET /inventories',                                        cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.ownerInventoryRow) },
+  { route: 'GET /inventories/count',                                  cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.ownerInventoryRow) },
+  { route: 'GET /inventories/{id}',                                   cells: [401,      200,     404,     200], call: byId((w) => w.ownerInventoryRow) },
+  { route: 'POST /inventories/transaction', variant: 'gift from the owner\'s persona',
+                                                                      cells: [401,      200,     403,     200], call: async (w) => ({ body: {
+      personaOneUid: w.owner.personaUid, personaTwoUid: w.partner.personaUid, personaOneInventoryItems: [{ itemUid: w.catalogItem, quantity: 1 }] } }) },
+  { route: 'POST /inventories/transaction', variant: 'AWARD',         cells: [401,      403,     403,     200], call: async (w) => ({ body: {
+      type: 'AWARD', personaOneUid: w.owner.personaUid, personaOneInventoryItems: [{ itemUid: w.catalogItem, quantity: 1 }] } }) },
+
+  // Transactions: a PENDING trade from the owner's persona to a third player's; accept and decline are
+  // persona two's (403 to persona one's owner), cancel is persona one's; strangers see nothing (404).
+  { route: 'GET /transactions',                                       cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.pendingTrade()) },
+  { route: 'GET /transactions/count',                                 cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.pendingTrade()) },
+  { route: 'GET /transactions/{id}',                                  cells: [401,      200,     404,     200], call: byId((w) => w.pendingTrade()) },
+  { route: 'POST /transactions/{id}/accept',                          cells: [401,      403,     404,     200], call: byId((w) => w.pendingTrade()) },
+  { route: 'POST /transactions/{id}/decline',                         cells: [401,      403,     404,     200], call: byId((w) => w.pendingTrade()) },
+  { route: 'POST /transactions/{id}/cancel',                          cells: [401,      200,     404,     200], call: byId((w) => w.pendingTrade()) },
+
+  // Skill progress: public reads (optional auth), writes by the persona's owner or an admin (403 to
+  // others: acting for a persona names it on purpose), anonymous writes 401 (ANONYMOUS_WRITES is off).
+  { route: 'GET /personas/{personaUid}/skills',                       cells: ['sees',   'sees',  'sees',  'sees'], call: inSkill },
+  { route: 'GET /personas/{personaUid}/skills/count',                 cells: ['sees',   'sees',  'sees',  'sees'], call: inSkill },
+  { route: 'GET /personas/{personaUid}/archetypes/{archetypeUid}/skills',
+                                                                      cells: ['sees',   'sees',  'sees',  'sees'], call: inSkill },
+  { route: 'GET /personas/{personaUid}/archetypes/{archetypeUid}/skills/count',
+                                                                      cells: ['sees',   'sees',  'sees',  'sees'], call: inSkill },
+  { route: 'GET /personas/{personaUid}/archetypes/{archetypeUid}/skills/{skillUid}',
+                                                                      cells: [200,      200,     200,     200], call: inSkill },
+  { route: 'POST /personas/{personaUid}/archetypes/{archetypeUid}/skills/{skillUid}/progress',
+                                                                      cells: [401,      204,     403,     204], call: async (w) => ({ ...(await inSkill(w)), body: { value: 2 } }) },
+  { route: 'DELETE /personas/{personaUid}/archetypes/{archetypeUid}/skills/{skillUid}',
+                                                                      cells: [401,      200,     403,     200], call: inSkill },
+  { route: 'DELETE /personas/{personaUid}/archetypes/{archetypeUid}/skills',
+                                                                      cells: [401,      200,     403,     200], call: inSkill },
+
+  // Media and text assets: catalog data.
+  { route: 'GET /assets/media',                                       cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.mediaAsset()) },
+  { route: 'GET /assets/media/count',                                 cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.mediaAsset()) },
+  { route: 'POST /assets/media',                                      cells: [401,      403,     403,     201], call: async () => ({ body: mediaBody() }) },
+  { route: 'GET /assets/media/{id}',                                  cells: [401,      200,     200,     200], call: byId((w) => w.mediaAsset()) },
+  { route: 'PUT /assets/media/{id}',                                  cells: [401,      403,     403,     200], call: async (w) => ({ params: { id: await w.mediaAsset() }, body: { name: 'Renamed art' } }) },
+  { route: 'DELETE /assets/media/{id}',                               cells: [401,      403,     403,     204], call: byId((w) => w.mediaAsset()) },
+  { route: 'GET /assets/text',                                        cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.textAsset()) },
+  { route: 'GET /assets/text/count',                                  cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.textAsset()) },
+  { route: 'POST /assets/text',                                       cells: [401,      403,     403,     201], call: async () => ({ body: textBody() }) },
+  { route: 'GET /assets/text/{id}',                                   cells: [401,      200,     200,     200], call: byId((w) => w.textAsset()) },
+  { route: 'GET /assets/text/{id}/resolve',                           cells: [401,      200,     200,     200], call: async (w) => ({ params: { id: await w.textAsset() }, query: { lang: 'pt-BR' } }) },
+  { route: 'PUT /assets/text/{id}',                                   cells: [401,      403,     403,     200], call: async (w) => ({ params: { id: await w.textAsset() }, body: { name: 'Renamed text' } }) },
+  { route: 'DELETE /assets/text/{id}',                                cells: [401,      403,     403,     204], call: byId((w) => w.textAsset()) },
+
+  // Achievements: catalog definitions (create and count take optional auth); unlocks are each user's own,
+  // and GET /achievements/unlocked answers "what have I unlocked", for admins too.
+  { route: 'GET /achievements',                                       cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.achievement()) },
+  { route: 'GET /achievements/count',                                 cells: ['sees',   'sees',  'sees',  'sees'], call: listOf((w) => w.achievement()) },
+  { route: 'POST /achievements',                                      cells: [401,      403,     403,     201], call: async () => ({ body: { name: `Slayer ${next()}` } }) },
+  { route: 'GET /achievements/unlocked',                              cells: [401,      'sees',  'blind', 'blind'], call: listOf((w) => w.ownerUnlock) },
+  { route: 'GET /achievements/{id}',                                  cells: [401,      200,     200,     200], call: byId((w) => w.achievement()) },
+  { route: 'PUT /achievements/{id}',                                  cells: [401,      403,     403,     200], call: async (w) => ({ params: { id: await w.achievement() }, body: { description: 'Harder' } }) },
+  { route: 'DELETE /achievements/{id}',                               cells: [401,      403,     403,     200], call: byId((w) => w.achievement()) },
+  { route: 'GET /achievements/{id}/unlock',                           cells: [401,      200,     200,     200], call: byId((w) => w.achievement()) },
+  { route: 'DELETE /achievements',                                    cells: [401,      403,     403,     200], last: true },
+];
+
+function mediaBody() {
+  return { name: `Art ${next()}`, files: { default: { mimetype: 'image/png', name: 'art.png', uri: 'https://cdn.example.com/art.png' } } };
+}
+
+function textBody() {
+  return { name: `Greeting ${next()}`, text: { default: 'Hello', pt: 'Olá' } };
+}
+
+/** `GET /items/{id}` with `{ id }` → `/items/<id>`; a parameter the call does not give is an error in the table. */
+function pathOf(route: string, params: Record<string, string> = {}): string {
+  const template = route.slice(route.indexOf(' ') + 1);
+  return template.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    if (params[name] === undefined) throw new Error(`${route}: the row gives no value for {${name}}`);
+    return encodeURIComponent(params[name]);
+  });
+}
+
+/** Every operation of the OpenAPI document as `METHOD /path`. */
+function documentedRoutes(document: { paths: Record<string, Record<string, unknown>> }): string[] {
+  return Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+async function startIntrospection(): Promise<Server> {
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const match = /^idp2-(.+)$/.exec(new URLSearchParams(body).get('token') ?? '');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(match ? { active: true, sub: `matrix-${match[1]}` } : { active: false }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+describe('access matrix: every route × anonymous, owner, other user, admin', () => {
+  let api: TestApp;
+  let introspection: Server;
+  let world: World;
+  let routes: string[];
+
+  const ok = async <T = any>(response: Promise<TestResponse<T>>, status = 201): Promise<T> => {
+    const answer = await response;
+    if (answer.status !== status) throw new Error(`fixture failed with ${answer.status}: ${JSON.stringify(answer.body)}`);
+    return answer.body;
+  };
+
+  async function player(subject: string): Promise<Player> {
+    const token = await api.signIn(subject);
+    const [persona] = await ok(api.get('/personas', { token }), 200);
+    return { token, uid: decodeJwt(token).sub!, personaUid: persona.uid };
+  }
+
+  beforeAll(async () => {
+    introspection = await startIntrospection();
+    api = await TestApp.start({
+      IDP2_INTROSPECTION_URL: `http://127.0.0.1:${(introspection.address() as AddressInfo).port}/introspect`,
+      IDP2_CLIENT_ID: 'game-backend',
+      IDP2_CLIENT_SECRET: 'matrix-introspection-secret',
+    });
+    routes = documentedRoutes((await api.get('/docs-json')).body);
+
+    const [owner, other, admin, partner] = await Promise.all(['matrix-owner', 'matrix-other', 'admin', 'matrix-partner'].map(player));
+    const as = (who: Player) => ({ token: who.token });
+    const created = async (path: string, body: unknown, who: Player = admin) => (await ok(api.post(path, body, as(who)))).uid as string;
+    const award = (who: Player, itemUid: string, quantity: number) =>
+      ok(
+        api.post('/inventories/transaction', { type: 'AWARD', personaOneUid: who.personaUid, personaOneInventoryItems: [{ itemUid, quantity }] }, as(admin)),
+        200,
+      );
+
+    const catalogItem = await created('/items', { name: 'Matrix potion' });
+    const awarded = await award(owner, catalogItem, 1_000);
+    await award(partner, catalogItem, 1_000);
+    const ownerInventoryRow = awarded.personaOneInventoryItemsAfter[0].uid as string;
+    const definition = await created('/achievements', { name: 'First blood' });
+    const ownerUnlock = (await ok(api.get(`/achievements/${definition}/unlock`, as(owner)), 200)).uid as string;
+
+    world = {
+      owner,
+      other,
+      admin,
+      partner,
+      catalogItem,
+      ownerInventoryRow,
+      ownerUnlock,
+      item: () => created('/items', { name: `Shield ${next()}` }),
+      mediaAsset: () => created('/assets/media', mediaBody()),
+      textAsset: () => created('/assets/text', textBody()),
+      achievement: () => created('/achievements', { name: `Explorer ${next()}` }),
+      session: (visibility) => created('/sessions', { numTeams: 2, teamSize: 2, visibility }, owner),
+      ticket: () => created('/tickets', { numTeams: 2 }, owner),
+      pendingTrade: async () => {
+        const trade = await ok(
+          api.post(
+            '/inventories/transaction',
+            {
+              personaOneUid: owner.personaUid,
+              personaTwoUid: partner.personaUid,
+              personaOneInventoryItems: [{ itemUid: catalogItem, quantity: 1 }],
+              personaTwoInventoryItems: [{ itemUid: catalogItem, quantity: 1 }],
+            },
+            as(owner),
+          ),
+          200,
+        );
+        if (trade.status !== 'PENDING') throw new Error(`the trade is ${trade.status}, not PENDING`);
+        return trade.uid as string;
+      },
+      skill: async () => {
+        const path = { personaUid: owner.personaUid, archetypeUid: `${ARCHETYPE}-${next()}`, skillUid: 'swordplay' };
+        await ok(api.post(`/personas/${path.personaUid}/archetypes/${path.archetypeUid}/skills/${path.skillUid}/progress`, { value: 1 }, as(owner)), 204);
+        const [progress] = await ok(api.get(`/personas/${path.personaUid}/archetypes/${path.archetypeUid}/skills`), 200);
+        return { ...path, uid: progress.uid as string };
+      },
+    };
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    introspection?.closeAllConnections();
+    await new Promise<void>((resolve) => introspection?.close(() => resolve()));
+  });
+
+  it('has a row for every route of the OpenAPI document, and none for a route it lacks', () => {
+    const classified = new Set(TABLE.map((row) => row.route));
+    expect(routes.filter((route) => !classified.has(route))).toEqual([]);
+    expect([...classified].filter((route) => !routes.includes(route))).toEqual([]);
+    expect(routes.length).toBeGreaterThanOrEqual(70);
+  });
+
+  it('answers every cell as the table says, and a refused request changes nothing', async () => {
+    const credential = async (row: Row, role: Role): Promise<Record<string, string>> => {
+      if (role === 'anonymous') return {};
+      const subject = role === 'admin' ? 'admin' : `matrix-${role}`;
+      switch (row.credential ?? 'jwt') {
+        case 'idp1':
+          return { authorization: `jwt ${await api.providerToken(subject)}` };
+        case 'idp2':
+          return { authorization: `jwt idp2-${role}` };
+        default:
+          return { authorization: `jwt ${world[role].token}` };
+      }
+    };
+
+    const mismatches: string[] = [];
+    let cells = 0;
+    const ordered = [...TABLE.filter((row) => !row.last), ...TABLE.filter((row) => row.last)];
+    for (const row of ordered) {
+      for (const [index, role] of ROLES.entries()) {
+        const expected = row.cells[index];
+        const { params, query, body } = (await row.call?.(world)) ?? {};
+        const url = pathOf(row.route, params) + (query ? `?${new URLSearchParams(query)}` : '');
+        const before: DataChecksum = await dataChecksum(api.database);
+        const response = await api.request(row.route.split(' ')[0], url, { body, headers: await credential(row, role) });
+        cells += 1;
+
+        let got: Cell = response.status;
+        if ((expected === 'sees' || expected === 'blind') && response.status === 200) {
+          const found = Array.isArray(response.body)
+            ? response.body.some((record: { uid?: string }) => record.uid === query?.uid)
+            : response.body.count > 0;
+          got = found ? 'sees' : 'blind';
+        }
+        const label = `${row.route}${row.variant ? ` [${row.variant}]` : ''} as ${role}`;
+        if (got !== expected) mismatches.push(`${label}: expected ${expected}, got ${got} ${JSON.stringify(response.body).slice(0, 200)}`);
+        if (response.status >= 400) {
+          const after = await dataChecksum(api.database);
+          if (JSON.stringify(after) !== JSON.stringify(before)) mismatches.push(`${label}: refused with ${response.status} but changed data`);
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+    expect(cells).toBe(TABLE.length * ROLES.length);
+  }, 120_000);
+});
