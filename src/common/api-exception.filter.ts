@@ -77,10 +77,14 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
         : error.message;
     return body(status, CODE_BY_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.VALIDATION_FAILED), message);
   }
-  if (error instanceof QueryFailedError) {
-    const sqlState = (error.driverError as { code?: string } | undefined)?.code ?? '';
+  // A query's error comes wrapped by TypeORM; one raised outside a query (BEGIN, COMMIT, a connection
+  // PostgreSQL terminates while shutting down) arrives as pg's own DatabaseError: both carry SQLSTATE.
+  const sqlState = sqlStateOf(error);
+  if (sqlState) {
     if (DATABASE_ERRORS[sqlState]) return body(...DATABASE_ERRORS[sqlState]);
-    if (sqlState.startsWith('08')) return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable');
+    if (sqlState.startsWith('08') || sqlState.startsWith('57P')) {
+      return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable');
+    }
   }
   // The connection died mid-transaction: TypeORM released it, and the transaction's next statement says so.
   if (error instanceof QueryRunnerAlreadyReleasedError) {
@@ -96,6 +100,14 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
   }
   logger.error({ err: error, requestId }, 'unexpected error');
   return body(500, ErrorCode.INTERNAL_ERROR, 'unexpected error: quote the request id when reporting it');
+}
+
+function sqlStateOf(error: unknown): string | undefined {
+  const source = error instanceof QueryFailedError ? error.driverError : error;
+  const { code, severity } = (source ?? {}) as { code?: unknown; severity?: unknown };
+  // pg's DatabaseError has a severity; Node's own errors (ECONNRESET…) have codes that are not SQLSTATEs.
+  const isDatabaseError = error instanceof QueryFailedError || typeof severity === 'string';
+  return isDatabaseError && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
 @Catch()

@@ -1,0 +1,34 @@
+import pg from 'pg';
+import { QueryFailedError } from 'typeorm';
+import { toErrorBody } from './api-exception.filter.js';
+
+function databaseError(code: string, message: string): pg.DatabaseError {
+  const error = new pg.DatabaseError(message, message.length, 'error');
+  error.code = code;
+  error.severity = 'FATAL';
+  return error;
+}
+
+describe('database errors reaching the error filter', () => {
+  it('map a shutting-down server to 503 whether or not TypeORM wrapped the error', () => {
+    const raw = databaseError('57P01', 'terminating connection due to administrator command');
+    expect(toErrorBody(raw, 'r1')).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+    const wrapped = new QueryFailedError('COMMIT', [], raw);
+    expect(toErrorBody(wrapped, 'r2')).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+  });
+
+  it('map constraint violations to 409 and bad values to 400', () => {
+    expect(toErrorBody(new QueryFailedError('INSERT', [], databaseError('23505', 'duplicate key')), 'r')).toMatchObject({
+      status: 409,
+      code: 'DUPLICATE',
+    });
+    expect(toErrorBody(databaseError('22P02', 'invalid input syntax'), 'r')).toMatchObject({ status: 400 });
+  });
+
+  it('do not take a Node error code for a SQLSTATE', () => {
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(toErrorBody(reset, 'r')).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+    const other = Object.assign(new Error('something odd'), { code: '12345' });
+    expect(toErrorBody(other, 'r')).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
+  });
+});
