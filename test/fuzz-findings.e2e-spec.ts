@@ -68,4 +68,23 @@ describe('findings of the fuzzer', () => {
       expectErrorBody(response, 400, 'VALIDATION_FAILED');
     }
   });
+
+  it('refuses a list of nested records holding a list, where [[]] passed validation (500, or stored as it was)', async () => {
+    const before = await dataChecksum(api.database);
+    const refusals = [
+      await api.post(
+        '/inventories/transaction',
+        { type: 'AWARD', personaOneUid: owner.personaUid, personaOneInventoryItems: [[]] },
+        { token: admin },
+      ),
+      await api.post('/sessions', { numTeams: 1, teamSize: 1, teams: [[]] }, { token: owner.token }),
+      await api.post('/tickets', { numTeams: 2, criteria: [[{ name: 'skill' }]], statistics: [[]] }, { token: owner.token }),
+      await api.post('/items', { name: 'Odd sword', stats: [[]] }, { token: admin }),
+    ];
+    for (const response of refusals) {
+      expectErrorBody(response, 400, 'VALIDATION_FAILED');
+      expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ message: 'must be a list of objects' })]));
+    }
+    expect(await dataChecksum(api.database)).toEqual(before);
+  });
 });

@@ -1,4 +1,5 @@
-import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { IsObject, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
 
 /**
  * May be left out, but not sent as null: for fields that always have a value. (`@IsOptional()` lets
@@ -22,3 +23,12 @@ export function IsPrimitiveValue(options?: ValidationOptions): PropertyDecorator
       },
     });
 }
+
+/**
+ * Every element is an object, validated as the nested DTO (`@Type()` names it). `@ValidateNested({ each:
+ * true })` alone lets an array element through: it validates the inner array's elements instead, so
+ * `[[]]` passed and reached the services as an "item" without fields (a 500, or a stored `[[]]`).
+ */
+export const EachNested = () =>
+  applyDecorators(IsObject({ each: true, message: '$property must be a list of objects' }), ValidateNested({ each: true }));
+

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsNumber, IsOptional, IsString, IsUUID, Length, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsNumber, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
 import { RecordBodyDto } from '../../common/record.dto.js';
-import { IsOmittable } from '../../common/validators.js';
+import { EachNested, IsOmittable } from '../../common/validators.js';
 import { StatDto } from './stat.dto.js';
 
 export class CreateItemDto extends RecordBodyDto {
@@ -30,7 +30,7 @@ export class CreateItemDto extends RecordBodyDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
+  @EachNested()
   @Type(() => StatDto)
   stats?: StatDto[];
 

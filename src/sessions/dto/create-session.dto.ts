@@ -11,10 +11,9 @@ import {
   Length,
   Max,
   Min,
-  ValidateNested,
 } from 'class-validator';
 import { RecordBodyDto } from '../../common/record.dto.js';
-import { IsOmittable } from '../../common/validators.js';
+import { EachNested, IsOmittable } from '../../common/validators.js';
 import { SESSION_STATUSES, SESSION_VISIBILITIES, type SessionStatus, type SessionVisibility } from '../session.entity.js';
 
 export class TeamDto {
@@ -78,7 +77,7 @@ export class CreateSessionDto extends RecordBodyDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
+  @EachNested()
   @Type(() => TeamDto)
   teams?: TeamDto[];
 

@@ -12,10 +12,9 @@ import {
   Max,
   Min,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { RecordBodyDto } from '../../common/record.dto.js';
-import { IsOmittable, IsPrimitiveValue } from '../../common/validators.js';
+import { EachNested, IsOmittable, IsPrimitiveValue } from '../../common/validators.js';
 import type { Primitive } from '../ticket.entity.js';
 
 /** Statuses a client may set; MATCH_FOUND belongs to the matchmaker. */
@@ -90,7 +89,7 @@ export class CreateTicketDto extends RecordBodyDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
+  @EachNested()
   @Type(() => CriterionDto)
   criteria?: CriterionDto[];
 
@@ -99,7 +98,7 @@ export class CreateTicketDto extends RecordBodyDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
+  @EachNested()
   @Type(() => StatisticDto)
   statistics?: StatisticDto[];
 

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsUUID, Max, Min, ValidateNested } from 'class-validator';
-import { IsOmittable } from '../../common/validators.js';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { EachNested, IsOmittable } from '../../common/validators.js';
 import { TRANSACTION_TYPES, type TransactionType } from '../inventory-plan.js';
 
 export class ItemQuantityDto {
@@ -43,7 +43,7 @@ export class CreateTransactionDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
+  @EachNested()
   @Type(() => ItemQuantityDto)
   personaOneInventoryItems?: ItemQuantityDto[];
 
@@ -51,7 +51,7 @@ export class CreateTransactionDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
+  @EachNested()
   @Type(() => ItemQuantityDto)
   personaTwoInventoryItems?: ItemQuantityDto[];
 }
