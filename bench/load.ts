@@ -1,0 +1,97 @@
+/**
+ * The load generator: a process of its own (forked by bench/run.ts), so that the load's CPU is never
+ * the measured server's. It takes jobs over IPC, runs autocannon on each and answers with the figures.
+ *
+ * Each connection gets a fixed share of the job's requests (request i goes to connection i mod n), so
+ * that requests that must not overlap (gifts of disjoint pairs) never run at the same time on two
+ * connections, and reads rotate over many ids. Latencies are kept exactly (autocannon's own histogram
+ * rounds to whole milliseconds).
+ */
+import autocannon, { type Request } from 'autocannon';
+
+export interface LoadJob {
+  id: number;
+  url: string;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+  /** A fixed number of requests instead (every response awaited: for exact checks of writes). */
+  amount?: number;
+  /** With `amount`: give up after this many seconds (a stalled server must not hang the run). */
+  maxSeconds?: number;
+  requests: Request[];
+}
+
+export interface LoadResult {
+  id: number;
+  seconds: number;
+  responses: number;
+  requestsPerSecond: number;
+  /** Milliseconds, over 2xx responses (as autocannon reports them). */
+  latency: { p50: number; p99: number; mean: number; max: number };
+  /** Connection errors and timeouts. */
+  errors: number;
+  statusCounts: Record<string, number>;
+}
+
+function percentile(sorted: Float64Array, fraction: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
+}
+
+async function run(job: LoadJob): Promise<LoadResult> {
+  const shares: Request[][] = Array.from({ length: job.connections }, () => []);
+  if (job.requests.length >= job.connections) {
+    job.requests.forEach((request, index) => shares[index % job.connections].push(request));
+  } else {
+    shares.forEach((share, index) => share.push(job.requests[index % job.requests.length]));
+  }
+  let nextShare = 0;
+  const latencies: number[] = [];
+  const statusCounts: Record<string, number> = {};
+  let responses = 0;
+
+  const started = process.hrtime.bigint();
+  const instance = autocannon({
+    url: job.url,
+    connections: job.connections,
+    duration: job.duration,
+    amount: job.amount,
+    timeout: 30,
+    requests: shares[0],
+    setupClient: (client) => client.setRequests(shares[nextShare++ % shares.length]),
+  });
+  const limit = job.amount && job.maxSeconds ? setTimeout(() => instance.stop(), job.maxSeconds * 1000) : undefined;
+  instance.on('response', (_client, statusCode, _bytes, milliseconds) => {
+    responses++;
+    statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
+    if (statusCode >= 200 && statusCode < 300) latencies.push(milliseconds);
+  });
+  const result = await instance;
+  clearTimeout(limit);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    id: job.id,
+    seconds,
+    responses,
+    requestsPerSecond: responses / seconds,
+    latency: {
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      mean: latencies.length ? latencies.reduce((sum, value) => sum + value, 0) / latencies.length : NaN,
+      max: sorted.length ? sorted[sorted.length - 1] : NaN,
+    },
+    errors: result.errors,
+    statusCounts,
+  };
+}
+
+process.on('message', (job: LoadJob) => {
+  run(job).then(
+    (result) => process.send!({ ok: true, result }),
+    (error: unknown) => process.send!({ ok: false, id: job.id, message: String(error) }),
+  );
+});
+process.send!({ ready: true });

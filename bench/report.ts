@@ -1,0 +1,186 @@
+/**
+ * Figures of the rounds, summed up: medians per scenario and target, the table printed on stdout and
+ * written to the README, and the goals of issue 6 (reported, never asserted).
+ */
+import type { LoadResult } from './load.js';
+
+export type TargetName = 'service' | 'baseline';
+
+export interface Round {
+  target: TargetName;
+  /** 0 for the warm-up. */
+  round: number;
+  load: LoadResult;
+  /** Highest VmRSS of the target seen during the round (MiB). */
+  rssMb: number;
+  /** CPU time of the target process (all threads) per response, in milliseconds. */
+  cpuMsPerRequest: number;
+  /** CPU time of PostgreSQL (postmaster and backends) per response, in milliseconds. */
+  databaseCpuMsPerRequest: number;
+}
+
+export interface Summary {
+  rounds: number;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  cpuMsPerRequest: number;
+  databaseCpuMsPerRequest: number;
+  /** Connection errors and timeouts, all measured rounds. */
+  errors: number;
+  /** Responses by status other than 2xx, all measured rounds. */
+  non2xx: Record<string, number>;
+  peakRssMb: number;
+  /** requests/s of each measured round, to show the spread. */
+  requestsPerSecondByRound: number[];
+}
+
+export interface ScenarioReport {
+  id: string;
+  title: string;
+  service: Summary;
+  baseline?: Summary;
+  /** Median requests/s of the service over the baseline's. */
+  ratio?: number;
+  check?: { ok: boolean; summary: string; details: Record<string, unknown> };
+  /** Every round as measured, warm-ups (round 0) included. */
+  rounds: Array<{
+    target: TargetName;
+    round: number;
+    seconds: number;
+    responses: number;
+    requestsPerSecond: number;
+    p50: number;
+    p99: number;
+    cpuMsPerRequest: number;
+    databaseCpuMsPerRequest: number;
+    rssMb: number;
+    statusCounts: Record<string, number>;
+  }>;
+}
+
+export function roundFigures(rounds: Round[]): ScenarioReport['rounds'] {
+  const round3 = (value: number) => Math.round(value * 1000) / 1000;
+  return rounds.map(({ target, round, load, rssMb, cpuMsPerRequest, databaseCpuMsPerRequest }) => ({
+    target,
+    round,
+    seconds: round3(load.seconds),
+    responses: load.responses,
+    requestsPerSecond: Math.round(load.requestsPerSecond),
+    p50: round3(load.latency.p50),
+    p99: round3(load.latency.p99),
+    cpuMsPerRequest: round3(cpuMsPerRequest),
+    databaseCpuMsPerRequest: round3(databaseCpuMsPerRequest),
+    rssMb: Math.round(rssMb),
+    statusCounts: load.statusCounts,
+  }));
+}
+
+export function median(values: number[]): number {
+  // NaN (no 2xx response in a round) arrives as null through IPC.
+  const sorted = values.filter((value) => typeof value === 'number' && !Number.isNaN(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export function summarise(rounds: Round[]): Summary {
+  const measured = rounds.filter((round) => round.round > 0);
+  const non2xx: Record<string, number> = {};
+  for (const { load } of measured) {
+    for (const [status, count] of Object.entries(load.statusCounts)) {
+      if (!status.startsWith('2')) non2xx[status] = (non2xx[status] ?? 0) + count;
+    }
+  }
+  return {
+    rounds: measured.length,
+    requestsPerSecond: median(measured.map((round) => round.load.requestsPerSecond)),
+    p50: median(measured.map((round) => round.load.latency.p50)),
+    p99: median(measured.map((round) => round.load.latency.p99)),
+    cpuMsPerRequest: median(measured.map((round) => round.cpuMsPerRequest)),
+    databaseCpuMsPerRequest: median(measured.map((round) => round.databaseCpuMsPerRequest)),
+    errors: measured.reduce((sum, round) => sum + round.load.errors, 0),
+    non2xx,
+    peakRssMb: Math.max(...rounds.map((round) => round.rssMb)),
+    requestsPerSecondByRound: measured.map((round) => Math.round(round.load.requestsPerSecond)),
+  };
+}
+
+const fixed = (value: number | null | undefined, digits: number) =>
+  typeof value === 'number' && !Number.isNaN(value) ? value.toFixed(digits) : 'n/a';
+
+function statuses(non2xx: Record<string, number>): string {
+  const entries = Object.entries(non2xx);
+  return entries.length === 0 ? '0' : entries.map(([status, count]) => `${count}×${status}`).join(' ');
+}
+
+/** The table as Markdown, readable on a terminal and pasted as is into the README. */
+export function table(reports: ScenarioReport[]): string {
+  const header = ['Scenario', 'Server', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'DB CPU ms/req', 'errors', 'non-2xx', 'peak RSS MB', 'service/baseline'];
+  const rows: string[][] = [];
+  for (const report of reports) {
+    const row = (target: TargetName, summary: Summary, ratio: string) => [
+      target === 'service' ? report.title : '',
+      target,
+      fixed(summary.requestsPerSecond, 0),
+      fixed(summary.p50, 1),
+      fixed(summary.p99, 1),
+      fixed(summary.cpuMsPerRequest, 2),
+      fixed(summary.databaseCpuMsPerRequest, 2),
+      String(summary.errors),
+      statuses(summary.non2xx),
+      fixed(summary.peakRssMb, 0),
+      ratio,
+    ];
+    rows.push(row('service', report.service, report.ratio === undefined ? '' : fixed(report.ratio, 2)));
+    if (report.baseline) rows.push(row('baseline', report.baseline, ''));
+  }
+  const widths = header.map((name, column) => Math.max(name.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
+  return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+export interface Goal {
+  goal: string;
+  met: boolean;
+  figure: string;
+}
+
+export function goals(reports: ScenarioReport[], connections: number, serviceRssPeakMb: number): Goal[] {
+  const byId = new Map(reports.map((report) => [report.id, report]));
+  const result: Goal[] = [];
+  const ratioGoal = (id: string, label: string, minimum: number) => {
+    const report = byId.get(id);
+    if (report?.ratio === undefined) return;
+    result.push({
+      goal: `${label} at >= ${minimum} of the baseline's requests/s`,
+      met: report.ratio >= minimum,
+      figure: `${report.ratio.toFixed(2)} (${Math.round(report.service.requestsPerSecond)} vs ${Math.round(report.baseline!.requestsPerSecond)} req/s)`,
+    });
+  };
+  ratioGoal('items-by-id', 'GET /items/{id}', 0.8);
+  ratioGoal('items-list', 'GET /items?limit=100', 0.7);
+
+  const slow = reports.filter((report) => !(report.service.p99 < 50));
+  result.push({
+    goal: `service p99 under 50 ms at ${connections} connections${connections === 32 ? '' : ' (the goal is stated for 32)'}`,
+    met: slow.length === 0,
+    figure:
+      slow.length === 0
+        ? `highest ${Math.max(...reports.map((report) => report.service.p99)).toFixed(1)} ms`
+        : slow.map((report) => `${report.title}: ${report.service.p99.toFixed(1)} ms`).join('; '),
+  });
+
+  const serverErrors = reports.flatMap((report) =>
+    Object.entries(report.service.non2xx)
+      .filter(([status]) => status.startsWith('5'))
+      .map(([status, count]) => `${report.title}: ${count}×${status}`),
+  );
+  result.push({ goal: 'no 5xx from the service', met: serverErrors.length === 0, figure: serverErrors.join('; ') || 'none' });
+  result.push({
+    goal: 'service RSS under 250 MB',
+    met: serviceRssPeakMb < 250,
+    figure: `peak ${serviceRssPeakMb.toFixed(0)} MB (VmHWM)`,
+  });
+  return result;
+}

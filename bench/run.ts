@@ -1,0 +1,580 @@
+/**
+ * `npm run bench`: how close the service comes to what Node.js and PostgreSQL can do on this machine.
+ *
+ * One run: an embedded PostgreSQL of its own (.data/bench/postgres, a fresh `bench` database each
+ * time), migrated by starting the built service once, seeded with SQL (bench/seed.ts); the built
+ * service in production mode and the baseline (bench/baseline.ts: Fastify + pg, no Nest, no ORM) as
+ * processes of their own; autocannon in a third process (bench/load.ts). Each scenario gets a warm-up,
+ * then service and baseline rounds alternate, so that drift of the shared machine hits both; the
+ * table shows medians. Results go to stdout and bench/results/<timestamp>.json.
+ *
+ *   npm run bench                       full run (a few minutes)
+ *   npm run bench -- --quick            smoke check (under 90 s with the build): 1 s rounds, no info-log run
+ *   --connections 32 --duration 5 --rounds 3 --warmup 3
+ *   --only items-by-id,items-list       scenarios: items-by-id, items-list, items-count, auth-idp1,
+ *                                       items-create, gifts, trades, progress, items-by-id-info
+ *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
+ *                                       read them with bench/profile-summary.ts)
+ *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
+ *   --node-options=--max-semi-space-size=32   NODE_OPTIONS of the service process
+ */
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Request } from 'autocannon';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
+import {
+  cpuMillisecondsOf,
+  freePort,
+  launch,
+  LoadGenerator,
+  type ManagedProcess,
+  memoryOf,
+  postgresCpuMilliseconds,
+  sampleMemory,
+  waitUntilReady,
+} from './processes.js';
+import { goals, type Round, roundFigures, type ScenarioReport, type Summary, summarise, table, type TargetName } from './report.js';
+import { checkLedger, seed, type SeedData } from './seed.js';
+import { type LocalProvider, signAccessToken, startLocalProvider } from './tokens.js';
+
+const { values: argv } = parseArgs({
+  options: {
+    connections: { type: 'string', default: '32' },
+    duration: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    'skip-info-log': { type: 'boolean', default: false },
+    'node-options': { type: 'string' },
+  },
+});
+
+function positive(name: string, text: string, minimum = 1): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < minimum) throw new Error(`--${name} must be an integer >= ${minimum}, got ${text}`);
+  return value;
+}
+
+const options = {
+  connections: positive('connections', argv.connections!),
+  duration: positive('duration', argv.duration ?? (argv.quick ? '1' : '5')),
+  rounds: positive('rounds', argv.rounds!, 3),
+  warmup: positive('warmup', argv.warmup ?? (argv.quick ? '1' : '3')),
+  quick: argv.quick!,
+  only: argv.only?.split(',').map((id) => id.trim()),
+  profile: argv.profile!,
+  infoLog: !argv.quick && !argv['skip-info-log'],
+  /** NODE_OPTIONS of the service process, to try runtime settings (e.g. --max-semi-space-size=32). */
+  nodeOptions: argv['node-options'],
+};
+
+const root = process.cwd();
+const benchDir = join(root, '.data', 'bench');
+const distCopy = join(benchDir, 'dist');
+const resultsDir = join(root, 'bench', 'results');
+const profileDir = join(benchDir, 'profiles');
+const JWT = { secret: randomBytes(32).toString('base64url'), issuer: 'game-backend', audience: 'game-backend' };
+
+const cleanups: Array<() => Promise<void> | void> = [];
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()!();
+    } catch (error) {
+      console.error('clean-up:', error);
+    }
+  }
+}
+process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
+
+const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+interface Target {
+  name: TargetName;
+  url: string;
+  server: ManagedProcess;
+}
+
+interface Scenario {
+  id: string;
+  title: string;
+  withBaseline: boolean;
+  /** The service's LOG_LEVEL for this scenario (warn unless said). */
+  logLevel?: 'info';
+  requests: Request[];
+  /**
+   * An exact check of a write scenario. The timed rounds stop with requests in flight, whose effect
+   * lands but whose answer is never counted; so after them a verification run sends a fixed number of
+   * requests, awaits every answer, and `check` compares the state with the 2xx answers of that run
+   * (`since`: the database's clock when it started).
+   */
+  verify?: {
+    reset?: () => Promise<void>;
+    check: (successes: number, since: Date) => Promise<Check>;
+  };
+}
+
+type Check = NonNullable<ScenarioReport['check']>;
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadAverageAtStart = os.loadavg().map((value) => Number(value.toFixed(2)));
+  if (!existsSync(join(root, 'dist', 'src', 'main.js'))) throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
+  mkdirSync(benchDir, { recursive: true });
+  mkdirSync(resultsDir, { recursive: true });
+  // A private copy of the build: another `nest build` (the test suite makes one) empties dist/ while
+  // it compiles, which would break a service started meanwhile. Modules still resolve from the
+  // project's node_modules, two folders up.
+  rmSync(distCopy, { recursive: true, force: true });
+  if (options.profile) rmSync(profileDir, { recursive: true, force: true });
+  cpSync(join(root, 'dist'), distCopy, { recursive: true });
+
+  log('starting PostgreSQL');
+  const database = await startEmbeddedPostgres({ directory: join(benchDir, 'postgres'), database: 'postgres' });
+  cleanups.push(() => database.stop());
+  const admin = new pg.Pool({ connectionString: database.adminUrl, max: 2 });
+  await admin.query('DROP DATABASE IF EXISTS bench WITH (FORCE)');
+  await admin.query('CREATE DATABASE bench');
+  await admin.end();
+  const databaseUrl = database.adminUrl.replace(/\/postgres$/, '/bench');
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  pool.on('error', (error) => log(`bench database pool: ${error.message}`));
+  cleanups.push(() => pool.end());
+  const postgresVersion = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
+  const postmasterPid = Number(readFileSync(join(benchDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+  const provider = await startLocalProvider();
+  cleanups.push(() => provider.close());
+
+  let service = await startService(databaseUrl, provider, 'warn'); // runs the migrations
+  log('seeding');
+  const data = await seed(pool);
+  const tokens = await mintTokens(data, provider);
+  const baseline = await startBaseline(databaseUrl);
+  const load = await LoadGenerator.start(join(root, 'bench', 'load.ts'), root);
+  cleanups.push(() => load.stop());
+
+  await compareAnswers(service, baseline, data, tokens.players[0]);
+
+  const defined = defineScenarios(data, tokens, pool);
+  const unknown = options.only?.filter((id) => !defined.some((scenario) => scenario.id === id)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${defined.map((scenario) => scenario.id).join(', ')}`);
+  const scenarios = defined.filter((scenario) => !options.only || options.only.includes(scenario.id));
+  const reports: ScenarioReport[] = [];
+  let serviceRssPeakMb = 0;
+  for (const scenario of scenarios) {
+    const logLevel = scenario.logLevel ?? 'warn';
+    if (service.logLevel !== logLevel) {
+      serviceRssPeakMb = Math.max(serviceRssPeakMb, memoryOf(service.server.pid).peak);
+      await service.server.stop();
+      service = await startService(databaseUrl, provider, logLevel);
+    }
+    log(`${scenario.title}${options.only ? '' : ` (${scenarios.indexOf(scenario) + 1}/${scenarios.length})`}`);
+    const report = await runScenario(scenario, service, baseline, load, pool, postmasterPid);
+    reports.push(report);
+    const brief = (summary: Summary) =>
+      `${Math.round(summary.requestsPerSecond)} req/s, p99 ${summary.p99?.toFixed(1)} ms, ` +
+      `${summary.cpuMsPerRequest?.toFixed(2)} CPU ms/req (DB ${summary.databaseCpuMsPerRequest?.toFixed(2)})`;
+    log(`  service ${brief(report.service)}${report.baseline ? `; baseline ${brief(report.baseline)}` : ''}${report.check ? `; ${report.check.ok ? 'OK' : 'FAIL'}` : ''}`);
+  }
+  serviceRssPeakMb = Math.max(serviceRssPeakMb, memoryOf(service.server.pid).peak);
+  const baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
+
+  const output = table(reports);
+  const goalResults = goals(reports, options.connections, serviceRssPeakMb);
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: postgresVersion,
+    // Other work on the machine shows here (2 cores: a load above 2 means the run shared them).
+    loadAverageAtStart,
+    loadAverageAtEnd: os.loadavg().map((value) => Number(value.toFixed(2))),
+  };
+  console.log(
+    `\nGame backend benchmark, ${startedAt.toISOString()}: ${machine.cpus} cores (${machine.cpuModel}), Node ${machine.node}, ` +
+      `PostgreSQL ${machine.postgres} (embedded), ${options.connections} connections, ${options.rounds} rounds of ${options.duration} s ` +
+      `per server after a ${options.warmup} s warm-up; medians. Service request logging is off (LOG_LEVEL=warn) ` +
+      `except where a row says LOG_LEVEL=info${options.profile ? '; both servers ran under --cpu-prof' : ''}` +
+      `${options.nodeOptions ? `; service NODE_OPTIONS=${options.nodeOptions}` : ''}. Load average ` +
+      `${machine.loadAverageAtStart[0]} at the start, ${machine.loadAverageAtEnd[0]} at the end.\n`,
+  );
+  console.log(output);
+  console.log('');
+  for (const report of reports.filter((entry) => entry.check)) {
+    console.log(`${report.check!.ok ? 'OK  ' : 'FAIL'} ${report.title}: ${report.check!.summary}`);
+  }
+  console.log('');
+  for (const goal of goalResults) console.log(`${goal.met ? 'PASS' : 'MISS'} ${goal.goal}: ${goal.figure}`);
+  console.log(`\nservice peak RSS ${serviceRssPeakMb.toFixed(0)} MB, baseline ${baselineRssPeakMb.toFixed(0)} MB (VmHWM)`);
+
+  const file = join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        machine,
+        options,
+        notes: [
+          'Service request logging is off at LOG_LEVEL=warn (one JSON line per request at info).',
+          'req/s counts all responses; latencies are over 2xx responses; CPU ms/req is the server process\'s user+system time per ' +
+            'response, DB CPU ms/req that of PostgreSQL (all its processes).',
+        ],
+        scenarios: reports,
+        serviceRssPeakMb,
+        baselineRssPeakMb,
+        goals: goalResults,
+        table: output,
+      },
+      null,
+      2,
+    ),
+  );
+  console.log(`results: ${relative(root, file)}`);
+  if (options.profile) {
+    console.log(`CPU profiles of the service and the baseline: ${relative(root, profileDir)} (read with: npx tsx bench/profile-summary.ts <file>)`);
+  }
+  if (reports.some((report) => report.check && !report.check.ok)) process.exitCode = 1;
+}
+
+interface RunningService extends Target {
+  logLevel: string;
+}
+
+async function startService(
+  databaseUrl: string,
+  provider: LocalProvider,
+  logLevel: 'warn' | 'info',
+): Promise<RunningService> {
+  const port = await freePort();
+  log(`starting the service (LOG_LEVEL=${logLevel})`);
+  const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'service')}`] : [];
+  const server = launch('service', [...profiling, join(distCopy, 'src', 'main.js')], {
+    // Not the project folder: main.ts would read a developer's .env from there.
+    cwd: benchDir,
+    logFile: join(benchDir, 'service.log'),
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: benchDir,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: JWT.secret,
+      JWT_ISSUER: JWT.issuer,
+      JWT_AUDIENCE: JWT.audience,
+      IDP1_JWKS_URL: provider.jwksUrl,
+      IDP1_ISSUER: provider.issuer,
+      LOG_LEVEL: logLevel,
+      MATCHMAKER_ENABLED: 'false',
+      // A load test from one address is exactly what a rate limiter is there to stop.
+      RATE_LIMIT_ENABLED: 'false',
+      ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}),
+    },
+  });
+  cleanups.push(() => server.stop());
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilReady(server, `${url}/health/ready`);
+  return { name: 'service', url, server, logLevel };
+}
+
+async function startBaseline(databaseUrl: string): Promise<Target> {
+  const port = await freePort();
+  log('starting the baseline');
+  const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'baseline')}`] : [];
+  const server = launch('baseline', [...profiling, '--import', 'tsx', join(root, 'bench', 'baseline.ts')], {
+    cwd: root,
+    logFile: join(benchDir, 'baseline.log'),
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: JWT.secret,
+      JWT_ISSUER: JWT.issuer,
+      JWT_AUDIENCE: JWT.audience,
+    },
+  });
+  cleanups.push(() => server.stop());
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilReady(server, `${url}/health`);
+  return { name: 'baseline', url, server };
+}
+
+interface Tokens {
+  admin: string;
+  players: string[];
+  byUserUid: Map<string, string>;
+  provider: string[];
+}
+
+async function mintTokens(data: SeedData, provider: LocalProvider): Promise<Tokens> {
+  const byUserUid = new Map<string, string>();
+  for (const user of [...data.players, ...data.traders, data.skillOwner]) byUserUid.set(user.uid, await signAccessToken(JWT, user.uid));
+  return {
+    admin: await signAccessToken(JWT, data.admin.uid, true),
+    players: data.players.map((player) => byUserUid.get(player.uid)!),
+    byUserUid,
+    // idp1 tokens of the seeded players: their sign-ins find the user (no account is created).
+    provider: await Promise.all(data.players.map((player) => provider.issueToken(player.subject))),
+  };
+}
+
+/** The baseline is only a reference if it answers what the service answers: byte for byte. */
+async function compareAnswers(service: Target, baseline: Target, data: SeedData, token: string): Promise<void> {
+  const paths = [...data.itemUids.slice(0, 5).map((uid) => `/items/${uid}`), '/items?limit=100', '/items/count'];
+  for (const path of paths) {
+    const [ours, theirs] = await Promise.all(
+      [service, baseline].map((target) => fetch(`${target.url}${path}`, { headers: { authorization: `jwt ${token}` } })),
+    );
+    const [oursText, theirsText] = await Promise.all([ours.text(), theirs.text()]);
+    if (ours.status !== 200 || oursText !== theirsText || ours.headers.get('etag') !== theirs.headers.get('etag')) {
+      throw new Error(
+        `the service and the baseline answer GET ${path} differently; update bench/baseline.ts to match the service\n` +
+          `service  ${ours.status} ETag ${ours.headers.get('etag')}: ${oursText.slice(0, 400)}\n` +
+          `baseline ${theirs.status} ETag ${theirs.headers.get('etag')}: ${theirsText.slice(0, 400)}`,
+      );
+    }
+  }
+  log(`the service and the baseline answer ${paths.length} requests identically`);
+}
+
+function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenario[] {
+  const authorization = (token: string) => ({ authorization: `jwt ${token}` });
+  const json = (token: string) => ({ ...authorization(token), 'content-type': 'application/json' });
+  const [traderA, traderB] = data.traders.map((trader) => trader.personaUids[0]);
+  const [silver, copper] = data.tradeGoods;
+  const skillPersona = data.skillOwner.personaUids[0];
+  const skillPath = `/personas/${skillPersona}/archetypes/warrior/skills/swordplay`;
+
+  const readItems: Request[] = data.itemUids.map((uid, index) => ({
+    method: 'GET',
+    path: `/items/${uid}`,
+    headers: authorization(tokens.players[index % tokens.players.length]),
+  }));
+  const countCompleted = async (personaUids: string[], since: Date) =>
+    (
+      await pool.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM transactions
+         WHERE type = 'TRADE' AND status = 'COMPLETED' AND "personaOneUid" = ANY($1::uuid[]) AND "dateCreated" >= $2`,
+        [personaUids, since],
+      )
+    ).rows[0].count;
+  const ledgerCheck = async (label: string, successes: number, since: Date, personaUids: string[]): Promise<Check> => {
+    const completed = await countCompleted(personaUids, since);
+    const ledger = await checkLedger(pool);
+    const ok = completed === successes && ledger.itemMismatches === 0 && ledger.holdingMismatches === 0 && ledger.negativeQuantities === 0;
+    return {
+      ok,
+      summary:
+        `verification run: ${completed} ${label} COMPLETED for ${successes} 2xx answers; after all rounds, ledger invariant ` +
+        `violations: ${ledger.itemMismatches} items, ${ledger.holdingMismatches} holdings; negative quantities: ${ledger.negativeQuantities}`,
+      details: { completed, successes, ...ledger },
+    };
+  };
+
+  const scenarios: Scenario[] = [
+    { id: 'items-by-id', title: 'GET /items/{id}', withBaseline: true, requests: readItems },
+    {
+      id: 'items-list',
+      title: 'GET /items?limit=100',
+      withBaseline: true,
+      requests: tokens.players.map((token) => ({ method: 'GET', path: '/items?limit=100', headers: authorization(token) })),
+    },
+    {
+      id: 'items-count',
+      title: 'GET /items/count',
+      withBaseline: true,
+      requests: tokens.players.map((token) => ({ method: 'GET', path: '/items/count', headers: authorization(token) })),
+    },
+    {
+      id: 'auth-idp1',
+      title: 'GET /auth/idp1',
+      withBaseline: false,
+      requests: tokens.provider.map((token) => ({ method: 'GET', path: '/auth/idp1', headers: authorization(token) })),
+    },
+    {
+      id: 'items-create',
+      title: 'POST /items (admin)',
+      withBaseline: false,
+      requests: Array.from({ length: 200 }, (_, index) => ({
+        method: 'POST',
+        path: '/items',
+        headers: json(tokens.admin),
+        body: JSON.stringify({
+          name: `Bench blade ${index}`,
+          description: 'Forged under load.',
+          cost: 100 + index,
+          stats: [
+            { name: 'damage', value: index % 50 },
+            { name: 'rarity', value: 'common' },
+            { name: 'twoHanded', value: index % 2 === 0 },
+          ],
+        }),
+      })),
+    },
+    {
+      id: 'gifts',
+      title: `Gifts, ${data.giftPairs.length} disjoint pairs`,
+      withBaseline: false,
+      requests: data.giftPairs.map((pair) => ({
+        method: 'POST',
+        path: '/inventories/transaction',
+        headers: json(tokens.byUserUid.get(pair.giver.uid)!),
+        body: JSON.stringify({
+          personaOneUid: pair.giverPersonaUid,
+          personaTwoUid: pair.receiverPersonaUid,
+          personaOneInventoryItems: [{ itemUid: data.goldCoinUid, quantity: 1 }],
+        }),
+      })),
+      verify: { check: (successes, since) => ledgerCheck('gifts', successes, since, data.giftPairs.map((pair) => pair.giverPersonaUid)) },
+    },
+    {
+      id: 'trades',
+      title: 'Trades, all on one pair',
+      withBaseline: false,
+      // Made by an admin, so processed at once (a player's two-sided trade waits for acceptance). Half
+      // go each way, so that neither trader runs out.
+      requests: [
+        [traderA, traderB],
+        [traderB, traderA],
+      ].map(([one, two]) => ({
+        method: 'POST',
+        path: '/inventories/transaction',
+        headers: json(tokens.admin),
+        body: JSON.stringify({
+          personaOneUid: one,
+          personaTwoUid: two,
+          personaOneInventoryItems: [{ itemUid: silver, quantity: 1 }],
+          personaTwoInventoryItems: [{ itemUid: copper, quantity: 1 }],
+        }),
+      })),
+      verify: { check: (successes, since) => ledgerCheck('trades', successes, since, [traderA, traderB]) },
+    },
+    {
+      id: 'progress',
+      title: 'AddProgress, one skill',
+      withBaseline: false,
+      requests: [
+        { method: 'POST', path: `${skillPath}/progress`, headers: json(tokens.byUserUid.get(data.skillOwner.uid)!), body: JSON.stringify({ value: 1 }) },
+      ],
+      verify: {
+        reset: async () => {
+          await pool.query('DELETE FROM skill_progress WHERE "personaUid" = $1', [skillPersona]);
+        },
+        check: async (successes) => {
+          const { rows } = await pool.query<{ progress: number }>(
+            `SELECT progress FROM skill_progress WHERE "personaUid" = $1 AND "archetypeUid" = 'warrior' AND "skillUid" = 'swordplay'`,
+            [skillPersona],
+          );
+          const progress = rows[0]?.progress ?? 0;
+          return {
+            ok: progress === successes,
+            summary: `verification run: progress ${progress} after ${successes} 2xx answers (${progress === successes ? 'no increment lost' : 'MISMATCH'})`,
+            details: { progress, successes },
+          };
+        },
+      },
+    },
+  ];
+  if (options.infoLog) {
+    scenarios.push({ id: 'items-by-id-info', title: 'GET /items/{id}, LOG_LEVEL=info', withBaseline: true, logLevel: 'info', requests: readItems });
+  }
+  return scenarios;
+}
+
+/** Deadlocks PostgreSQL has detected (and broken) in the bench database so far. */
+async function deadlocks(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ deadlocks: string }>(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`);
+  return Number(rows[0].deadlocks);
+}
+
+async function runScenario(
+  scenario: Scenario,
+  service: Target,
+  baseline: Target,
+  load: LoadGenerator,
+  pool: pg.Pool,
+  postmasterPid: number,
+): Promise<ScenarioReport> {
+  const rounds: Round[] = [];
+  const targets = scenario.withBaseline ? [service, baseline] : [service];
+  const measure = async (target: Target, round: number, seconds: number) => {
+    target.server.assertRunning();
+    const memory = sampleMemory(target.server.pid);
+    const cpuBefore = cpuMillisecondsOf(target.server.pid);
+    const databaseCpuBefore = postgresCpuMilliseconds(postmasterPid);
+    const result = await load.run({ url: target.url, connections: options.connections, duration: seconds, requests: scenario.requests });
+    target.server.assertRunning();
+    const cpuMilliseconds = cpuMillisecondsOf(target.server.pid) - cpuBefore;
+    const databaseCpuMilliseconds = postgresCpuMilliseconds(postmasterPid) - databaseCpuBefore;
+    rounds.push({
+      target: target.name,
+      round,
+      load: result,
+      rssMb: memory.stop(),
+      cpuMsPerRequest: result.responses ? cpuMilliseconds / result.responses : NaN,
+      databaseCpuMsPerRequest: result.responses ? databaseCpuMilliseconds / result.responses : NaN,
+    });
+  };
+  for (const target of targets) await measure(target, 0, options.warmup);
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const target of targets) await measure(target, round, options.duration);
+  }
+  const serviceSummary = summarise(rounds.filter((round) => round.target === 'service'));
+  const baselineSummary = scenario.withBaseline ? summarise(rounds.filter((round) => round.target === 'baseline')) : undefined;
+  let check: Check | undefined;
+  if (scenario.verify) {
+    // Let the requests cut off at the end of the last round finish first.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await scenario.verify.reset?.();
+    // Truncated: stored times are rounded to milliseconds, and must not fall before this.
+    const since = (await pool.query<{ now: Date }>(`SELECT date_trunc('milliseconds', now()) AS now`)).rows[0].now;
+    const amount = options.connections * (options.quick ? 5 : 20);
+    const deadlocksBefore = await deadlocks(pool);
+    const run = await load.run({ url: service.url, connections: options.connections, duration: 1, amount, maxSeconds: 60, requests: scenario.requests });
+    const successes = Object.entries(run.statusCounts).reduce((sum, [status, count]) => sum + (status.startsWith('2') ? count : 0), 0);
+    check = await scenario.verify.check(successes, since);
+    const deadlocksDuring = (await deadlocks(pool)) - deadlocksBefore;
+    check.details = {
+      ...check.details,
+      verificationRequests: amount,
+      verificationStatuses: run.statusCounts,
+      verificationErrors: run.errors,
+      verificationSeconds: Number(run.seconds.toFixed(1)),
+      deadlocksDetected: deadlocksDuring,
+    };
+    check.summary += `; ${deadlocksDuring} deadlocks detected by PostgreSQL`;
+    if (run.errors > 0 || run.responses !== amount) {
+      check.ok = false;
+      check.summary += ` (verification run: ${run.responses} of ${amount} answered, ${run.errors} errors)`;
+    }
+  }
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    service: serviceSummary,
+    baseline: baselineSummary,
+    ratio: baselineSummary ? serviceSummary.requestsPerSecond / baselineSummary.requestsPerSecond : undefined,
+    check,
+    rounds: roundFigures(rounds),
+  };
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanUp());
