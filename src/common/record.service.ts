@@ -29,7 +29,11 @@ export abstract class RecordService<T extends RecordEntity> {
   }
 
   async count(list: ListQuery, caller: Caller | undefined): Promise<number> {
-    return this.filtered(list, caller).getCount();
+    // COUNT(*), not getCount(): TypeORM counts COUNT(DISTINCT uid) in case joins repeat rows, and
+    // PostgreSQL then sorts every matching uid (0.48 ms instead of 0.15 ms for 1,000 items). These
+    // queries never join (scopes filter with subqueries), so every row is one record.
+    const counted = await this.filtered(list, caller).select('COUNT(*)', 'count').getRawOne<{ count: string }>();
+    return Number(counted?.count ?? 0);
   }
 
   async findOne(uid: string, caller: Caller | undefined): Promise<T> {
