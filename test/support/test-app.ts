@@ -81,7 +81,11 @@ export class TestApp {
     configureApp(app);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
-    return new TestApp(app, new pg.Pool({ connectionString: url.toString(), max: 2 }), databaseName, saved);
+    const database = new pg.Pool({ connectionString: url.toString(), max: 2 });
+    // An idle connection that PostgreSQL terminates (DROP DATABASE … WITH (FORCE) when a file closes)
+    // is reported as a pool 'error' event; unhandled, it would fail whatever test runs next.
+    database.on('error', () => undefined);
+    return new TestApp(app, database, databaseName, saved);
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
