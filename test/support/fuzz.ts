@@ -231,10 +231,10 @@ export class SchemaValues {
     return fc.oneof(...options);
   }
 
-  /** A valid value with exactly one thing wrong: a spiked string, a hostile value, a field missing or added. */
+  /** A valid value with exactly one thing wrong: a spiked string, a hostile value, a field missing, added or wrapped in a list. */
   withOneFault(schema: Schema): fc.Arbitrary<unknown> {
     return fc
-      .tuple(this.valid(schema), fc.constantFrom('spike', 'spike', 'spike', 'replace', 'replace', 'drop', 'extra', 'number'), fc.nat(), hostileJson, FIELD_NAMES, fc.constantFrom(...SPIKES), fc.nat())
+      .tuple(this.valid(schema), fc.constantFrom('spike', 'spike', 'spike', 'replace', 'replace', 'drop', 'extra', 'number', 'wrap', 'wrap'), fc.nat(), hostileJson, FIELD_NAMES, fc.constantFrom(...SPIKES), fc.nat())
       .map(([value, fault, pick, hostile, name, spike, at]) => withFault(value, fault, pick, hostile, name, spike, at));
   }
 
@@ -366,6 +366,16 @@ function withFault(value: unknown, fault: string, pick: number, hostile: unknown
       const path = choose(places.filter((place) => typeof place[place.length - 1] === 'string'));
       if (!path) break;
       delete (at(copy, path.slice(0, -1)) as Record<string, unknown>)[path[path.length - 1] as string];
+      return copy;
+    }
+    case 'wrap': {
+      // A list where a record was expected: [record] in its place.
+      const path = choose(places.filter((place) => {
+        const node = at(copy, place);
+        return node !== null && typeof node === 'object' && !Array.isArray(node);
+      }));
+      if (!path) return [copy];
+      set(path, [at(copy, path)]);
       return copy;
     }
     case 'extra': {
