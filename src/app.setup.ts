@@ -12,7 +12,7 @@ import { securityConfig } from './config/configuration.js';
 import { parseEnvironment } from './config/environment.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
 import { MetricsService } from './metrics/metrics.service.js';
-import { enableCors, registerSecurityHeaders } from './security/http-security.js';
+import { enableCors, registerSecurityHeaders, SECURITY_HEADERS } from './security/http-security.js';
 import { documentRateLimits } from './security/rate-limit.openapi.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -36,7 +36,12 @@ export function createFastifyAdapter(trustProxy = parseEnvironment().trustProxy)
     // limit, before any hook or Nest runs: those get the error body too, not Fastify's own.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
       const body = toErrorBody(error, request.id);
-      void reply.code(body.status).header('X-Request-Id', request.id).type('application/json; charset=utf-8').send(body);
+      void reply
+        .code(body.status)
+        .headers(SECURITY_HEADERS)
+        .header('X-Request-Id', request.id)
+        .type('application/json; charset=utf-8')
+        .send(body);
     },
     // Honour a sane X-Request-Id from a gateway, so one id follows the request through every hop.
     genReqId: (request: IncomingMessage) => {

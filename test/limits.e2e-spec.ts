@@ -317,6 +317,12 @@ describe('with rate limiting switched off and CORS not configured', () => {
       expectSecurityHeaders(unknown);
     });
 
+    it("sends them when the router itself refuses a request (a path parameter over the router's limit)", async () => {
+      const refused = await api.get(`/items/${'a'.repeat(300)}`, { token: admin });
+      expectErrorBody(refused, 400, 'VALIDATION_FAILED');
+      expectSecurityHeaders(refused);
+    });
+
     it('keeps the 1 MiB body limit: 413 PAYLOAD_TOO_LARGE, headers included', async () => {
       const response = await api.post('/items', { name: 'x'.repeat(1024 * 1024) }, { token: admin });
       expectErrorBody(response, 413, 'PAYLOAD_TOO_LARGE');
