@@ -7,7 +7,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
 import { ErrorBody } from './common/errors.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
-import { ETagInterceptor } from './common/versions.js';
+import { sendRecordETags } from './common/versions.js';
 import { securityConfig } from './config/configuration.js';
 import { parseEnvironment } from './config/environment.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
@@ -60,7 +60,6 @@ export function configureApp(app: NestFastifyApplication): void {
   enableCors(app, app.get<ConfigType<typeof securityConfig>>(securityConfig.KEY).corsOrigins);
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());
-  app.useGlobalInterceptors(new ETagInterceptor());
 
   const fastify = app.getHttpAdapter().getInstance();
   // Clients send `Content-Type: application/json` with an empty body on DELETE; Fastify would refuse
@@ -72,6 +71,7 @@ export function configureApp(app: NestFastifyApplication): void {
     else parseJson(request as never, body as unknown as string, done);
   });
   fastify.removeContentTypeParser('text/plain');
+  sendRecordETags(fastify);
 
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
