@@ -26,12 +26,16 @@ interface RunningService {
   exited: Promise<number | null>;
 }
 
+/** Every service a test started, so that a failed test does not leave one running (and jest waiting). */
+const started: ChildProcess[] = [];
+
 function startService(environment: Record<string, string>): RunningService {
   let output = '';
   const child = spawn(process.execPath, [main], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...environment },
   });
+  started.push(child);
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -65,6 +69,8 @@ describe('the service as a process', () => {
   }, 120_000);
 
   afterAll(async () => {
+    const running = started.filter((child) => child.exitCode === null && child.signalCode === null);
+    await Promise.all(running.map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))));
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -115,6 +121,17 @@ describe('the service as a process', () => {
     const found = await fetch(`${base}/items/${item.uid}`, { headers: { authorization: `jwt ${token}` } });
     expect(found.status).toBe(200);
     expect(await found.json()).toMatchObject({ uid: item.uid, name: 'Survivor' });
+
+    // The migration CLI, run while the service runs, works on the service's database, and leaves it running.
+    const migrations = execFileSync('npx', ['typeorm', 'migration:show', '-d', 'dist/ormconfig.js'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
+    }).toString();
+    expect(migrations).toMatch(/\[X\] \d+ Foundation/);
+    expect(migrations).not.toMatch(/\[ \]/);
+    const afterCli = await fetch(`${base}/items/${item.uid}`, { headers: { authorization: `jwt ${token}` } });
+    expect(afterCli.status).toBe(200);
+    expect((await fetch(`${base}/health/ready`)).status).toBe(200);
     second.process.kill('SIGINT');
     expect(await second.exited).toBe(0);
   }, 240_000);
