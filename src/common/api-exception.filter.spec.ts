@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { toErrorBody } from './api-exception.filter.js';
 
 function databaseError(code: string, message: string): pg.DatabaseError {
@@ -15,6 +15,12 @@ describe('database errors reaching the error filter', () => {
     expect(toErrorBody(raw, 'r1')).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
     const wrapped = new QueryFailedError('COMMIT', [], raw);
     expect(toErrorBody(wrapped, 'r2')).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+  });
+
+  it('map a transaction whose connection died (TypeORM released it) to 503, whichever way it is reported', () => {
+    for (const released of [new QueryRunnerAlreadyReleasedError(), new QueryRunnerProviderAlreadyReleasedError()]) {
+      expect(toErrorBody(released, 'r')).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+    }
   });
 
   it('map constraint violations to 409 and bad values to 400', () => {

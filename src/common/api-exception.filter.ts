@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { ApiException, type ErrorBody, ErrorCode } from './errors.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -86,8 +86,10 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
       return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable');
     }
   }
-  // The connection died mid-transaction: TypeORM released it, and the transaction's next statement says so.
-  if (error instanceof QueryRunnerAlreadyReleasedError) {
+  // The connection died mid-transaction: TypeORM released it, and the transaction's next statement says
+  // so, in one of two errors depending on whether it ran through the query runner or its EntityManager
+  // (the fault tests met the second while PostgreSQL shut down under trade load).
+  if (error instanceof QueryRunnerAlreadyReleasedError || error instanceof QueryRunnerProviderAlreadyReleasedError) {
     return body(503, ErrorCode.DATABASE_UNAVAILABLE, 'the database connection was lost');
   }
   if (error instanceof Error && CONNECTION_ERRORS.test(error.message)) {

@@ -21,6 +21,9 @@ describe('faults and scale-out', () => {
     const up = cluster.instances.filter((instance) => !exclude.includes(instance.index));
     return up[turn++ % up.length].url;
   };
+  /** The log lines of any instance that mention a request id. */
+  const loggedFor = (requestId: unknown) =>
+    cluster.instances.flatMap((instance) => instance.output.split('\n').filter((line) => typeof requestId === 'string' && line.includes(requestId)));
 
   beforeAll(async () => {
     execFileSync('npx', ['nest', 'build'], { stdio: 'pipe' });
@@ -231,7 +234,10 @@ describe('faults and scale-out', () => {
     expect(unavailable.length).toBeGreaterThan(0);
     for (const reply of unavailable) expect(reply.body).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
     // Never a 500, neither while the database stops nor while it is away nor after.
-    for (const reply of [...phases.before, ...during, ...after]) expect([200, 409, 503]).toContain(reply.status);
+    // On failure, the answers and what the instances logged for them say why.
+    const unexpected = [...phases.before, ...during, ...after].filter((reply) => ![200, 409, 503].includes(reply.status));
+    const logged = unexpected.map((reply) => loggedFor(reply.body?.requestId));
+    expect({ unexpected, logged }).toEqual({ unexpected: [], logged: [] });
     expect(slowest).toBeLessThan(10_000); // bounded: no request hangs on a dead database
     expect(recoveredIn).toBeLessThanOrEqual(10_000);
     expect(after.length).toBeGreaterThan(0);
