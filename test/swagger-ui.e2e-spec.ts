@@ -136,6 +136,18 @@ describe('Swagger UI in Chromium', () => {
       expect(document.components.schemas.CreateItemDto.properties.name.example).toBe('Iron sword');
     });
 
+    it("pre-fills POST /tickets and /sessions with bodies a player may send as they are: 201, the player in", async () => {
+      const player = await api.signIn('swagger-tryout');
+      const me = JSON.parse(Buffer.from(player.split('.')[1], 'base64url').toString()).sub as string;
+      for (const path of ['/tickets', '/sessions']) {
+        const examples = document.paths[path].post.requestBody!.content['application/json'].examples!;
+        const [first] = Object.values(examples);
+        const created = await api.post(path, first.value, { token: player });
+        expect({ path, status: created.status }).toEqual({ path, status: 201 });
+        expect(created.body.users).toEqual([me]);
+      }
+    });
+
     it('documents the error responses of every route, each with the ErrorBody schema', () => {
       const problems: string[] = [];
       const expectStatus = (operation: Operation, status: string, why: string) => {
@@ -189,7 +201,7 @@ interface OperationObject {
   summary?: string;
   security?: Array<Record<string, string[]>>;
   parameters?: Array<{ name: string; in: string }>;
-  requestBody?: { content: Record<string, { schema?: SchemaObject }> };
+  requestBody?: { content: Record<string, { schema?: SchemaObject; examples?: Record<string, { value: unknown }> }> };
   responses: Record<string, ResponseObject>;
 }
 type Operation = OperationObject & { name: string; path: string };

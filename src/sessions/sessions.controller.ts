@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/admin.guard.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
@@ -30,6 +30,14 @@ export class SessionsController {
 
   /** The caller becomes the host and, unless `users` says otherwise, the first member. */
   @ApiOperation({ summary: 'Create a session' })
+  // What "Try it out" fills in: the caller hosts and sits in a public session. The schema's own sample
+  // would seat a made-up user instead of the caller, invite another and set a password.
+  @ApiBody({
+    type: CreateSessionDto,
+    examples: {
+      public: { summary: 'Host a public session of two teams of four', value: { numTeams: 2, teamSize: 4, visibility: 'PUBLIC' } },
+    },
+  })
   @ApiCreatedResponse({ type: Session })
   @ApiErrors(400)
   @Post()

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../common/admin.guard.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
@@ -33,6 +33,22 @@ export class TicketsController {
    * MATCH_FOUND and `sessionUid` names the session.
    */
   @ApiOperation({ summary: 'Create a matchmaking ticket' })
+  // What "Try it out" fills in: a ticket a player may send as it is. The schema's own sample would
+  // list a made-up party member, and a player's ticket must include the player (400).
+  @ApiBody({
+    type: CreateTicketDto,
+    examples: {
+      solo: {
+        summary: 'Queue yourself for a 1v1 within a skill range',
+        value: {
+          numTeams: 2,
+          teamSize: 1,
+          criteria: [{ name: 'skill', minValue: 1000, maxValue: 1400 }],
+          statistics: [{ name: 'skill', value: 1200 }],
+        },
+      },
+    },
+  })
   @ApiCreatedResponse({ type: Ticket })
   @ApiErrors(400)
   @Post()
