@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeJwt } from 'jose';
 import { type DataChecksum, dataChecksum } from './support/data-checksum.js';
 import { TestApp, type TestResponse } from './support/test-app.js';
 
@@ -246,11 +245,7 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
     return answer.body;
   };
 
-  async function player(subject: string): Promise<Player> {
-    const token = await api.signIn(subject);
-    const [persona] = await ok(api.get('/personas', { token }), 200);
-    return { token, uid: decodeJwt(token).sub!, personaUid: persona.uid };
-  }
+  const player = (subject: string): Promise<Player> => api.signInWithPersona(subject);
 
   beforeAll(async () => {
     introspection = await startIntrospection();

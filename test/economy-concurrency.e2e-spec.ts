@@ -103,10 +103,7 @@ describe('economy under concurrency', () => {
 
   async function newPlayer(): Promise<Player> {
     playerCount += 1;
-    const token = await api.signIn(`merchant-${playerCount}`);
-    const personas = await api.get<Array<{ uid: string }>>('/personas', { token });
-    expect(personas.status).toBe(200);
-    return { token, personaUid: personas.body[0].uid };
+    return api.signInWithPersona(`merchant-${playerCount}`);
   }
 
   async function createItem(name: string): Promise<string> {

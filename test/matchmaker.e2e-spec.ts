@@ -1,6 +1,5 @@
-import { decodeJwt } from 'jose';
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
-import { TestApp } from './support/test-app.js';
+import { type SignedInPlayer, TestApp } from './support/test-app.js';
 import { expectErrorBody } from './support/expectations.js';
 
 type Primitive = string | number | boolean;
@@ -31,11 +30,7 @@ interface SessionBody {
   version: number;
 }
 
-interface Player {
-  name: string;
-  token: string;
-  uid: string;
-}
+type Player = SignedInPlayer;
 
 const sorted = (values: string[]): string[] => [...values].sort();
 
@@ -49,7 +44,7 @@ describe('matchmaker', () => {
     // A small batch, so that concurrent passes each claim a different slice of the queue instead of
     // the first one taking every ticket: that is what several busy instances do.
     api = await TestApp.start({ MATCHMAKER_BATCH: '8' });
-    admin = await signIn('admin');
+    admin = await api.signInPlayer('admin');
     matchmaker = api.app.get(MatchmakerService);
   });
 
@@ -63,16 +58,11 @@ describe('matchmaker', () => {
     expect((await api.delete('/sessions', { token: admin.token })).status).toBe(200);
   });
 
-  async function signIn(name: string): Promise<Player> {
-    const token = await api.signIn(name);
-    return { name, token, uid: decodeJwt(token).sub as string };
-  }
-
   function newPlayers(count: number, label = 'player'): Promise<Player[]> {
     return Promise.all(
       Array.from({ length: count }, () => {
         playerCount += 1;
-        return signIn(`${label}-${playerCount}`);
+        return api.signInPlayer(`${label}-${playerCount}`);
       }),
     );
   }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { decodeJwt } from 'jose';
-import { TestApp, type TestResponse } from './support/test-app.js';
+import { type SignedInPlayer, TestApp, type TestResponse } from './support/test-app.js';
 import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
 
 interface Team {
@@ -24,11 +23,7 @@ interface SessionBody {
   version: number;
 }
 
-interface Player {
-  name: string;
-  token: string;
-  uid: string;
-}
+type Player = SignedInPlayer;
 
 const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -41,22 +36,17 @@ describe('sessions', () => {
 
   beforeAll(async () => {
     api = await TestApp.start();
-    admin = await signIn('admin');
+    admin = await api.signInPlayer('admin');
   });
 
   afterAll(async () => {
     await api.close();
   });
 
-  async function signIn(name: string): Promise<Player> {
-    const token = await api.signIn(name);
-    return { name, token, uid: decodeJwt(token).sub as string };
-  }
-
   /** A player nobody has met yet. */
   function newPlayer(label = 'player'): Promise<Player> {
     playerCount += 1;
-    return signIn(`${label}-${playerCount}`);
+    return api.signInPlayer(`${label}-${playerCount}`);
   }
 
   async function createSession(player: Player, body: Record<string, unknown>): Promise<SessionBody> {

@@ -53,10 +53,7 @@ describe('skill progress', () => {
 
   async function newPlayer(): Promise<Player> {
     playerCount += 1;
-    const token = await api.signIn(`adventurer-${playerCount}`);
-    const personas = await api.get<Array<{ uid: string }>>('/personas', { token });
-    expect(personas.status).toBe(200);
-    return { token, personaUid: personas.body[0].uid };
+    return api.signInWithPersona(`adventurer-${playerCount}`);
   }
 
   function addProgress(personaUid: string, archetypeUid: string, skillUid: string, body: unknown, token?: string) {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
+import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
@@ -45,6 +46,12 @@ const BASE_ENVIRONMENT = {
  * The real AppModule on the Fastify adapter, configured as main.ts does, over a database of its own
  * cloned from the migrated template (global-setup.mjs). Requests go through `app.inject()`.
  */
+export interface SignedInPlayer {
+  name: string;
+  token: string;
+  uid: string;
+}
+
 export class TestApp {
   private constructor(
     readonly app: NestFastifyApplication,
@@ -128,6 +135,20 @@ export class TestApp {
     });
     if (response.status !== 200) throw new Error(`sign-in of ${subject} failed: ${JSON.stringify(response.body)}`);
     return response.body.token;
+  }
+
+  /** Signs `subject` in: their name, our JWT and their user uid (the token's `sub`). */
+  async signInPlayer(subject: string): Promise<SignedInPlayer> {
+    const token = await this.signIn(subject);
+    return { name: subject, token, uid: decodeJwt(token).sub! };
+  }
+
+  /** Signs `subject` in and reads their first persona (a player's first sign-in creates one). */
+  async signInWithPersona(subject: string): Promise<SignedInPlayer & { personaUid: string }> {
+    const player = await this.signInPlayer(subject);
+    const personas = await this.get<Array<{ uid: string }>>('/personas', { token: player.token });
+    if (personas.status !== 200) throw new Error(`personas of ${subject}: ${personas.status} ${JSON.stringify(personas.body)}`);
+    return { ...player, personaUid: personas.body[0].uid };
   }
 
   async close(): Promise<void> {
