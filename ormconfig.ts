@@ -1,36 +1,21 @@
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { parseEnvironment } from './src/config/environment.js';
+import { loadConfig } from './src/config/environment.js';
+import { openToolDatabase } from './src/database/database-location.js';
 import { dataSourceOptions } from './src/database/data-source-options.js';
-import { type EmbeddedDatabase, runningEmbeddedPostgresUrl, startEmbeddedPostgres } from './src/database/embedded-postgres.js';
 
 /**
- * The DataSource of the TypeORM CLI (`npm run migration:run`, `migration:revert`, `migration:generate`).
- * Like the service, it uses DATABASE_URL or else the embedded PostgreSQL in DATA_DIR: the one a running
- * service started, if there is one (starting another would stop that one's server as an orphan), or
- * else one of its own, which it stops when the CLI closes the DataSource.
+ * The DataSource of the TypeORM CLI (`npm run migration:run`, `migration:revert`, `migration:generate`),
+ * on the database the service would use (openToolDatabase: a running service's embedded server is
+ * shared, not stopped). An embedded server started for the CLI stops when the CLI closes the DataSource.
  */
-if (existsSync('.env')) process.loadEnvFile('.env');
-const environment = parseEnvironment();
-
-let embedded: EmbeddedDatabase | undefined;
-let url = environment.databaseUrl;
-if (!url) {
-  const directory = join(environment.dataDir, 'postgres');
-  url = await runningEmbeddedPostgresUrl(directory);
-  if (!url) {
-    embedded = await startEmbeddedPostgres({ directory });
-    url = embedded.url;
-  }
-}
+const database = await openToolDatabase(loadConfig());
 
 class CliDataSource extends DataSource {
   override async destroy(): Promise<void> {
     await super.destroy();
-    await embedded?.stop();
+    await database.close();
   }
 }
 
-export default new CliDataSource(dataSourceOptions(url));
+export default new CliDataSource(dataSourceOptions(database.url));

@@ -7,12 +7,10 @@
  * Exchange it for our JWT with `curl -H "Authorization: jwt <token>" localhost:3000/auth/idp1`.
  * It reads the key pair from DATA_DIR (default .data/), the folder the service uses.
  */
-import { existsSync } from 'node:fs';
 import { loadDevIdentityProvider } from '../src/auth/dev-identity-provider.js';
-import { parseEnvironment } from '../src/config/environment.js';
+import { loadConfig } from '../src/config/environment.js';
 
-if (existsSync('.env')) process.loadEnvFile('.env');
-const environment = parseEnvironment();
+const environment = loadConfig();
 const subject = process.argv[2];
 if (!subject) {
   console.error('usage: npm run dev-token -- <subject> [name]');

@@ -30,14 +30,14 @@ export async function renderSdkSchema(document: OpenAPIObject): Promise<string> 
 }
 
 async function buildDocument(): Promise<OpenAPIObject> {
-  // The document must not depend on the machine that generates it: the development defaults hold
-  // whatever the shell says (a production shell without JWT_SECRET would otherwise stop here).
-  process.env.NODE_ENV = 'development';
-  process.env.LOG_LEVEL = 'silent';
   const { NestFactory } = await import('@nestjs/core');
   const { AppModule } = await import('../src/app.module.js');
   const { createFastifyAdapter, createOpenApiDocument } = await import('../src/app.setup.js');
-  const app = await NestFactory.create(AppModule, createFastifyAdapter(), {
+  const { parseEnvironment } = await import('../src/config/environment.js');
+  // The document must not depend on the machine that generates it: the development defaults, whatever
+  // the shell says (a production shell without JWT_SECRET would otherwise stop here).
+  const config = parseEnvironment({ NODE_ENV: 'development', LOG_LEVEL: 'silent' });
+  const app = await NestFactory.create(AppModule.forRoot(config), createFastifyAdapter(config), {
     preview: true,
     logger: false,
     abortOnError: false,

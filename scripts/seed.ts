@@ -8,50 +8,34 @@
  * starting one of its own on the same folder.
  */
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { EnvironmentError, parseEnvironment, redactUrl } from '../src/config/environment.js';
+import { EnvironmentError, loadConfig } from '../src/config/environment.js';
+import { openToolDatabase } from '../src/database/database-location.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { runMigrations } from '../src/database/database.module.js';
-import { type EmbeddedDatabase, runningEmbeddedPostgresUrl, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { seedDemoCatalog } from '../src/seed/seed-demo-catalog.js';
 
 async function main(): Promise<void> {
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  const environment = parseEnvironment();
-  if (environment.isProduction && !process.argv.includes('--production')) {
+  const config = loadConfig();
+  if (config.isProduction && !process.argv.includes('--production')) {
     console.error('NODE_ENV=production: the demo catalog is for development and staging. Pass --production to load it anyway.');
     process.exit(1);
   }
 
-  let url = environment.databaseUrl;
-  let where = url ? redactUrl(url) : '';
-  let embedded: EmbeddedDatabase | undefined;
-  if (!url) {
-    const directory = join(environment.dataDir, 'postgres');
-    url = await runningEmbeddedPostgresUrl(directory);
-    where = `the running embedded PostgreSQL in ${directory}`;
-    if (!url) {
-      embedded = await startEmbeddedPostgres({ directory });
-      url = embedded.url;
-      where = `embedded PostgreSQL in ${directory}`;
-    }
-  }
-
-  const dataSource = new DataSource(dataSourceOptions(url));
+  const database = await openToolDatabase(config);
+  const dataSource = new DataSource(dataSourceOptions(database.url));
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);
     const report = await seedDemoCatalog(dataSource);
-    console.log(`Demo catalog in ${where}:`);
+    console.log(`Demo catalog in ${database.description}:`);
     for (const [kind, { total, added }] of Object.entries(report)) {
       console.log(`  ${kind}: ${added} added, ${total - added} already there`);
     }
     console.log('Browse it at /docs: sign in (npm run dev-token), Authorize, then GET /items.');
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
-    await embedded?.stop();
+    await database.close();
   }
 }
 

@@ -92,7 +92,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's personas */
+        /**
+         * List the caller's personas
+         * @description The caller's personas (an admin sees everyone's).
+         */
         get: operations["PersonasController_findAll"];
         put?: never;
         /** Create a persona */
@@ -138,6 +141,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/items/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find an item by id */
+        get: operations["ItemsController_findById"];
+        /**
+         * Update an item (admins)
+         * @description Merges the given fields into the item. State the version you read (body or If-Match) to be safe.
+         */
+        put: operations["ItemsController_update"];
+        post?: never;
+        /** Delete an item (admins) */
+        delete: operations["ItemsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/items/count": {
         parameters: {
             query?: never;
@@ -155,25 +180,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/items/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Find an item by id */
-        get: operations["ItemsController_findById"];
-        /** Update an item (admins) */
-        put: operations["ItemsController_update"];
-        post?: never;
-        /** Delete an item (admins) */
-        delete: operations["ItemsController_remove"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/sessions": {
         parameters: {
             query?: never;
@@ -181,30 +187,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List sessions */
+        /**
+         * List sessions
+         * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
+         */
         get: operations["SessionsController_findAll"];
         put?: never;
         /** Create a session */
         post: operations["SessionsController_create"];
         /** Delete every session (admins) */
         delete: operations["SessionsController_truncate"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sessions/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Count sessions */
-        get: operations["SessionsController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -263,6 +255,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count sessions
+         * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
+         */
+        get: operations["SessionsController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tickets": {
         parameters: {
             query?: never;
@@ -270,30 +282,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List tickets */
+        /**
+         * List tickets
+         * @description The tickets the caller hosts or is on (an admin sees all).
+         */
         get: operations["TicketsController_findAll"];
         put?: never;
         /** Create a matchmaking ticket */
         post: operations["TicketsController_create"];
         /** Delete every ticket (admins) */
         delete: operations["TicketsController_truncate"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/tickets/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Count tickets */
-        get: operations["TicketsController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -318,49 +316,18 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/inventories": {
+    "/tickets/count": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** List inventory items */
-        get: operations["InventoriesController_findAll"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/inventories/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Count inventory items */
-        get: operations["InventoriesController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/inventories/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Find an inventory item by id */
-        get: operations["InventoriesController_findById"];
+        /**
+         * Count tickets
+         * @description The tickets the caller hosts or is on (an admin sees all).
+         */
+        get: operations["TicketsController_count"];
         put?: never;
         post?: never;
         delete?: never;
@@ -386,15 +353,18 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/transactions": {
+    "/inventories/count": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** List transactions */
-        get: operations["TransactionsController_findAll"];
+        /**
+         * Count inventory items
+         * @description What the caller's personas hold (an admin sees every inventory).
+         */
+        get: operations["InventoriesController_count"];
         put?: never;
         post?: never;
         delete?: never;
@@ -403,15 +373,18 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/transactions/count": {
+    "/inventories": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Count transactions */
-        get: operations["TransactionsController_count"];
+        /**
+         * List inventory items
+         * @description What the caller's personas hold (an admin sees every inventory).
+         */
+        get: operations["InventoriesController_findAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -420,15 +393,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/transactions/{id}": {
+    "/inventories/{id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Find a transaction by id */
-        get: operations["TransactionsController_findById"];
+        /** Find an inventory item by id */
+        get: operations["InventoriesController_findById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -482,6 +455,63 @@ export interface paths {
         put?: never;
         /** Cancel a pending trade (persona one) */
         post: operations["TransactionsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactions/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count transactions
+         * @description Transactions involving the caller's personas (an admin sees all).
+         */
+        get: operations["TransactionsController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transactions
+         * @description Transactions involving the caller's personas (an admin sees all).
+         */
+        get: operations["TransactionsController_findAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find a transaction by id */
+        get: operations["TransactionsController_findById"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -616,26 +646,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/assets/media/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count media assets
-         * @description The list parameters are an addition to the interface document, which lists none here.
-         */
-        get: operations["MediaAssetsController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/assets/media/{id}": {
         parameters: {
             query?: never;
@@ -653,6 +663,26 @@ export interface paths {
         post?: never;
         /** Delete a media asset (admins) */
         delete: operations["MediaAssetsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/media/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count media assets
+         * @description The list parameters are an addition to the interface document, which lists none here.
+         */
+        get: operations["MediaAssetsController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -679,7 +709,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/assets/text/count": {
+    "/assets/text/{id}/resolve": {
         parameters: {
             query?: never;
             header?: never;
@@ -687,10 +717,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Count text assets
-         * @description The list parameters are an addition to the interface document, which lists none here.
+         * Resolve a text asset in the reader's language
+         * @description Picks the text for `lang`, or else for the languages of `Accept-Language` in order of preference: the exact tag (case does not matter), then ever shorter forms of it (pt-BR, then pt), then the next preferred language; when none is there, the `default` text. The stored record is not changed. The answer carries `Content-Language` when a language matched, and `Vary: Accept-Language`.
          */
-        get: operations["TextAssetsController_count"];
+        get: operations["TextAssetsController_resolve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -708,7 +738,10 @@ export interface paths {
         };
         /** Find a text asset by id */
         get: operations["TextAssetsController_findById"];
-        /** Update a text asset (admins) */
+        /**
+         * Update a text asset (admins)
+         * @description Merges the given fields; `text`, when sent, replaces the whole map. State the version you read to be safe.
+         */
         put: operations["TextAssetsController_update"];
         post?: never;
         /** Delete a text asset (admins) */
@@ -718,7 +751,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/assets/text/{id}/resolve": {
+    "/assets/text/count": {
         parameters: {
             query?: never;
             header?: never;
@@ -726,10 +759,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Resolve a text asset in the reader's language
-         * @description Picks the text for `lang`, or else for the languages of `Accept-Language` in order of preference: the exact tag (case does not matter), then ever shorter forms of it (pt-BR, then pt), then the next preferred language; when none is there, the `default` text. The stored record is not changed. The answer carries `Content-Language` when a language matched, and `Vary: Accept-Language`.
+         * Count text assets
+         * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["TextAssetsController_resolve"];
+        get: operations["TextAssetsController_count"];
         put?: never;
         post?: never;
         delete?: never;
@@ -760,26 +793,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/achievements/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count achievement definitions (optional auth)
-         * @description Works without a token. The list parameters are an addition to the interface document.
-         */
-        get: operations["AchievementsController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/achievements/unlocked": {
         parameters: {
             query?: never;
@@ -797,25 +810,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/achievements/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Find an achievement definition by id */
-        get: operations["AchievementsController_findById"];
-        /** Update an achievement definition (admins) */
-        put: operations["AchievementsController_update"];
-        post?: never;
-        /** Delete an achievement definition and its unlocks (admins) */
-        delete: operations["AchievementsController_remove"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/achievements/{id}/unlock": {
         parameters: {
             query?: never;
@@ -828,6 +822,48 @@ export interface paths {
          * @description Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
          */
         get: operations["AchievementsController_unlock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/achievements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find an achievement definition by id */
+        get: operations["AchievementsController_findById"];
+        /**
+         * Update an achievement definition (admins)
+         * @description Merges the given fields. State the version you read (body or If-Match) to be safe.
+         */
+        put: operations["AchievementsController_update"];
+        post?: never;
+        /** Delete an achievement definition and its unlocks (admins) */
+        delete: operations["AchievementsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/achievements/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count achievement definitions (optional auth)
+         * @description Works without a token. The list parameters are an addition to the interface document.
+         */
+        get: operations["AchievementsController_count"];
         put?: never;
         post?: never;
         delete?: never;
@@ -855,26 +891,6 @@ export interface components {
             /** @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0YzFiM2EzZSJ9.c2lnbmF0dXJl */
             token: string;
         };
-        Persona: {
-            /** @description The user who owns the persona and may act for it. */
-            userUid: string;
-            /** @description The name shown to other players. */
-            name: string;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
-        };
         CreatePersonaDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -888,41 +904,11 @@ export interface components {
              */
             name: string;
         };
-        Stat: {
-            /**
-             * @description The statistic's name, e.g. `damage`.
-             * @example damage
-             */
+        Persona: {
+            /** @description The user who owns the persona and may act for it. */
+            userUid: string;
+            /** @description The name shown to other players. */
             name: string;
-            /**
-             * @description A string, number or boolean.
-             * @example 12
-             */
-            value: string | number | boolean;
-        };
-        Item: {
-            /** @example Iron sword */
-            name: string;
-            /** @example A plain but trusty blade. */
-            description: string | null;
-            /**
-             * @description The price, in the game's currency (>= 0).
-             * @example 150
-             */
-            cost: number;
-            stats: components["schemas"]["Stat"][];
-            /** @description A free-form reference to the item's asset. */
-            assetId: string | null;
-            /**
-             * Format: uuid
-             * @description The uid of the media asset used as the item's icon.
-             */
-            iconAssetId: string | null;
-            /**
-             * Format: uuid
-             * @description The item this one derives from; must exist, and may not make a cycle.
-             */
-            parentUID: string | null;
             /** @description Record identifier (UUID v4), assigned by the service. */
             uid: string;
             /**
@@ -992,9 +978,55 @@ export interface components {
              */
             parentUID?: string | null;
         };
-        CountDto: {
-            /** @description How many records the caller may see match the filters (limit and skip do not cap it). */
-            count: number;
+        Stat: {
+            /**
+             * @description The statistic's name, e.g. `damage`.
+             * @example damage
+             */
+            name: string;
+            /**
+             * @description A string, number or boolean.
+             * @example 12
+             */
+            value: string | number | boolean;
+        };
+        Item: {
+            /** @example Iron sword */
+            name: string;
+            /** @example A plain but trusty blade. */
+            description: string | null;
+            /**
+             * @description The price, in the game's currency (>= 0).
+             * @example 150
+             */
+            cost: number;
+            stats: components["schemas"]["Stat"][];
+            /** @description A free-form reference to the item's asset. */
+            assetId: string | null;
+            /**
+             * Format: uuid
+             * @description The uid of the media asset used as the item's icon.
+             */
+            iconAssetId: string | null;
+            /**
+             * Format: uuid
+             * @description The item this one derives from; must exist, and may not make a cycle.
+             */
+            parentUID: string | null;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
         };
         UpdateItemDto: {
             /**
@@ -1044,65 +1076,20 @@ export interface components {
              */
             parentUID?: string | null;
         };
-        /** @enum {string} */
+        CountDto: {
+            /** @description How many records the caller may see match the filters (limit and skip do not cap it). */
+            count: number;
+        };
+        /**
+         * @description Default WAITING_FOR_PLAYERS.
+         * @enum {string}
+         */
         SessionStatus: "WAITING_FOR_PLAYERS" | "IDLE" | "IN_PROGRESS" | "ENDED";
         /**
-         * @description PUBLIC: anyone signed in sees and joins it; INVITE_ONLY: invited users only; LOCKED: nobody joins.
+         * @description Default PUBLIC.
          * @enum {string}
          */
         SessionVisibility: "PUBLIC" | "INVITE_ONLY" | "LOCKED";
-        Team: {
-            /**
-             * @description The team's number, 0 to numTeams - 1 unless the creator chose others.
-             * @example 0
-             */
-            id: number;
-            /** @description Uids of the users on the team. */
-            members: string[];
-        };
-        Session: {
-            /** @example WAITING_FOR_PLAYERS */
-            status: components["schemas"]["SessionStatus"];
-            /**
-             * @description PUBLIC: anyone signed in sees and joins it; INVITE_ONLY: invited users only; LOCKED: nobody joins.
-             * @example PUBLIC
-             */
-            visibility: components["schemas"]["SessionVisibility"];
-            /** @example 2 */
-            numTeams: number;
-            /** @example 4 */
-            teamSize: number;
-            /** @description Every member sits in exactly one team. */
-            teams: components["schemas"]["Team"][];
-            /** @description Uids of the members. */
-            users: string[];
-            /** @description Uids of the users invited (they see the session and may join an INVITE_ONLY one). */
-            invited: string[];
-            /**
-             * Format: uuid
-             * @description The user who hosts the session: its creator, or the next member when the host leaves.
-             */
-            hostUid: string;
-            /**
-             * Format: uuid
-             * @description The game server running the session, when one is assigned.
-             */
-            serverUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
-        };
         TeamDto: {
             /** @example 0 */
             id: number;
@@ -1170,6 +1157,58 @@ export interface components {
              */
             password?: string | null;
         };
+        Team: {
+            /**
+             * @description The team's number, 0 to numTeams - 1 unless the creator chose others.
+             * @example 0
+             */
+            id: number;
+            /** @description Uids of the users on the team. */
+            members: string[];
+        };
+        Session: {
+            /** @example WAITING_FOR_PLAYERS */
+            status: components["schemas"]["SessionStatus"];
+            /**
+             * @description PUBLIC: anyone signed in sees and joins it; INVITE_ONLY: invited users only; LOCKED: nobody joins.
+             * @example PUBLIC
+             */
+            visibility: components["schemas"]["SessionVisibility"];
+            /** @example 2 */
+            numTeams: number;
+            /** @example 4 */
+            teamSize: number;
+            /** @description Every member sits in exactly one team. */
+            teams: components["schemas"]["Team"][];
+            /** @description Uids of the members. */
+            users: string[];
+            /** @description Uids of the users invited (they see the session and may join an INVITE_ONLY one). */
+            invited: string[];
+            /**
+             * Format: uuid
+             * @description The user who hosts the session: its creator, or the next member when the host leaves.
+             */
+            hostUid: string;
+            /**
+             * Format: uuid
+             * @description The game server running the session, when one is assigned.
+             */
+            serverUid: string | null;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
+        };
         UpdateSessionDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -1226,73 +1265,6 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
-        };
-        /**
-         * @description SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only.
-         * @enum {string}
-         */
-        TicketStatus: "INITIALIZING" | "SEARCHING" | "MATCH_FOUND" | "INVALID";
-        Criterion: {
-            /** @example skill */
-            name: string;
-            /** @example 1000 */
-            minValue?: string | number | boolean;
-            /** @example 1400 */
-            maxValue?: string | number | boolean;
-        };
-        Statistic: {
-            /** @example skill */
-            name: string;
-            /** @example 1200 */
-            value: string | number | boolean;
-        };
-        Ticket: {
-            /**
-             * @description SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only.
-             * @example SEARCHING
-             */
-            status: components["schemas"]["TicketStatus"];
-            /** @description What this ticket asks of the others; criteria of one name are OR-ed, of different names AND-ed. */
-            criteria: components["schemas"]["Criterion"][];
-            /** @description What this ticket offers: the values the others' criteria are checked against. */
-            statistics: components["schemas"]["Statistic"][];
-            /**
-             * @description Teams in the session wanted; only tickets with equal numTeams and teamSize are matched.
-             * @example 2
-             */
-            numTeams: number;
-            /** @example 2 */
-            teamSize: number;
-            /**
-             * @description The number of users on the ticket (a party stays on one team).
-             * @example 1
-             */
-            numUsers: number;
-            users: string[];
-            /**
-             * Format: uuid
-             * @description The user who created the ticket.
-             */
-            hostUid: string;
-            /**
-             * Format: uuid
-             * @description The session the matchmaker placed the ticket in; poll the ticket to find it.
-             */
-            sessionUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
         };
         CriterionDto: {
             /**
@@ -1375,6 +1347,73 @@ export interface components {
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
         };
+        /**
+         * @description SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only.
+         * @enum {string}
+         */
+        TicketStatus: "INITIALIZING" | "SEARCHING" | "MATCH_FOUND" | "INVALID";
+        Criterion: {
+            /** @example skill */
+            name: string;
+            /** @example 1000 */
+            minValue?: string | number | boolean;
+            /** @example 1400 */
+            maxValue?: string | number | boolean;
+        };
+        Statistic: {
+            /** @example skill */
+            name: string;
+            /** @example 1200 */
+            value: string | number | boolean;
+        };
+        Ticket: {
+            /**
+             * @description SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only.
+             * @example SEARCHING
+             */
+            status: components["schemas"]["TicketStatus"];
+            /** @description What this ticket asks of the others; criteria of one name are OR-ed, of different names AND-ed. */
+            criteria: components["schemas"]["Criterion"][];
+            /** @description What this ticket offers: the values the others' criteria are checked against. */
+            statistics: components["schemas"]["Statistic"][];
+            /**
+             * @description Teams in the session wanted; only tickets with equal numTeams and teamSize are matched.
+             * @example 2
+             */
+            numTeams: number;
+            /** @example 2 */
+            teamSize: number;
+            /**
+             * @description The number of users on the ticket (a party stays on one team).
+             * @example 1
+             */
+            numUsers: number;
+            users: string[];
+            /**
+             * Format: uuid
+             * @description The user who created the ticket.
+             */
+            hostUid: string;
+            /**
+             * Format: uuid
+             * @description The session the matchmaker placed the ticket in; poll the ticket to find it.
+             */
+            sessionUid: string | null;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
+        };
         UpdateTicketDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -1432,28 +1471,6 @@ export interface components {
              * @enum {string}
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
-        };
-        InventoryItem: {
-            /** Format: uuid */
-            personaUid: string;
-            /** Format: uuid */
-            itemUid: string;
-            /** @example 3 */
-            quantity: number;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
         };
         /** @enum {string} */
         TransactionType: "TRADE" | "AWARD" | "REMOVAL";
@@ -1538,6 +1555,28 @@ export interface components {
             personaTwoInventoryItemsAfter: components["schemas"]["InventorySnapshot"][];
             /** @description Why a FAILED transaction failed. */
             reason: string | null;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
+        };
+        InventoryItem: {
+            /** Format: uuid */
+            personaUid: string;
+            /** Format: uuid */
+            itemUid: string;
+            /** @example 3 */
+            quantity: number;
             /** @description Record identifier (UUID v4), assigned by the service. */
             uid: string;
             /**
@@ -1648,6 +1687,37 @@ export interface components {
              */
             sha256sum?: string | null;
         };
+        CreateMediaAssetDto: {
+            /**
+             * @description The version this write is based on. When it is given and the record has moved on, nothing is
+             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
+             * @example 0
+             */
+            version?: number;
+            /** @example Iron sword artwork */
+            name: string;
+            /** @example Inventory icon and thumbnail of the iron sword. */
+            description?: string | null;
+            /**
+             * @description The file variants, by key (1 to 32 keys of 1 to 64 characters of A-Z, a-z, 0-9, _, . and -). `default` is required. The whole map is replaced on update: variants left out are removed; a variant sent unchanged keeps its uid, dates and version, a changed one gets version + 1. The service's fields of a file (uid, dates, version) may be sent back and are ignored.
+             * @example {
+             *       "default": {
+             *         "mimetype": "image/png",
+             *         "name": "sword-iron.png",
+             *         "uri": "https://cdn.example.com/items/sword-iron.png",
+             *         "sha256sum": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+             *       },
+             *       "thumbnail": {
+             *         "mimetype": "image/webp",
+             *         "name": "sword-iron-64.webp",
+             *         "uri": "https://cdn.example.com/items/sword-iron-64.webp"
+             *       }
+             *     }
+             */
+            files: {
+                [key: string]: components["schemas"]["MediaFileDto"];
+            };
+        };
         MediaAsset: {
             /** @example Iron sword artwork */
             name: string;
@@ -1696,37 +1766,6 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
-        CreateMediaAssetDto: {
-            /**
-             * @description The version this write is based on. When it is given and the record has moved on, nothing is
-             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
-             * @example 0
-             */
-            version?: number;
-            /** @example Iron sword artwork */
-            name: string;
-            /** @example Inventory icon and thumbnail of the iron sword. */
-            description?: string | null;
-            /**
-             * @description The file variants, by key (1 to 32 keys of 1 to 64 characters of A-Z, a-z, 0-9, _, . and -). `default` is required. The whole map is replaced on update: variants left out are removed; a variant sent unchanged keeps its uid, dates and version, a changed one gets version + 1. The service's fields of a file (uid, dates, version) may be sent back and are ignored.
-             * @example {
-             *       "default": {
-             *         "mimetype": "image/png",
-             *         "name": "sword-iron.png",
-             *         "uri": "https://cdn.example.com/items/sword-iron.png",
-             *         "sha256sum": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-             *       },
-             *       "thumbnail": {
-             *         "mimetype": "image/webp",
-             *         "name": "sword-iron-64.webp",
-             *         "uri": "https://cdn.example.com/items/sword-iron-64.webp"
-             *       }
-             *     }
-             */
-            files: {
-                [key: string]: components["schemas"]["MediaFileDto"];
-            };
-        };
         UpdateMediaAssetDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -1756,6 +1795,31 @@ export interface components {
              */
             files?: {
                 [key: string]: components["schemas"]["MediaFileDto"];
+            };
+        };
+        CreateTextAssetDto: {
+            /**
+             * @description The version this write is based on. When it is given and the record has moved on, nothing is
+             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
+             * @example 0
+             */
+            version?: number;
+            /** @example Welcome banner */
+            name: string;
+            /** @example Shown on the title screen. */
+            description?: string | null;
+            /**
+             * @description The texts by language: `default` (required) and BCP 47 language tags such as `en`, `pt-BR`, `zh-Hant` (at most 200 keys; one text per language whatever the case of its tag; tags are stored as given). Each text is a string of at most 100000 characters. The whole map is replaced on update.
+             * @example {
+             *       "default": "Welcome, adventurer!",
+             *       "en": "Welcome, adventurer!",
+             *       "pt": "Bem-vindo, aventureiro!",
+             *       "pt-BR": "Bem-vindo, aventureiro!",
+             *       "de-CH": "Willkommen, Abenteurer!"
+             *     }
+             */
+            text: {
+                [key: string]: string;
             };
         };
         TextAsset: {
@@ -1791,31 +1855,6 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
-        CreateTextAssetDto: {
-            /**
-             * @description The version this write is based on. When it is given and the record has moved on, nothing is
-             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
-             * @example 0
-             */
-            version?: number;
-            /** @example Welcome banner */
-            name: string;
-            /** @example Shown on the title screen. */
-            description?: string | null;
-            /**
-             * @description The texts by language: `default` (required) and BCP 47 language tags such as `en`, `pt-BR`, `zh-Hant` (at most 200 keys; one text per language whatever the case of its tag; tags are stored as given). Each text is a string of at most 100000 characters. The whole map is replaced on update.
-             * @example {
-             *       "default": "Welcome, adventurer!",
-             *       "en": "Welcome, adventurer!",
-             *       "pt": "Bem-vindo, aventureiro!",
-             *       "pt-BR": "Bem-vindo, aventureiro!",
-             *       "de-CH": "Willkommen, Abenteurer!"
-             *     }
-             */
-            text: {
-                [key: string]: string;
-            };
-        };
         ResolvedTextDto: {
             /**
              * @description The key whose text was chosen: a language tag as stored (`pt-BR`, `pt`) or `default`.
@@ -1850,6 +1889,24 @@ export interface components {
                 [key: string]: string;
             };
         };
+        CreateAchievementDto: {
+            /**
+             * @description The version this write is based on. When it is given and the record has moved on, nothing is
+             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
+             * @example 0
+             */
+            version?: number;
+            /** @example Dragon slayer */
+            name: string;
+            /** @example Defeat the red dragon of the northern peaks. */
+            description?: string | null;
+            /**
+             * @description The badge shown for the achievement. Its form is the game's choice (the interface document leaves
+             *     it open): a media asset uid, a URL, a sprite name. At most 2048 characters.
+             * @example https://cdn.example.com/badges/dragon-slayer.png
+             */
+            badge?: string | null;
+        };
         AchievementDefinition: {
             /** @example Dragon slayer */
             name: string;
@@ -1874,24 +1931,6 @@ export interface components {
             dateModified: string;
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
-        };
-        CreateAchievementDto: {
-            /**
-             * @description The version this write is based on. When it is given and the record has moved on, nothing is
-             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
-             * @example 0
-             */
-            version?: number;
-            /** @example Dragon slayer */
-            name: string;
-            /** @example Defeat the red dragon of the northern peaks. */
-            description?: string | null;
-            /**
-             * @description The badge shown for the achievement. Its form is the game's choice (the interface document leaves
-             *     it open): a media asset uid, a URL, a sprite name. At most 2048 characters.
-             * @example https://cdn.example.com/badges/dragon-slayer.png
-             */
-            badge?: string | null;
         };
         AchievementUnlock: {
             /**
@@ -2352,6 +2391,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The persona, with `ETag: "<version>"`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2597,93 +2637,6 @@ export interface operations {
                      *       "status": 403,
                      *       "code": "FORBIDDEN",
                      *       "message": "only admins may change the catalog",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    ItemsController_count: {
-        parameters: {
-            query?: {
-                limit?: number;
-                skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
-                sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3080,6 +3033,93 @@ export interface operations {
             };
         };
     };
+    ItemsController_count: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                sort?: string;
+                /** @description Any of uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     SessionsController_findAll: {
         parameters: {
             query?: {
@@ -3293,93 +3333,6 @@ export interface operations {
                      *       "status": 403,
                      *       "code": "FORBIDDEN",
                      *       "message": "only admins may change the catalog",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    SessionsController_count: {
-        parameters: {
-            query?: {
-                limit?: number;
-                skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
-                sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3991,6 +3944,93 @@ export interface operations {
             };
         };
     };
+    SessionsController_count: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                sort?: string;
+                /** @description Any of uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     TicketsController_findAll: {
         parameters: {
             query?: {
@@ -4204,93 +4244,6 @@ export interface operations {
                      *       "status": 403,
                      *       "code": "FORBIDDEN",
                      *       "message": "only admins may change the catalog",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    TicketsController_count: {
-        parameters: {
-            query?: {
-                limit?: number;
-                skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
-                sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4670,101 +4623,14 @@ export interface operations {
             };
         };
     };
-    InventoriesController_findAll: {
+    TicketsController_count: {
         parameters: {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, personaUid, itemUid, quantity as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InventoryItem"][];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    InventoriesController_count: {
-        parameters: {
-            query?: {
-                limit?: number;
-                skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
-                sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, personaUid, itemUid, quantity as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                /** @description Any of uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
                 filters?: {
                     [key: string]: string;
                 };
@@ -4817,104 +4683,6 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    InventoriesController_findById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The inventory item's uid (UUID). */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InventoryItem"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: no such record, or not one the caller may see. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 404,
-                     *       "code": "NOT_FOUND",
-                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5062,101 +4830,14 @@ export interface operations {
             };
         };
     };
-    TransactionsController_findAll: {
+    InventoriesController_count: {
         parameters: {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InventoryTransaction"][];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    TransactionsController_count: {
-        parameters: {
-            query?: {
-                limit?: number;
-                skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
-                sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                /** @description Any of uid, dateCreated, dateModified, version, personaUid, itemUid, quantity as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
                 filters?: {
                     [key: string]: string;
                 };
@@ -5236,14 +4917,20 @@ export interface operations {
             };
         };
     };
-    TransactionsController_findById: {
+    InventoriesController_findAll: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The transaction's uid (UUID). */
-                id: string;
+            query?: {
+                limit?: number;
+                skip?: number;
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                sort?: string;
+                /** @description Any of uid, dateCreated, dateModified, version, personaUid, itemUid, quantity as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                filters?: {
+                    [key: string]: string;
+                };
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -5253,7 +4940,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InventoryTransaction"];
+                    "application/json": components["schemas"]["InventoryItem"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    InventoriesController_findById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The inventory item's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inventory item, with `ETag: "<version>"`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
@@ -5703,6 +5472,279 @@ export interface operations {
                      *       "status": 409,
                      *       "code": "CONFLICT",
                      *       "message": "the transaction is no longer PENDING.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TransactionsController_count: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                sort?: string;
+                /** @description Any of uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TransactionsController_findAll: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                sort?: string;
+                /** @description Any of uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryTransaction"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TransactionsController_findById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transaction's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction, with `ETag: "<version>"`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryTransaction"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6806,93 +6848,6 @@ export interface operations {
             };
         };
     };
-    MediaAssetsController_count: {
-        parameters: {
-            query?: {
-                limit?: number;
-                skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
-                sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     MediaAssetsController_findById: {
         parameters: {
             query?: never;
@@ -7245,6 +7200,93 @@ export interface operations {
             };
         };
     };
+    MediaAssetsController_count: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                sort?: string;
+                /** @description Any of uid, dateCreated, dateModified, version, name, description as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     TextAssetsController_findAll: {
         parameters: {
             query?: {
@@ -7431,20 +7473,20 @@ export interface operations {
             };
         };
     };
-    TextAssetsController_count: {
+    TextAssetsController_resolve: {
         parameters: {
             query?: {
-                limit?: number;
-                skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
-                sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description A BCP 47 language tag; when given, Accept-Language is not consulted. */
+                lang?: string;
             };
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description e.g. `pt-BR, pt;q=0.9, en;q=0.5` */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description The text asset's uid (UUID). */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -7454,10 +7496,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CountDto"];
+                    "application/json": components["schemas"]["ResolvedTextDto"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            /** @description VALIDATION_FAILED: a malformed id or lang. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7491,6 +7533,23 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7870,20 +7929,20 @@ export interface operations {
             };
         };
     };
-    TextAssetsController_resolve: {
+    TextAssetsController_count: {
         parameters: {
             query?: {
-                /** @description A BCP 47 language tag; when given, Accept-Language is not consulted. */
-                lang?: string;
+                limit?: number;
+                skip?: number;
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                sort?: string;
+                /** @description Any of uid, dateCreated, dateModified, version, name, description as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                filters?: {
+                    [key: string]: string;
+                };
             };
-            header?: {
-                /** @description e.g. `pt-BR, pt;q=0.9, en;q=0.5` */
-                "Accept-Language"?: string;
-            };
-            path: {
-                /** @description The text asset's uid (UUID). */
-                id: string;
-            };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -7893,10 +7952,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ResolvedTextDto"];
+                    "application/json": components["schemas"]["CountDto"];
                 };
             };
-            /** @description VALIDATION_FAILED: a malformed id or lang. */
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7930,23 +7989,6 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: no such record, or not one the caller may see. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 404,
-                     *       "code": "NOT_FOUND",
-                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -8231,93 +8273,6 @@ export interface operations {
             };
         };
     };
-    AchievementsController_count: {
-        parameters: {
-            query?: {
-                limit?: number;
-                skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
-                sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description, badge as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     AchievementsController_findUnlocked: {
         parameters: {
             query?: {
@@ -8405,7 +8360,7 @@ export interface operations {
             };
         };
     };
-    AchievementsController_findById: {
+    AchievementsController_unlock: {
         parameters: {
             query?: never;
             header?: never;
@@ -8417,7 +8372,105 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The definition, with `ETag: "<version>"`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AchievementUnlock"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AchievementsController_findById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The achievement definition's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The achievement definition, with `ETag: "<version>"`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8511,7 +8564,7 @@ export interface operations {
                 "if-match": string;
             };
             path: {
-                /** @description The achievement's uid (UUID). */
+                /** @description The achievement definition's uid (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -8648,7 +8701,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The achievement's uid (UUID). */
+                /** @description The achievement definition's uid (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -8757,14 +8810,20 @@ export interface operations {
             };
         };
     };
-    AchievementsController_unlock: {
+    AchievementsController_count: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The achievement's uid (UUID). */
-                id: string;
+            query?: {
+                limit?: number;
+                skip?: number;
+                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                sort?: string;
+                /** @description Any of uid, dateCreated, dateModified, version, name, description, badge as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
+                filters?: {
+                    [key: string]: string;
+                };
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -8774,7 +8833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AchievementUnlock"];
+                    "application/json": components["schemas"]["CountDto"];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
@@ -8811,23 +8870,6 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: no such record, or not one the caller may see. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 404,
-                     *       "code": "NOT_FOUND",
-                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */

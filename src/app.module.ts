@@ -1,59 +1,59 @@
-import { Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
 import { AchievementsModule } from './achievements/achievements.module.js';
 import { AssetsModule } from './assets/assets.module.js';
 import { AuthModule } from './auth/auth.module.js';
-import { appConfig, authConfig, databaseConfig, matchmakerConfig, securityConfig } from './config/configuration.js';
-import { parseEnvironment } from './config/environment.js';
+import { JwtGuard } from './auth/jwt.guard.js';
+import { ConfigModule } from './config/config.module.js';
+import type { AppConfig } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EconomyModule } from './economy/economy.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ItemsModule } from './items/items.module.js';
 import { nestLoggerOptions, ROOT_LOGGER, RootLoggerModule } from './logging.js';
+import { MatchmakerModule } from './matchmaker/matchmaker.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PersonasModule } from './personas/personas.module.js';
-import { MatchmakerModule } from './matchmaker/matchmaker.module.js';
+import { RateLimitGuard } from './security/rate-limit.guard.js';
 import { SecurityModule } from './security/security.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
-import { TicketsModule } from './tickets/tickets.module.js';
-import { InventoriesModule } from './inventories/inventories.module.js';
 import { SkillsModule } from './skills/skills.module.js';
-import { TransactionsModule } from './transactions/transactions.module.js';
+import { TicketsModule } from './tickets/tickets.module.js';
 
-@Module({
-  imports: [
-    ConfigModule.forRoot({
-      isGlobal: true,
-      // main.ts reads .env into process.env before anything else needs it (the embedded database does).
-      ignoreEnvFile: true,
-      load: [appConfig, databaseConfig, authConfig, matchmakerConfig, securityConfig],
-      validate: (raw) => {
-        parseEnvironment(raw as Record<string, string>);
-        return raw;
-      },
-    }),
-    RootLoggerModule,
-    LoggerModule.forRootAsync({
-      inject: [ROOT_LOGGER],
-      useFactory: (logger: Logger) => nestLoggerOptions(logger),
-    }),
-    DatabaseModule,
-    MetricsModule,
-    HealthModule,
-    // Before AuthModule: the rate limiter's guard must run before the JwtGuard (src/security/).
-    SecurityModule,
-    AuthModule,
-    PersonasModule,
-    ItemsModule,
-    SessionsModule,
-    TicketsModule,
-    MatchmakerModule,
-    InventoriesModule,
-    TransactionsModule,
-    SkillsModule,
-    AssetsModule,
-    AchievementsModule,
-  ],
-})
-export class AppModule {}
+/** Wires the modules, given the configuration whoever starts the service parsed (main.ts, the tests). */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        RootLoggerModule,
+        LoggerModule.forRootAsync({ inject: [ROOT_LOGGER], useFactory: (logger: Logger) => nestLoggerOptions(logger) }),
+        DatabaseModule,
+        MetricsModule,
+        HealthModule,
+        SecurityModule,
+        AuthModule,
+        PersonasModule,
+        ItemsModule,
+        SessionsModule,
+        TicketsModule,
+        MatchmakerModule,
+        EconomyModule,
+        SkillsModule,
+        AssetsModule,
+        AchievementsModule,
+      ],
+      // The global guards, in the order they run. The rate limiter comes first, so that floods of bad
+      // tokens are counted too; the JwtGuard then reads the caller (every route needs our token unless
+      // it is @Public() or @OptionalAuth()). A route's own @Authorize() rule runs after both.
+      providers: [
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: JwtGuard },
+      ],
+    };
+  }
+}

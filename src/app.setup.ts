@@ -2,14 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { INestApplication } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
+import { hiddenFromDocs } from './common/fields.js';
 import { ErrorBody } from './common/errors.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
 import { sendRecordETags } from './common/versions.js';
-import { securityConfig } from './config/configuration.js';
-import { parseEnvironment } from './config/environment.js';
+import { APP_CONFIG } from './config/config.module.js';
+import type { AppConfig } from './config/environment.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { enableCors, registerSecurityHeaders, SECURITY_HEADERS } from './security/http-security.js';
@@ -25,7 +25,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * and the client's address from X-Forwarded-For only when TRUST_PROXY says which proxies to believe
  * (the rate limits count by it).
  */
-export function createFastifyAdapter(trustProxy = parseEnvironment().trustProxy): FastifyAdapter {
+export function createFastifyAdapter({ trustProxy }: Pick<AppConfig, 'trustProxy'>): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify answers a path segment over 100 characters itself (414, not our error body), but skill
@@ -57,7 +57,7 @@ export function createFastifyAdapter(trustProxy = parseEnvironment().trustProxy)
  */
 export function configureApp(app: NestFastifyApplication): void {
   registerSecurityHeaders(app);
-  enableCors(app, app.get<ConfigType<typeof securityConfig>>(securityConfig.KEY).corsOrigins);
+  enableCors(app, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());
 
@@ -98,7 +98,14 @@ export function configureApp(app: NestFastifyApplication): void {
  * (scripts/generate-sdk.ts), so anything that changes the document belongs here, not in configureApp.
  */
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
-  return documentRateLimits(SwaggerModule.createDocument(app, openApiConfig(), { extraModels: [ErrorBody] }));
+  const document = documentRateLimits(SwaggerModule.createDocument(app, openApiConfig(), { extraModels: [ErrorBody] }));
+  for (const { schema, property } of hiddenFromDocs()) {
+    const shown = (document.components?.schemas?.[schema] as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (shown && property in shown) {
+      throw new Error(`${schema}.${property} is @Secret() or @ReadOnlyField() but the OpenAPI document shows it: add @ApiHideProperty()`);
+    }
+  }
+  return document;
 }
 
 function openApiConfig() {

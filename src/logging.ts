@@ -1,21 +1,20 @@
-import { Global, Inject, Module } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
+import { Global, Module } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Params } from 'nestjs-pino';
 import { pino, type Logger } from 'pino';
-import { appConfig } from './config/configuration.js';
+import { APP_CONFIG } from './config/config.module.js';
+import type { AppConfig } from './config/environment.js';
 
 /** The one pino instance: Nest's own logs (through nestjs-pino) and the request lines share it. */
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
-export const InjectRootLogger = () => Inject(ROOT_LOGGER);
 
 @Global()
 @Module({
   providers: [
     {
       provide: ROOT_LOGGER,
-      inject: [appConfig.KEY],
-      useFactory: (app: ConfigType<typeof appConfig>) => createRootLogger(app.logLevel),
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => createRootLogger(config.logLevel),
     },
   ],
   exports: [ROOT_LOGGER],

@@ -1,45 +1,37 @@
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { configureApp, createFastifyAdapter } from './app.setup.js';
-import { EnvironmentError, parseEnvironment, redactUrl } from './config/environment.js';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from './database/embedded-postgres.js';
+import { EnvironmentError, loadConfig } from './config/environment.js';
+import { openServiceDatabase } from './database/database-location.js';
 
 async function bootstrap(): Promise<void> {
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  const environment = parseEnvironment();
-
+  const environment = loadConfig();
   // Without DATABASE_URL the service brings its own PostgreSQL (CONTRACT.md section 8), started
   // before Nest so that the rest of the service sees one kind of database only: a URL.
-  let embedded: EmbeddedDatabase | undefined;
-  if (!environment.databaseUrl) {
-    embedded = await startEmbeddedPostgres({ directory: join(environment.dataDir, 'postgres') });
-    process.env.DATABASE_URL = embedded.url;
-  }
+  const database = await openServiceDatabase(environment);
+  const config = { ...environment, databaseUrl: database.url };
 
   let app: NestFastifyApplication;
   try {
-    app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(), {
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(config), {
       bufferLogs: true,
       bodyParser: false,
     });
   } catch (error) {
-    await embedded?.stop();
+    await database.close();
     throw error;
   }
   const logger = app.get(Logger);
   app.useLogger(logger);
   configureApp(app);
-  await app.listen({ port: environment.port, host: environment.host });
+  await app.listen({ port: config.port, host: config.host });
 
   logger.log(
-    `listening on http://${environment.host}:${environment.port} (docs at /docs), ` +
-      `${environment.isProduction ? 'production' : 'development'} mode, database: ` +
-      (embedded ? `embedded PostgreSQL in ${join(environment.dataDir, 'postgres')}` : redactUrl(environment.databaseUrl!)),
+    `listening on http://${config.host}:${config.port} (docs at /docs), ` +
+      `${config.isProduction ? 'production' : 'development'} mode, database: ${database.description}`,
     'Bootstrap',
   );
 
@@ -51,7 +43,7 @@ async function bootstrap(): Promise<void> {
     stopping = true;
     logger.log(`${signal} received: shutting down`, 'Bootstrap');
     await app.close();
-    await embedded?.stop();
+    await database.close();
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -134,5 +134,50 @@ describe('the service as a process', () => {
     expect((await fetch(`${base}/health/ready`)).status).toBe(200);
     second.process.kill('SIGINT');
     expect(await second.exited).toBe(0);
+  }, 240_000);
+
+  it('refuses a second instance on the same DATA_DIR, naming the first, which keeps serving', async () => {
+    const [port, otherPort] = [await freePort(), await freePort()];
+    const first = startService({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+    await waitForReady(port, first);
+
+    const second = startService({ DATA_DIR: dataDir, PORT: String(otherPort), HOST: '127.0.0.1' });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`belongs to process ${first.process.pid}`);
+    expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+
+    // Killed outright, the first leaves its PostgreSQL running with nobody to stop it: the next start
+    // stops that orphan and serves.
+    first.process.kill('SIGKILL');
+    await first.exited;
+    const third = startService({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+    await waitForReady(port, third);
+    expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+    third.process.kill('SIGTERM');
+    expect(await third.exited).toBe(0);
+  }, 240_000);
+
+  it('changes nothing outside DATA_DIR, even where its PostgreSQL cannot reach the folder', async () => {
+    const parent = await mkdtemp(join(root, '.data', 'private-')); // 0700, as mkdtemp makes it
+    const modeBefore = (await stat(parent)).mode;
+    const port = await freePort();
+    const service = startService({ DATA_DIR: join(parent, 'data'), PORT: String(port), HOST: '127.0.0.1' });
+    try {
+      if (process.getuid?.() === 0) {
+        // As root, PostgreSQL runs as the postgres user, which cannot enter `parent`: the service says so.
+        expect(await service.exited).toBe(1);
+        expect(service.output()).toContain(`${parent} is not searchable by others`);
+      } else {
+        // Otherwise PostgreSQL runs as this user, who may enter it.
+        await waitForReady(port, service);
+      }
+      expect((await stat(parent)).mode).toBe(modeBefore);
+    } finally {
+      if (service.process.exitCode === null) {
+        service.process.kill('SIGTERM');
+        await service.exited;
+      }
+      await rm(parent, { recursive: true, force: true });
+    }
   }, 240_000);
 });

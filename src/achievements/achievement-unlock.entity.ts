@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Column, Entity, ForeignKey, Index, Unique } from 'typeorm';
 import { User } from '../auth/user.entity.js';
+import { Filterable } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';
 
@@ -16,11 +17,13 @@ export class AchievementUnlock extends RecordEntity {
   @ApiProperty({ format: 'uuid' })
   @Column({ type: 'uuid' })
   @ForeignKey(() => AchievementDefinition, { name: 'achievement_unlocks_achievementUid_fkey', onDelete: 'CASCADE' })
+  @Filterable()
   achievementUid: string;
 
   /** The user who unlocked it. */
   @ApiProperty({ format: 'uuid' })
   @Column({ type: 'uuid' })
   @ForeignKey(() => User, { name: 'achievement_unlocks_userUid_fkey', onDelete: 'CASCADE' })
+  @Filterable()
   userUid: string;
 }

@@ -1,35 +1,35 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../common/admin.guard.js';
+import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorators.js';
+import { CatalogController } from '../common/record.controller.js';
 import type { ListQuery } from '../common/list-query.js';
-import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, UidParam } from '../common/route.decorators.js';
-import { expectedVersion } from '../common/versions.js';
+import { AdminOnly } from '../common/policy.js';
+import { ApiErrors, ApiListQuery, ApiUidParam, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { AchievementUnlock } from './achievement-unlock.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';
-import { AchievementUnlocksService, UNLOCK_FIELDS } from './achievement-unlocks.service.js';
-import { ACHIEVEMENT_FIELDS, AchievementsService } from './achievements.service.js';
+import { AchievementsService, AchievementUnlocksService } from './achievements.service.js';
 import { CreateAchievementDto } from './dto/create-achievement.dto.js';
 import { UpdateAchievementDto } from './dto/update-achievement.dto.js';
 
 @ApiTags('achievements')
-@ApiSecurity('jwt')
-@ApiErrors(401)
 @Controller('achievements')
-export class AchievementsController {
+export class AchievementsController extends CatalogController({
+  entity: AchievementDefinition,
+  updateBody: UpdateAchievementDto,
+  name: 'achievement definition',
+  plural: 'achievement definitions',
+  count: {
+    summary: 'Count achievement definitions (optional auth)',
+    description: 'Works without a token. The list parameters are an addition to the interface document.',
+    optionalAuth: true,
+  },
+  remove: { status: 200, summary: 'Delete an achievement definition and its unlocks (admins)' },
+}) {
   constructor(
     private readonly achievements: AchievementsService,
     private readonly unlocks: AchievementUnlocksService,
-  ) {}
-
-  @ApiOperation({ summary: 'List achievement definitions' })
-  @ApiListQuery(ACHIEVEMENT_FIELDS)
-  @ApiOkResponse({ type: [AchievementDefinition] })
-  @ApiErrors(400)
-  @Get()
-  findAll(@ListQueryParam(ACHIEVEMENT_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<AchievementDefinition[]> {
-    return this.achievements.findAll(list, caller);
+  ) {
+    super(achievements);
   }
 
   @ApiOperation({
@@ -38,7 +38,7 @@ export class AchievementsController {
       'Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, ' +
       'which lets anonymous callers create. A signed-in caller must be an admin.',
   })
-  @ApiCreatedResponse({ type: AchievementDefinition })
+  @RecordResponse(AchievementDefinition, { status: 201 })
   @ApiErrors(400, [401, 'UNAUTHORIZED: no token (and ANONYMOUS_WRITES is off), or an invalid one.'], 403)
   @OptionalAuth()
   @Post()
@@ -56,58 +56,14 @@ export class AchievementsController {
     await this.achievements.truncate();
   }
 
-  @ApiOperation({
-    summary: 'Count achievement definitions (optional auth)',
-    description: 'Works without a token. The list parameters are an addition to the interface document.',
-  })
-  @ApiListQuery(ACHIEVEMENT_FIELDS)
-  @ApiOkResponse({ type: CountDto })
-  @ApiErrors(400)
-  @OptionalAuth()
-  @Get('count')
-  async count(@ListQueryParam(ACHIEVEMENT_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller | undefined): Promise<CountDto> {
-    return { count: await this.achievements.count(list, caller) };
-  }
-
   /** An addition to the interface document: what the caller has unlocked, with the list rules. */
   @ApiOperation({ summary: "List the caller's unlocked achievements" })
-  @ApiListQuery(UNLOCK_FIELDS)
+  @ApiListQuery(AchievementUnlock)
   @ApiOkResponse({ type: [AchievementUnlock] })
   @ApiErrors(400)
   @Get('unlocked')
-  findUnlocked(@ListQueryParam(UNLOCK_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<AchievementUnlock[]> {
+  findUnlocked(@ListQueryParam(AchievementUnlock) list: ListQuery, @CurrentCaller() caller: Caller): Promise<AchievementUnlock[]> {
     return this.unlocks.findAll(list, caller);
-  }
-
-  @ApiOperation({ summary: 'Find an achievement definition by id' })
-  @ApiUidParam('id', 'achievement')
-  @ApiOkResponse({ type: AchievementDefinition, description: 'The definition, with `ETag: "<version>"`.' })
-  @ApiErrors(400, 404)
-  @Get(':id')
-  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<AchievementDefinition> {
-    return this.achievements.findOne(id, caller);
-  }
-
-  /** Merges the given fields. State the version you read (body or If-Match) to be safe. */
-  @ApiOperation({ summary: 'Update an achievement definition (admins)' })
-  @ApiUidParam('id', 'achievement')
-  @ApiOkResponse({ type: AchievementDefinition })
-  @ApiErrors(400, 403, 404, 409)
-  @AdminOnly()
-  @Put(':id')
-  update(@UidParam() id: string, @Body() body: UpdateAchievementDto, @IfMatch() ifMatch?: string): Promise<AchievementDefinition> {
-    return this.achievements.update(id, body, expectedVersion(body.version, ifMatch));
-  }
-
-  @ApiOperation({ summary: 'Delete an achievement definition and its unlocks (admins)' })
-  @ApiUidParam('id', 'achievement')
-  @ApiOkResponse({ description: 'Deleted; no body.' })
-  @ApiErrors(400, 403, 404)
-  @AdminOnly()
-  @HttpCode(200)
-  @Delete(':id')
-  async remove(@UidParam() id: string): Promise<void> {
-    await this.achievements.remove(id);
   }
 
   @ApiOperation({
@@ -117,7 +73,7 @@ export class AchievementsController {
       'record (200), never a duplicate.',
   })
   @ApiUidParam('id', 'achievement')
-  @ApiOkResponse({ type: AchievementUnlock })
+  @RecordResponse(AchievementUnlock)
   @ApiErrors(400, 404)
   @Get(':id/unlock')
   unlock(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<AchievementUnlock> {

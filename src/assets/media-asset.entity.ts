@@ -1,6 +1,7 @@
 import { ApiHideProperty, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import { User } from '../auth/user.entity.js';
+import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import type { StoredMediaFile } from './media-files.js';
 
@@ -52,10 +53,12 @@ export const MEDIA_FILE_EXAMPLE: MediaFile = {
 export class MediaAsset extends RecordEntity {
   @ApiProperty({ example: 'Iron sword artwork' })
   @Column({ type: 'text' })
+  @Filterable()
   name: string;
 
   @ApiProperty({ type: 'string', nullable: true, example: 'Inventory icon and thumbnail of the iron sword.' })
   @Column({ type: 'text', nullable: true })
+  @Filterable()
   description: string | null;
 
   @ApiProperty({
@@ -77,14 +80,10 @@ export class MediaAsset extends RecordEntity {
   @Column({ type: 'jsonb' })
   files: Record<string, MediaFile>;
 
-  /** The admin who created the asset; internal, never returned. */
-  @ApiHideProperty()
+  /** The admin who created the asset. */
   @Column({ type: 'uuid', nullable: true })
   @ForeignKey(() => User, { name: 'media_assets_ownerUid_fkey', onDelete: 'SET NULL' })
+  @ApiHideProperty()
+  @Secret()
   ownerUid: string | null;
-
-  toJSON(): Omit<MediaAsset, 'ownerUid' | 'toJSON'> {
-    const { ownerUid: _ownerUid, ...visible } = this;
-    return visible;
-  }
 }

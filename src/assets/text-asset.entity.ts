@@ -1,6 +1,7 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import { User } from '../auth/user.entity.js';
+import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { LOCALIZED_TEXT_EXAMPLE } from './dto/localized-text.validator.js';
 
@@ -11,10 +12,12 @@ import { LOCALIZED_TEXT_EXAMPLE } from './dto/localized-text.validator.js';
 export class TextAsset extends RecordEntity {
   @ApiProperty({ example: 'Welcome banner' })
   @Column({ type: 'text' })
+  @Filterable()
   name: string;
 
   @ApiProperty({ type: 'string', nullable: true, example: 'Shown on the title screen.' })
   @Column({ type: 'text', nullable: true })
+  @Filterable()
   description: string | null;
 
   @ApiProperty({
@@ -26,14 +29,10 @@ export class TextAsset extends RecordEntity {
   @Column({ type: 'jsonb' })
   text: Record<string, string>;
 
-  /** The admin who created the asset; internal, never returned. */
-  @ApiHideProperty()
+  /** The admin who created the asset. */
   @Column({ type: 'uuid', nullable: true })
   @ForeignKey(() => User, { name: 'text_assets_ownerUid_fkey', onDelete: 'SET NULL' })
+  @ApiHideProperty()
+  @Secret()
   ownerUid: string | null;
-
-  toJSON(): Omit<TextAsset, 'ownerUid' | 'toJSON'> {
-    const { ownerUid: _ownerUid, ...visible } = this;
-    return visible;
-  }
 }

@@ -1,72 +1,41 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiQuery,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AdminOnly } from '../common/admin.guard.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
+import { CatalogController } from '../common/record.controller.js';
 import { badRequest } from '../common/errors.js';
-import type { ListQuery } from '../common/list-query.js';
-import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, UidParam } from '../common/route.decorators.js';
-import { expectedVersion } from '../common/versions.js';
+import { AdminOnly } from '../common/policy.js';
+import { ApiErrors, ApiUidParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { CreateTextAssetDto } from './dto/create-text-asset.dto.js';
 import { ResolvedTextDto } from './dto/resolved-text.dto.js';
 import { UpdateTextAssetDto } from './dto/update-text-asset.dto.js';
+import { ASSET_LIST_ADDITION } from './media-assets.controller.js';
 import { TextAsset } from './text-asset.entity.js';
-import { TEXT_ASSET_FIELDS, TextAssetsService } from './text-assets.service.js';
+import { TextAssetsService } from './text-assets.service.js';
 import { DEFAULT_TEXT_KEY, isLanguageTag, parseAcceptLanguage } from './text-language.js';
 
-const LIST_ADDITION = 'The list parameters are an addition to the interface document, which lists none here.';
-
 @ApiTags('text assets')
-@ApiSecurity('jwt')
-@ApiErrors(401)
 @Controller('assets/text')
-export class TextAssetsController {
-  constructor(private readonly assets: TextAssetsService) {}
-
-  @ApiOperation({ summary: 'List text assets', description: LIST_ADDITION })
-  @ApiListQuery(TEXT_ASSET_FIELDS)
-  @ApiOkResponse({ type: [TextAsset] })
-  @ApiErrors(400)
-  @Get()
-  findAll(@ListQueryParam(TEXT_ASSET_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<TextAsset[]> {
-    return this.assets.findAll(list, caller);
+export class TextAssetsController extends CatalogController({
+  entity: TextAsset,
+  updateBody: UpdateTextAssetDto,
+  name: 'text asset',
+  plural: 'text assets',
+  listDescription: ASSET_LIST_ADDITION,
+  updateDescription: 'Merges the given fields; `text`, when sent, replaces the whole map. State the version you read to be safe.',
+  remove: { status: 204 },
+}) {
+  constructor(private readonly assets: TextAssetsService) {
+    super(assets);
   }
 
   @ApiOperation({ summary: 'Create a text asset (admins)' })
-  @ApiCreatedResponse({ type: TextAsset })
+  @RecordResponse(TextAsset, { status: 201 })
   @ApiErrors(400, 403)
   @AdminOnly()
   @Post()
   create(@Body() body: CreateTextAssetDto, @CurrentCaller() caller: Caller): Promise<TextAsset> {
     return this.assets.create(body, caller);
-  }
-
-  @ApiOperation({ summary: 'Count text assets', description: LIST_ADDITION })
-  @ApiListQuery(TEXT_ASSET_FIELDS)
-  @ApiOkResponse({ type: CountDto })
-  @ApiErrors(400)
-  @Get('count')
-  async count(@ListQueryParam(TEXT_ASSET_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
-    return { count: await this.assets.count(list, caller) };
-  }
-
-  @ApiOperation({ summary: 'Find a text asset by id' })
-  @ApiUidParam('id', 'text asset')
-  @ApiOkResponse({ type: TextAsset, description: 'The text asset, with `ETag: "<version>"`.' })
-  @ApiErrors(400, 404)
-  @Get(':id')
-  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<TextAsset> {
-    return this.assets.findOne(id, caller);
   }
 
   /** An addition to the interface document, for game clients: the text in the player's language. */
@@ -106,27 +75,5 @@ export class TextAssetsController {
     void reply.header('Vary', 'Accept-Language');
     if (resolved.language !== DEFAULT_TEXT_KEY) void reply.header('Content-Language', resolved.language);
     return resolved;
-  }
-
-  /** Merges the given fields; `text`, when sent, replaces the whole map. State the version you read to be safe. */
-  @ApiOperation({ summary: 'Update a text asset (admins)' })
-  @ApiUidParam('id', 'text asset')
-  @ApiOkResponse({ type: TextAsset })
-  @ApiErrors(400, 403, 404, 409)
-  @AdminOnly()
-  @Put(':id')
-  update(@UidParam() id: string, @Body() body: UpdateTextAssetDto, @IfMatch() ifMatch?: string): Promise<TextAsset> {
-    return this.assets.update(id, body, expectedVersion(body.version, ifMatch));
-  }
-
-  @ApiOperation({ summary: 'Delete a text asset (admins)' })
-  @ApiUidParam('id', 'text asset')
-  @ApiNoContentResponse({ description: 'Deleted; no body.' })
-  @ApiErrors(400, 403, 404)
-  @AdminOnly()
-  @HttpCode(204)
-  @Delete(':id')
-  async remove(@UidParam() id: string): Promise<void> {
-    await this.assets.remove(id);
   }
 }

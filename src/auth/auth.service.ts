@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
+import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { DataSource } from 'typeorm';
-import { authConfig } from '../config/configuration.js';
-import { PersonasService } from '../personas/personas.service.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
+import { PersonasRepository } from '../personas/personas.repository.js';
 import type { ProviderIdentity } from './identity.js';
-import { User } from './user.entity.js';
+import type { User } from './user.entity.js';
+import { UsersRepository } from './users.repository.js';
 
 export const ADMIN_ROLE = 'admin';
 export const USER_ROLE = 'user';
@@ -19,10 +19,10 @@ export interface AccessTokenClaims {
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
+    private readonly personas: PersonasRepository,
     private readonly jwt: JwtService,
-    private readonly personas: PersonasService,
-    @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
+    @InjectConfig() private readonly config: AppConfig,
   ) {}
 
   /** Exchanges a verified provider identity for our JWT, creating the user on the first sign-in. */
@@ -40,21 +40,10 @@ export class AuthService {
    * transaction; two first sign-ins racing each other end with one user (the unique key decides).
    */
   private findOrCreateUser(identity: ProviderIdentity): Promise<User> {
-    return this.dataSource.transaction(async (manager) => {
-      const inserted = await manager
-        .createQueryBuilder()
-        .insert()
-        .into(User)
-        .values({ provider: identity.provider, subject: identity.subject, name: identity.name, email: identity.email })
-        .orIgnore()
-        .returning('*')
-        .execute();
-      const [created] = inserted.raw as User[];
-      if (created) {
-        await this.personas.createDefault(manager, created.uid, identity.name ?? identity.subject);
-        return created;
-      }
-      return manager.findOneByOrFail(User, { provider: identity.provider, subject: identity.subject });
+    return this.users.transaction(async (transaction) => {
+      const { user, created } = await this.users.insertOrFind(transaction, identity);
+      if (created) await this.personas.insert({ userUid: user.uid, name: (identity.name ?? identity.subject).slice(0, 100) }, transaction);
+      return user;
     });
   }
 }

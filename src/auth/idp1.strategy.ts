@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { Strategy } from 'passport-custom';
-import { authConfig } from '../config/configuration.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 import { ApiException, ErrorCode, unauthorized } from '../common/errors.js';
 import { readAuthorizationToken } from './authorization-header.js';
 import { DevIdentityProvider } from './dev-identity-provider.js';
@@ -26,7 +26,7 @@ export class Idp1Strategy extends PassportStrategy(Strategy, 'idp1') {
   private readonly issuer: string | undefined;
 
   constructor(
-    @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
+    @InjectConfig() private readonly config: AppConfig,
     @Inject(DEV_IDENTITY_PROVIDER) devIdentityProvider: DevIdentityProvider | null,
   ) {
     super();

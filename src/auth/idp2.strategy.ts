@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
+import { Injectable, Logger } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
 import { ApiException, ErrorCode, unauthorized } from '../common/errors.js';
-import { authConfig } from '../config/configuration.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 import { readAuthorizationToken } from './authorization-header.js';
 import { profileClaims, type ProviderIdentity } from './identity.js';
 
@@ -19,7 +19,7 @@ const INTROSPECTION_TIMEOUT_MS = 5000;
 export class Idp2Strategy extends PassportStrategy(Strategy, 'idp2') {
   private readonly logger = new Logger(Idp2Strategy.name);
 
-  constructor(@Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>) {
+  constructor(@InjectConfig() private readonly config: AppConfig) {
     super();
   }
 

@@ -71,10 +71,5 @@ export const forbidden = (message: string) => new ApiException(HttpStatus.FORBID
 
 export const conflict = (code: ErrorCode, message: string) => new ApiException(HttpStatus.CONFLICT, code, message);
 
-/** Records with a host (sessions, tickets) are changed by their host or an admin. */
-export function assertHostOrAdmin(record: { hostUid: string }, caller: { uid: string; isAdmin: boolean }, what: string): void {
-  if (!caller.isAdmin && record.hostUid !== caller.uid) throw forbidden(`only the host or an admin may change this ${what}`);
-}
-
 export const unauthorized = (message: string) =>
   new ApiException(HttpStatus.UNAUTHORIZED, ErrorCode.UNAUTHORIZED, message);

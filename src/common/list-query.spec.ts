@@ -1,5 +1,7 @@
 import { ApiException, ErrorCode } from './errors.js';
-import { COMMON_FIELDS, parseListQuery, type QueryableFields } from './list-query.js';
+import { parseListQuery, type QueryableFields } from './list-query.js';
+
+const COMMON_FIELDS = { uid: 'uuid', dateCreated: 'date', dateModified: 'date', version: 'integer' } as const satisfies QueryableFields;
 
 /** A resource with one field of every type the parser knows. */
 const FIELDS = {

@@ -11,13 +11,6 @@ export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'uuid' | '
 /** The scalar fields of a resource that may be filtered and sorted on, with their types. */
 export type QueryableFields = Readonly<Record<string, FieldType>>;
 
-export const COMMON_FIELDS = {
-  uid: 'uuid',
-  dateCreated: 'date',
-  dateModified: 'date',
-  version: 'integer',
-} as const satisfies QueryableFields;
-
 export type SortDirection = 'ASC' | 'DESC';
 export type FilterOperator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'range' | 'like';
 export type FilterValue = string | number | boolean;

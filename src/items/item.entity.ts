@@ -1,6 +1,7 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import { User } from '../auth/user.entity.js';
+import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 
 export type StatValue = string | number | boolean;
@@ -23,15 +24,18 @@ export class Stat {
 export class Item extends RecordEntity {
   @ApiProperty({ example: 'Iron sword' })
   @Column({ type: 'text' })
+  @Filterable()
   name: string;
 
   @ApiProperty({ type: 'string', nullable: true, example: 'A plain but trusty blade.' })
   @Column({ type: 'text', nullable: true })
+  @Filterable()
   description: string | null;
 
   /** The price, in the game's currency (>= 0). */
   @ApiProperty({ example: 150 })
   @Column({ type: 'double precision', default: 0 })
+  @Filterable()
   cost: number;
 
   @ApiProperty({ type: [Stat] })
@@ -41,27 +45,26 @@ export class Item extends RecordEntity {
   /** A free-form reference to the item's asset. */
   @ApiProperty({ type: 'string', nullable: true })
   @Column({ type: 'text', nullable: true })
+  @Filterable()
   assetId: string | null;
 
   /** The uid of the media asset used as the item's icon. */
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
   @Column({ type: 'uuid', nullable: true })
+  @Filterable()
   iconAssetId: string | null;
 
   /** The item this one derives from; must exist, and may not make a cycle. */
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
   @Column({ type: 'uuid', nullable: true })
   @ForeignKey(() => Item, { name: 'items_parentUID_fkey', onDelete: 'RESTRICT' })
+  @Filterable()
   parentUID: string | null;
 
-  /** The admin who created the item; internal, never returned. */
-  @ApiHideProperty()
+  /** The admin who created the item. */
   @Column({ type: 'uuid', nullable: true })
   @ForeignKey(() => User, { name: 'items_ownerUid_fkey', onDelete: 'SET NULL' })
+  @ApiHideProperty()
+  @Secret()
   ownerUid: string | null;
-
-  toJSON(): Omit<Item, 'ownerUid' | 'toJSON'> {
-    const { ownerUid: _ownerUid, ...visible } = this;
-    return visible;
-  }
 }

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
-import { DataSource, type EntityManager } from 'typeorm';
-import { matchmakerConfig } from '../config/configuration.js';
-import { Session } from '../sessions/session.entity.js';
-import { Ticket } from '../tickets/ticket.entity.js';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
+import type { Transaction } from '../common/record.repository.js';
+import { SessionsRepository } from '../sessions/sessions.repository.js';
+import type { Ticket } from '../tickets/ticket.entity.js';
+import { TicketsRepository } from '../tickets/tickets.repository.js';
 import { findMatches, type Match } from './matching.js';
 
 /**
@@ -20,10 +21,15 @@ export class MatchmakerService implements OnApplicationBootstrap, OnApplicationS
   private running: Promise<unknown> | undefined;
   private stopped = false;
 
+  private readonly config: AppConfig['matchmaker'];
+
   constructor(
-    private readonly dataSource: DataSource,
-    @Inject(matchmakerConfig.KEY) private readonly config: ConfigType<typeof matchmakerConfig>,
-  ) {}
+    private readonly tickets: TicketsRepository,
+    private readonly sessions: SessionsRepository,
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.config = config.matchmaker;
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.enabled) this.schedule();
@@ -38,48 +44,34 @@ export class MatchmakerService implements OnApplicationBootstrap, OnApplicationS
 
   /** One matchmaking pass; answers the number of sessions created. */
   runOnce(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      const waiting = await manager
-        .createQueryBuilder(Ticket, 'ticket')
-        .where(`ticket.status = 'SEARCHING'`)
-        .orderBy('ticket.dateCreated', 'ASC')
-        .addOrderBy('ticket.uid', 'ASC')
-        .limit(this.config.batchSize)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany();
+    return this.tickets.transaction(async (transaction) => {
+      const waiting = await this.tickets.claimSearching(transaction, this.config.batchSize);
       const matches = findMatches(waiting, this.config.weights);
-      for (const match of matches) await this.createSession(manager, match);
+      for (const match of matches) await this.seat(transaction, match);
       return matches.length;
     });
   }
 
-  private async createSession(manager: EntityManager, match: Match<Ticket>): Promise<void> {
-    const { anchor, teams } = match;
-    const [session] = (
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(Session)
-        .values({
-          status: 'WAITING_FOR_PLAYERS',
-          // LOCKED: the match is complete; nobody else joins it.
-          visibility: 'LOCKED',
-          numTeams: anchor.numTeams,
-          teamSize: anchor.teamSize,
-          teams: teams.map((tickets, id) => ({ id, members: tickets.flatMap((ticket) => ticket.users) })),
-          users: teams.flat().flatMap((ticket) => ticket.users),
-          hostUid: anchor.hostUid,
-        })
-        .returning(['uid'])
-        .execute()
-    ).raw as Array<{ uid: string }>;
-    await manager
-      .createQueryBuilder()
-      .update(Ticket)
-      .set({ status: 'MATCH_FOUND', sessionUid: session.uid, version: () => 'version + 1', dateModified: () => 'now()' })
-      .whereInIds(teams.flat().map((ticket) => ticket.uid))
-      .execute();
+  /** A match becomes a LOCKED session with its teams filled, hosted by the oldest ticket's host. */
+  private async seat(transaction: Transaction, { anchor, teams }: Match<Ticket>): Promise<void> {
+    const session = await this.sessions.insert(
+      {
+        status: 'WAITING_FOR_PLAYERS',
+        // LOCKED: the match is complete; nobody else joins it.
+        visibility: 'LOCKED',
+        numTeams: anchor.numTeams,
+        teamSize: anchor.teamSize,
+        teams: teams.map((tickets, id) => ({ id, members: tickets.flatMap((ticket) => ticket.users) })),
+        users: teams.flat().flatMap((ticket) => ticket.users),
+        hostUid: anchor.hostUid,
+      },
+      transaction,
+    );
+    await this.tickets.markMatched(
+      transaction,
+      teams.flat().map((ticket) => ticket.uid),
+      session.uid,
+    );
   }
 
   private schedule(): void {

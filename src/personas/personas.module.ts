@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Persona } from './persona.entity.js';
 import { PersonasController } from './personas.controller.js';
+import { PersonasRepository } from './personas.repository.js';
 import { PersonasService } from './personas.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Persona])],
   controllers: [PersonasController],
-  providers: [PersonasService],
-  exports: [PersonasService],
+  providers: [PersonasService, PersonasRepository],
+  exports: [PersonasService, PersonasRepository],
 })
 export class PersonasModule {}

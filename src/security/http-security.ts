@@ -35,8 +35,8 @@ const HELMET_OPTIONS: HelmetOptions = {
 
 /**
  * The headers helmet sets, worked out once. They depend on nothing in the request (no CSP nonces),
- * yet @fastify/helmet built the helmet middleware again for every request, re-parsing the policy:
- * 45 µs, 7% of a `GET /items/{id}` (the benchmark's profile; helmetjs/helmet#430 asks for the same).
+ * yet @fastify/helmet built the helmet middleware again for every request, re-parsing the policy, a
+ * visible share of a `GET /items/{id}` (docs/PERFORMANCE.md; helmetjs/helmet#430 asks for the same).
  * Running helmet's own middleware once against a recording response keeps helmet the source of truth.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(recordHelmetHeaders(HELMET_OPTIONS));

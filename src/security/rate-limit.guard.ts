@@ -1,5 +1,4 @@
-import { ExecutionContext, HttpStatus, Inject, Injectable } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
+import { ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import {
@@ -16,12 +15,13 @@ import { verifyAccessToken } from '../auth/access-token.js';
 import { readAuthorizationToken } from '../auth/authorization-header.js';
 import { IS_PUBLIC } from '../common/auth.decorators.js';
 import { ApiException, ErrorCode } from '../common/errors.js';
-import { securityConfig } from '../config/configuration.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 import { Budget, SIGN_IN_RATE_LIMIT } from './rate-limit.decorators.js';
 
 /**
- * @nestjs/throttler as the service needs it. It runs before the JwtGuard (AppModule imports
- * SecurityModule ahead of AuthModule), so that floods of bad tokens are counted too, and it verifies
+ * @nestjs/throttler as the service needs it. It runs before the JwtGuard (AppModule states the
+ * order), so that floods of bad tokens are counted too, and it verifies
  * the token itself to count a signed-in caller by user: an unverified `sub` would let anyone spend
  * another player's budget. The verification is shared with the JwtGuard (verifyAccessToken), so a
  * request pays for it once. Each budget spans all routes, not one route (the library's default key).
@@ -34,7 +34,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly jwt: JwtService,
-    @Inject(securityConfig.KEY) private readonly config: ConfigType<typeof securityConfig>,
+    @InjectConfig() private readonly config: AppConfig,
   ) {
     super(options, storage, reflector);
   }

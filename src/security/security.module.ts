@@ -1,25 +1,22 @@
 import { Module } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
-import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { AuthModule } from '../auth/auth.module.js';
-import { securityConfig } from '../config/configuration.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 import { Budget } from './rate-limit.decorators.js';
-import { RateLimitGuard } from './rate-limit.guard.js';
 
 const MINUTE_MS = 60_000;
 
 /**
- * Rate limiting (RATE_LIMIT_* variables). Counters live in this instance's memory: behind a load
- * balancer each instance counts its own requests, so a client's real budget is the limit times the
- * number of instances it reaches. Import it before AuthModule: its guard must run before the JwtGuard.
+ * Rate limiting (RATE_LIMIT_* variables); its guard, RateLimitGuard, is registered with the other
+ * global guards in AppModule. Counters live in this instance's memory: behind a load balancer each
+ * instance counts its own requests, so a client's real budget is the limit times the number of
+ * instances it reaches.
  */
 @Module({
   imports: [
-    AuthModule,
     ThrottlerModule.forRootAsync({
-      inject: [securityConfig.KEY],
-      useFactory: ({ rateLimit }: ConfigType<typeof securityConfig>) => ({
+      inject: [APP_CONFIG],
+      useFactory: ({ rateLimit }: AppConfig) => ({
         // blockDuration 0: a sliding window. A caller over the limit waits until their oldest request
         // of the minute ages out (Retry-After), and refused requests do not extend the wait.
         throttlers: [
@@ -32,6 +29,5 @@ const MINUTE_MS = 60_000;
       }),
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
 })
 export class SecurityModule {}

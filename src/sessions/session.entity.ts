@@ -1,6 +1,7 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import { User } from '../auth/user.entity.js';
+import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 
 export const SESSION_STATUSES = ['WAITING_FOR_PLAYERS', 'IDLE', 'IN_PROGRESS', 'ENDED'] as const;
@@ -33,19 +34,23 @@ export class Team {
 export class Session extends RecordEntity {
   @ApiProperty({ enum: SESSION_STATUSES, enumName: 'SessionStatus', example: 'WAITING_FOR_PLAYERS' })
   @Column({ type: 'text', default: 'WAITING_FOR_PLAYERS' })
+  @Filterable({ enum: SESSION_STATUSES })
   status: SessionStatus;
 
   /** PUBLIC: anyone signed in sees and joins it; INVITE_ONLY: invited users only; LOCKED: nobody joins. */
   @ApiProperty({ enum: SESSION_VISIBILITIES, enumName: 'SessionVisibility', example: 'PUBLIC' })
   @Column({ type: 'text', default: 'PUBLIC' })
+  @Filterable({ enum: SESSION_VISIBILITIES })
   visibility: SessionVisibility;
 
   @ApiProperty({ example: 2 })
   @Column({ type: 'integer' })
+  @Filterable()
   numTeams: number;
 
   @ApiProperty({ example: 4 })
   @Column({ type: 'integer' })
+  @Filterable()
   teamSize: number;
 
   /** Every member sits in exactly one team. */
@@ -63,28 +68,22 @@ export class Session extends RecordEntity {
   @Column({ type: 'uuid', array: true, default: () => "'{}'" })
   invited: string[];
 
-  /** Salted scrypt hash of the join password; never returned. */
-  @ApiHideProperty()
+  /** Salted scrypt hash of the join password. */
   @Column({ type: 'text', nullable: true })
+  @ApiHideProperty()
+  @Secret()
   passwordHash: string | null;
 
   /** The user who hosts the session: its creator, or the next member when the host leaves. */
   @ApiProperty({ format: 'uuid' })
   @Column({ type: 'uuid' })
   @ForeignKey(() => User, { name: 'sessions_hostUid_fkey', onDelete: 'CASCADE' })
+  @Filterable()
   hostUid: string;
 
   /** The game server running the session, when one is assigned. */
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
   @Column({ type: 'uuid', nullable: true })
+  @Filterable()
   serverUid: string | null;
-
-  get capacity(): number {
-    return this.numTeams * this.teamSize;
-  }
-
-  toJSON(): Omit<Session, 'passwordHash' | 'toJSON' | 'capacity'> {
-    const { passwordHash: _passwordHash, ...visible } = this;
-    return visible;
-  }
 }

@@ -1,31 +1,27 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../common/admin.guard.js';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
+import { AdminOnly } from '../common/policy.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, UidParam } from '../common/route.decorators.js';
-import { expectedVersion } from '../common/versions.js';
+import { RecordController } from '../common/record.controller.js';
+import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { recordUpdate } from '../common/versions.js';
 import { CreateSessionDto } from './dto/create-session.dto.js';
 import { UpdateSessionDto } from './dto/update-session.dto.js';
 import { Session } from './session.entity.js';
-import { SESSION_FIELDS, SessionsService } from './sessions.service.js';
+import { SessionsService } from './sessions.service.js';
 
 @ApiTags('sessions')
-@ApiSecurity('jwt')
-@ApiErrors(401)
 @Controller('sessions')
-export class SessionsController {
-  constructor(private readonly sessions: SessionsService) {}
-
-  /** PUBLIC sessions, and the others the caller hosts, plays in or is invited to. */
-  @ApiOperation({ summary: 'List sessions' })
-  @ApiListQuery(SESSION_FIELDS)
-  @ApiOkResponse({ type: [Session] })
-  @ApiErrors(400)
-  @Get()
-  findAll(@ListQueryParam(SESSION_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<Session[]> {
-    return this.sessions.findAll(list, caller);
+export class SessionsController extends RecordController({
+  entity: Session,
+  name: 'session',
+  plural: 'sessions',
+  listDescription: 'PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).',
+}) {
+  constructor(private readonly sessions: SessionsService) {
+    super(sessions);
   }
 
   /** The caller becomes the host and, unless `users` says otherwise, the first member. */
@@ -38,7 +34,7 @@ export class SessionsController {
       public: { summary: 'Host a public session of two teams of four', value: { numTeams: 2, teamSize: 4, visibility: 'PUBLIC' } },
     },
   })
-  @ApiCreatedResponse({ type: Session })
+  @RecordResponse(Session, { status: 201 })
   @ApiErrors(400)
   @Post()
   create(@Body() body: CreateSessionDto, @CurrentCaller() caller: Caller): Promise<Session> {
@@ -55,28 +51,10 @@ export class SessionsController {
     await this.sessions.truncate();
   }
 
-  @ApiOperation({ summary: 'Count sessions' })
-  @ApiListQuery(SESSION_FIELDS)
-  @ApiOkResponse({ type: CountDto })
-  @ApiErrors(400)
-  @Get('count')
-  async count(@ListQueryParam(SESSION_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
-    return { count: await this.sessions.count(list, caller) };
-  }
-
-  @ApiOperation({ summary: 'Find a session by id' })
-  @ApiUidParam('id', 'session')
-  @ApiOkResponse({ type: Session, description: 'The session, with `ETag: "<version>"`.' })
-  @ApiErrors(400, 404)
-  @Get(':id')
-  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Session> {
-    return this.sessions.findOne(id, caller);
-  }
-
   /** Merges the given fields (host or admin). Changing users, teams or the shape re-seats the members. */
   @ApiOperation({ summary: 'Update a session (host or admin)' })
   @ApiUidParam('id', 'session')
-  @ApiOkResponse({ type: Session })
+  @RecordResponse(Session)
   @ApiErrors(400, 403, 404, 409)
   @Put(':id')
   update(
@@ -85,7 +63,8 @@ export class SessionsController {
     @CurrentCaller() caller: Caller,
     @IfMatch() ifMatch?: string,
   ): Promise<Session> {
-    return this.sessions.update(id, body, expectedVersion(body.version, ifMatch), caller);
+    const { fields, expectedVersion } = recordUpdate(id, body, ifMatch);
+    return this.sessions.update(id, fields, expectedVersion, caller);
   }
 
   @ApiOperation({ summary: 'Delete a session (host or admin)' })
@@ -105,7 +84,7 @@ export class SessionsController {
   @ApiOperation({ summary: 'Join a session' })
   @ApiUidParam('id', 'session')
   @ApiQuery({ name: 'password', required: false, description: 'The join password, when the session has one.' })
-  @ApiOkResponse({ type: Session })
+  @RecordResponse(Session)
   @ApiErrors(
     400,
     [403, 'FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED.'],

@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Session } from './session.entity.js';
 import { SessionsController } from './sessions.controller.js';
+import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Session])],
   controllers: [SessionsController],
-  providers: [SessionsService],
-  exports: [SessionsService],
+  providers: [SessionsService, SessionsRepository],
+  exports: [SessionsRepository],
 })
 export class SessionsModule {}

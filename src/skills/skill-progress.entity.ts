@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Column, Entity, ForeignKey, Index, Unique } from 'typeorm';
+import { Filterable } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { Persona } from '../personas/persona.entity.js';
 
@@ -17,10 +18,12 @@ export class SkillProgress extends RecordEntity {
 
   @ApiProperty({ example: 'warrior' })
   @Column({ type: 'text' })
+  @Filterable()
   archetypeUid: string;
 
   @ApiProperty({ example: 'swordplay' })
   @Column({ type: 'text' })
+  @Filterable()
   skillUid: string;
 
   /** A number (AddProgress adds to it), or a string, boolean or object (AddProgress replaces it). */
@@ -30,5 +33,6 @@ export class SkillProgress extends RecordEntity {
 
   @ApiProperty({ example: true })
   @Column({ type: 'boolean', default: true })
+  @Filterable()
   enabled: boolean;
 }

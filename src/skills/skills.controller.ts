@@ -4,10 +4,10 @@ import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorat
 import { badRequest } from '../common/errors.js';
 import type { ListQuery } from '../common/list-query.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ApiListQuery, ListQueryParam, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiListQuery, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { AddProgressDto } from './dto/add-progress.dto.js';
 import { SkillProgress } from './skill-progress.entity.js';
-import { SKILL_FIELDS, SkillsService } from './skills.service.js';
+import { SkillsService } from './skills.service.js';
 
 const SKILL_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -43,7 +43,7 @@ export class SkillsController {
 
   @ApiOperation({ summary: "List a persona's progress in an archetype's skills" })
   @ApiPath('archetypeUid')
-  @ApiListQuery(SKILL_FIELDS)
+  @ApiListQuery(SkillProgress)
   @ApiOkResponse({ type: [SkillProgress] })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
@@ -51,7 +51,7 @@ export class SkillsController {
   findAllByArchetype(
     @UidParam('personaUid') personaUid: string,
     @ArchetypeParam() archetypeUid: string,
-    @ListQueryParam(SKILL_FIELDS) list: ListQuery,
+    @ListQueryParam(SkillProgress) list: ListQuery,
   ): Promise<SkillProgress[]> {
     return this.skills.listAt({ personaUid, archetypeUid }, list);
   }
@@ -72,7 +72,7 @@ export class SkillsController {
 
   @ApiOperation({ summary: "Count a persona's skills in an archetype" })
   @ApiPath('archetypeUid')
-  @ApiListQuery(SKILL_FIELDS)
+  @ApiListQuery(SkillProgress)
   @ApiOkResponse({ type: CountDto })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
@@ -80,7 +80,7 @@ export class SkillsController {
   async countByArchetype(
     @UidParam('personaUid') personaUid: string,
     @ArchetypeParam() archetypeUid: string,
-    @ListQueryParam(SKILL_FIELDS) list: ListQuery,
+    @ListQueryParam(SkillProgress) list: ListQuery,
   ): Promise<CountDto> {
     return { count: await this.skills.countAt({ personaUid, archetypeUid }, list) };
   }
@@ -88,7 +88,7 @@ export class SkillsController {
   /** 404 for a skill the persona never started. (`count` is not a usable skill id: it names the route above.) */
   @ApiOperation({ summary: "A persona's progress in one skill" })
   @ApiPath('archetypeUid', 'skillUid')
-  @ApiOkResponse({ type: SkillProgress })
+  @RecordResponse(SkillProgress)
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
   @Get('archetypes/:archetypeUid/skills/:skillUid')
@@ -97,7 +97,7 @@ export class SkillsController {
     @ArchetypeParam() archetypeUid: string,
     @SkillParam() skillUid: string,
   ): Promise<SkillProgress> {
-    return this.skills.findSkill(personaUid, archetypeUid, skillUid);
+    return this.skills.findSkill({ personaUid, archetypeUid, skillUid });
   }
 
   @ApiOperation({ summary: "Delete a persona's progress in one skill (owner or admin)" })
@@ -112,7 +112,7 @@ export class SkillsController {
     @SkillParam() skillUid: string,
     @CurrentCaller() caller: Caller,
   ): Promise<void> {
-    await this.skills.remove(personaUid, archetypeUid, skillUid, caller);
+    await this.skills.remove({ personaUid, archetypeUid, skillUid }, caller);
   }
 
   /**
@@ -133,28 +133,28 @@ export class SkillsController {
     @Body() body: AddProgressDto,
     @CurrentCaller() caller: Caller | undefined,
   ): Promise<void> {
-    await this.skills.addProgress(personaUid, archetypeUid, skillUid, body.value, caller);
+    await this.skills.addProgress({ personaUid, archetypeUid, skillUid }, body.value, caller);
   }
 
   @ApiOperation({ summary: "List a persona's progress in every skill" })
   @ApiPath()
-  @ApiListQuery(SKILL_FIELDS)
+  @ApiListQuery(SkillProgress)
   @ApiOkResponse({ type: [SkillProgress] })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
   @Get('skills')
-  findAll(@UidParam('personaUid') personaUid: string, @ListQueryParam(SKILL_FIELDS) list: ListQuery): Promise<SkillProgress[]> {
+  findAll(@UidParam('personaUid') personaUid: string, @ListQueryParam(SkillProgress) list: ListQuery): Promise<SkillProgress[]> {
     return this.skills.listAt({ personaUid }, list);
   }
 
   @ApiOperation({ summary: "Count a persona's skills" })
   @ApiPath()
-  @ApiListQuery(SKILL_FIELDS)
+  @ApiListQuery(SkillProgress)
   @ApiOkResponse({ type: CountDto })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
   @Get('skills/count')
-  async count(@UidParam('personaUid') personaUid: string, @ListQueryParam(SKILL_FIELDS) list: ListQuery): Promise<CountDto> {
+  async count(@UidParam('personaUid') personaUid: string, @ListQueryParam(SkillProgress) list: ListQuery): Promise<CountDto> {
     return { count: await this.skills.countAt({ personaUid }, list) };
   }
 }

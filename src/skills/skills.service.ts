@@ -1,21 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { notFound } from '../common/errors.js';
-import { COMMON_FIELDS, type ListQuery, type QueryableFields } from '../common/list-query.js';
+import type { ListQuery } from '../common/list-query.js';
 import { RecordService } from '../common/record.service.js';
-import { appConfig } from '../config/configuration.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 import { PersonasService } from '../personas/personas.service.js';
-import { type ProgressValue, SkillProgress } from './skill-progress.entity.js';
-
-export const SKILL_FIELDS = {
-  ...COMMON_FIELDS,
-  archetypeUid: 'string',
-  skillUid: 'string',
-  enabled: 'boolean',
-} as const satisfies QueryableFields;
+import type { ProgressValue, SkillProgress } from './skill-progress.entity.js';
+import { type SkillKey, SkillsRepository } from './skills.repository.js';
 
 export interface SkillPath {
   personaUid: string;
@@ -28,67 +20,48 @@ export interface SkillPath {
  */
 @Injectable()
 export class SkillsService extends RecordService<SkillProgress> {
-  protected readonly recordName = 'skill progress';
-
   constructor(
-    @InjectRepository(SkillProgress) repository: Repository<SkillProgress>,
+    private readonly skills: SkillsRepository,
     private readonly personas: PersonasService,
-    @Inject(appConfig.KEY) private readonly app: ConfigType<typeof appConfig>,
+    @InjectConfig() private readonly config: AppConfig,
   ) {
-    super(repository);
+    super(skills);
   }
 
   /** The progress of a persona (in one archetype, when given), with the list rules. */
   async listAt(path: SkillPath, list: ListQuery): Promise<SkillProgress[]> {
-    await this.assertPersonaExists(path.personaUid);
+    await this.personas.requireExists(path.personaUid);
     return this.findAll(withinPath(list, path), undefined);
   }
 
   async countAt(path: SkillPath, list: ListQuery): Promise<number> {
-    await this.assertPersonaExists(path.personaUid);
+    await this.personas.requireExists(path.personaUid);
     return this.count(withinPath(list, path), undefined);
   }
 
-  async findSkill(personaUid: string, archetypeUid: string, skillUid: string): Promise<SkillProgress> {
-    const progress = await this.repository.findOneBy({ personaUid, archetypeUid, skillUid });
-    if (!progress) throw notFound('skill progress', `${personaUid}/${archetypeUid}/${skillUid}`);
+  async findSkill(key: SkillKey): Promise<SkillProgress> {
+    const progress = await this.skills.findByKey(key);
+    if (!progress) throw notFound('skill progress', `${key.personaUid}/${key.archetypeUid}/${key.skillUid}`);
     return progress;
   }
 
-  /**
-   * One statement, so that concurrent calls never lose an increment: a number adds to a numeric
-   * progress (a new record starts from 0), any other value replaces it.
-   */
-  async addProgress(personaUid: string, archetypeUid: string, skillUid: string, value: ProgressValue, caller: Caller | undefined): Promise<void> {
-    await this.personas.assertCanActFor(personaUid, caller, this.app.anonymousWrites);
-    await this.repository.query(
-      `INSERT INTO skill_progress ("personaUid", "archetypeUid", "skillUid", progress) VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT ("personaUid", "archetypeUid", "skillUid") DO UPDATE SET
-         progress = CASE
-           WHEN jsonb_typeof(skill_progress.progress) = 'number' AND jsonb_typeof(EXCLUDED.progress) = 'number'
-             THEN to_jsonb(skill_progress.progress::numeric + EXCLUDED.progress::numeric)
-           ELSE EXCLUDED.progress
-         END,
-         version = skill_progress.version + 1,
-         "dateModified" = now()`,
-      [personaUid, archetypeUid, skillUid, JSON.stringify(value)],
-    );
+  /** A number adds to a numeric progress (a new record starts from 0); any other value replaces it. */
+  async addProgress(key: SkillKey, value: ProgressValue, caller: Caller | undefined): Promise<void> {
+    await this.personas.requireMayActFor(key.personaUid, caller, this.config.anonymousWrites);
+    await this.skills.addProgress(key, value);
   }
 
   /** Resets the persona's progress in every skill of the archetype. */
   async resetArchetype(personaUid: string, archetypeUid: string, caller: Caller): Promise<void> {
-    await this.personas.assertCanActFor(personaUid, caller);
-    await this.repository.delete({ personaUid, archetypeUid });
+    await this.personas.requireMayActFor(personaUid, caller);
+    await this.skills.deleteProgress({ personaUid, archetypeUid });
   }
 
-  async remove(personaUid: string, archetypeUid: string, skillUid: string, caller: Caller): Promise<void> {
-    await this.personas.assertCanActFor(personaUid, caller);
-    const result = await this.repository.delete({ personaUid, archetypeUid, skillUid });
-    if (!result.affected) throw notFound('skill progress', `${personaUid}/${archetypeUid}/${skillUid}`);
-  }
-
-  private async assertPersonaExists(personaUid: string): Promise<void> {
-    if ((await this.personas.owners([personaUid])).size === 0) throw notFound('persona', personaUid);
+  async remove(key: SkillKey, caller: Caller): Promise<void> {
+    await this.personas.requireMayActFor(key.personaUid, caller);
+    if ((await this.skills.deleteProgress(key)) === 0) {
+      throw notFound('skill progress', `${key.personaUid}/${key.archetypeUid}/${key.skillUid}`);
+    }
   }
 }
 

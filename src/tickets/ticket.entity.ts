@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import { User } from '../auth/user.entity.js';
+import { Filterable } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { Session } from '../sessions/session.entity.js';
 
@@ -45,6 +46,7 @@ export class Ticket extends RecordEntity {
   /** SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only. */
   @ApiProperty({ enum: TICKET_STATUSES, enumName: 'TicketStatus', example: 'SEARCHING' })
   @Column({ type: 'text', default: 'SEARCHING' })
+  @Filterable({ enum: TICKET_STATUSES })
   status: TicketStatus;
 
   /** What this ticket asks of the others; criteria of one name are OR-ed, of different names AND-ed. */
@@ -60,15 +62,18 @@ export class Ticket extends RecordEntity {
   /** Teams in the session wanted; only tickets with equal numTeams and teamSize are matched. */
   @ApiProperty({ example: 2 })
   @Column({ type: 'integer' })
+  @Filterable()
   numTeams: number;
 
   @ApiProperty({ example: 2 })
   @Column({ type: 'integer', default: 1 })
+  @Filterable()
   teamSize: number;
 
   /** The number of users on the ticket (a party stays on one team). */
   @ApiProperty({ example: 1 })
   @Column({ type: 'integer' })
+  @Filterable()
   numUsers: number;
 
   @ApiProperty({ type: [String], format: 'uuid' })
@@ -79,11 +84,13 @@ export class Ticket extends RecordEntity {
   @ApiProperty({ format: 'uuid' })
   @Column({ type: 'uuid' })
   @ForeignKey(() => User, { name: 'tickets_hostUid_fkey', onDelete: 'CASCADE' })
+  @Filterable()
   hostUid: string;
 
   /** The session the matchmaker placed the ticket in; poll the ticket to find it. */
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
   @Column({ type: 'uuid', nullable: true })
   @ForeignKey(() => Session, { name: 'tickets_sessionUid_fkey', onDelete: 'SET NULL' })
+  @Filterable()
   sessionUid: string | null;
 }

@@ -1,31 +1,27 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../common/admin.guard.js';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
+import { AdminOnly } from '../common/policy.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, UidParam } from '../common/route.decorators.js';
-import { expectedVersion } from '../common/versions.js';
+import { RecordController } from '../common/record.controller.js';
+import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { recordUpdate } from '../common/versions.js';
 import { CreateTicketDto } from './dto/create-ticket.dto.js';
 import { UpdateTicketDto } from './dto/update-ticket.dto.js';
 import { Ticket } from './ticket.entity.js';
-import { TICKET_FIELDS, TicketsService } from './tickets.service.js';
+import { TicketsService } from './tickets.service.js';
 
 @ApiTags('tickets')
-@ApiSecurity('jwt')
-@ApiErrors(401)
 @Controller('tickets')
-export class TicketsController {
-  constructor(private readonly tickets: TicketsService) {}
-
-  /** The tickets the caller hosts or is on. */
-  @ApiOperation({ summary: 'List tickets' })
-  @ApiListQuery(TICKET_FIELDS)
-  @ApiOkResponse({ type: [Ticket] })
-  @ApiErrors(400)
-  @Get()
-  findAll(@ListQueryParam(TICKET_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<Ticket[]> {
-    return this.tickets.findAll(list, caller);
+export class TicketsController extends RecordController({
+  entity: Ticket,
+  name: 'ticket',
+  plural: 'tickets',
+  listDescription: 'The tickets the caller hosts or is on (an admin sees all).',
+}) {
+  constructor(private readonly tickets: TicketsService) {
+    super(tickets);
   }
 
   /**
@@ -49,7 +45,7 @@ export class TicketsController {
       },
     },
   })
-  @ApiCreatedResponse({ type: Ticket })
+  @RecordResponse(Ticket, { status: 201 })
   @ApiErrors(400)
   @Post()
   create(@Body() body: CreateTicketDto, @CurrentCaller() caller: Caller): Promise<Ticket> {
@@ -66,27 +62,9 @@ export class TicketsController {
     await this.tickets.truncate();
   }
 
-  @ApiOperation({ summary: 'Count tickets' })
-  @ApiListQuery(TICKET_FIELDS)
-  @ApiOkResponse({ type: CountDto })
-  @ApiErrors(400)
-  @Get('count')
-  async count(@ListQueryParam(TICKET_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
-    return { count: await this.tickets.count(list, caller) };
-  }
-
-  @ApiOperation({ summary: 'Find a ticket by id' })
-  @ApiUidParam('id', 'ticket')
-  @ApiOkResponse({ type: Ticket, description: 'The ticket, with `ETag: "<version>"`.' })
-  @ApiErrors(400, 404)
-  @Get(':id')
-  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Ticket> {
-    return this.tickets.findOne(id, caller);
-  }
-
   @ApiOperation({ summary: 'Update a ticket (host or admin)' })
   @ApiUidParam('id', 'ticket')
-  @ApiOkResponse({ type: Ticket })
+  @RecordResponse(Ticket)
   @ApiErrors(400, 403, 404, [409, 'VERSION_CONFLICT, or CONFLICT: the ticket has been matched already.'])
   @Put(':id')
   update(
@@ -95,7 +73,8 @@ export class TicketsController {
     @CurrentCaller() caller: Caller,
     @IfMatch() ifMatch?: string,
   ): Promise<Ticket> {
-    return this.tickets.update(id, body, expectedVersion(body.version, ifMatch), caller);
+    const { fields, expectedVersion } = recordUpdate(id, body, ifMatch);
+    return this.tickets.update(id, fields, expectedVersion, caller);
   }
 
   @ApiOperation({ summary: 'Delete a ticket (host or admin)' })

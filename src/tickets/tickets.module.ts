@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Ticket } from './ticket.entity.js';
 import { TicketsController } from './tickets.controller.js';
+import { TicketsRepository } from './tickets.repository.js';
 import { TicketsService } from './tickets.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Ticket])],
   controllers: [TicketsController],
-  providers: [TicketsService],
+  providers: [TicketsService, TicketsRepository],
+  exports: [TicketsRepository],
 })
 export class TicketsModule {}

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
 import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
+import { parseEnvironment } from '../../src/config/environment.js';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -22,19 +23,14 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** Variables every test app gets unless a test overrides them (undefined removes one). */
-const BASE_ENVIRONMENT = {
+/**
+ * The variables every test app is configured from, unless a test overrides them (undefined removes
+ * one). The process's own environment plays no part: each app gets its configuration as the service
+ * does, parsed once (AppModule.forRoot).
+ */
+const BASE_ENVIRONMENT: Record<string, string | undefined> = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'silent',
-  JWT_SECRET: undefined,
-  IDP1_JWKS_URL: undefined,
-  IDP1_ISSUER: undefined,
-  IDP1_AUDIENCE: undefined,
-  IDP2_INTROSPECTION_URL: undefined,
-  IDP2_CLIENT_ID: undefined,
-  IDP2_CLIENT_SECRET: undefined,
-  ADMIN_USERS: undefined,
-  ANONYMOUS_WRITES: undefined,
   // Tests run the matchmaker themselves (MatchmakerService.runOnce), so that matches are deterministic.
   MATCHMAKER_ENABLED: 'false',
   MATCHMAKER_WEIGHTS: undefined,
@@ -57,7 +53,6 @@ export class TestApp {
     readonly app: NestFastifyApplication,
     readonly database: pg.Pool,
     private readonly databaseName: string,
-    private readonly savedEnvironment: Record<string, string | undefined>,
   ) {}
 
   static async start(environment: Record<string, string | undefined> = {}): Promise<TestApp> {
@@ -72,16 +67,10 @@ export class TestApp {
     const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
     url.pathname = `/${databaseName}`;
 
-    const overrides = { ...BASE_ENVIRONMENT, DATA_DIR: process.env.TEST_DATA_DIR, DATABASE_URL: url.toString(), ...environment };
-    const saved: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(overrides)) {
-      saved[name] = process.env[name];
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    const config = parseEnvironment({ ...BASE_ENVIRONMENT, DATA_DIR: process.env.TEST_DATA_DIR, DATABASE_URL: url.toString(), ...environment });
 
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(), {
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
+    const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), {
       bodyParser: false,
       logger: ['error', 'fatal'],
     });
@@ -92,7 +81,7 @@ export class TestApp {
     // An idle connection that PostgreSQL terminates (DROP DATABASE … WITH (FORCE) when a file closes)
     // is reported as a pool 'error' event; unhandled, it would fail whatever test runs next.
     database.on('error', () => undefined);
-    return new TestApp(app, database, databaseName, saved);
+    return new TestApp(app, database, databaseName);
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
@@ -154,10 +143,6 @@ export class TestApp {
   async close(): Promise<void> {
     await this.app.close();
     await this.database.end();
-    for (const [name, value] of Object.entries(this.savedEnvironment)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
     const admin = new pg.Client(process.env.TEST_DATABASE_ADMIN_URL);
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`).finally(() => admin.end());

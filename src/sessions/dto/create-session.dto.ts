@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -12,6 +12,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
+import { ReadOnlyField } from '../../common/fields.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { SESSION_STATUSES, SESSION_VISIBILITIES, type SessionStatus, type SessionVisibility } from '../session.entity.js';
@@ -95,4 +96,14 @@ export class CreateSessionDto extends RecordBodyDto {
   @IsString()
   @Length(1, 200)
   password?: string | null;
+
+  // Set by the service; a client may send them back with a session it read.
+  @ApiHideProperty()
+  @ReadOnlyField()
+  hostUid?: never;
+
+  @ApiHideProperty()
+
+  @ReadOnlyField()
+  serverUid?: never;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -13,6 +13,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
+import { ReadOnlyField } from '../../common/fields.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable, IsPrimitiveValue } from '../../common/validators.js';
 import type { Primitive } from '../ticket.entity.js';
@@ -107,4 +108,14 @@ export class CreateTicketDto extends RecordBodyDto {
   @IsOmittable()
   @IsIn(CLIENT_TICKET_STATUSES, { message: 'status must be INITIALIZING, SEARCHING or INVALID (MATCH_FOUND is set by the matchmaker)' })
   status?: (typeof CLIENT_TICKET_STATUSES)[number];
+
+  // Set by the service; a client may send them back with a ticket it read.
+  @ApiHideProperty()
+  @ReadOnlyField()
+  hostUid?: never;
+
+  @ApiHideProperty()
+
+  @ReadOnlyField()
+  sessionUid?: never;
 }

@@ -3,49 +3,28 @@ import { ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@n
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, ListQueryParam, UidParam } from '../common/route.decorators.js';
-import { CreateTransactionDto } from '../transactions/dto/create-transaction.dto.js';
-import { InventoryTransaction } from '../transactions/transaction.entity.js';
-import { TransactionsService } from '../transactions/transactions.service.js';
+import { RecordController } from '../common/record.controller.js';
+import { ApiErrors, ApiListQuery, ApiUidParam, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { CreateTransactionDto } from './dto/create-transaction.dto.js';
 import { InventoryItem } from './inventory-item.entity.js';
-import { INVENTORY_FIELDS, InventoriesService } from './inventories.service.js';
+import { InventoriesService } from './inventories.service.js';
+import { InventoryTransaction } from './transaction.entity.js';
+import { TransactionsService } from './transactions.service.js';
+
 
 @ApiTags('inventories')
-@ApiSecurity('jwt')
-@ApiErrors(401)
 @Controller('inventories')
-export class InventoriesController {
+export class InventoriesController extends RecordController({
+  entity: InventoryItem,
+  name: 'inventory item',
+  plural: 'inventory items',
+  listDescription: "What the caller's personas hold (an admin sees every inventory).",
+}) {
   constructor(
-    private readonly inventories: InventoriesService,
+    inventories: InventoriesService,
     private readonly transactions: TransactionsService,
-  ) {}
-
-  /** What the caller's personas hold (an admin sees every inventory). */
-  @ApiOperation({ summary: 'List inventory items' })
-  @ApiListQuery(INVENTORY_FIELDS)
-  @ApiOkResponse({ type: [InventoryItem] })
-  @ApiErrors(400)
-  @Get()
-  findAll(@ListQueryParam(INVENTORY_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<InventoryItem[]> {
-    return this.inventories.findAll(list, caller);
-  }
-
-  @ApiOperation({ summary: 'Count inventory items' })
-  @ApiListQuery(INVENTORY_FIELDS)
-  @ApiOkResponse({ type: CountDto })
-  @ApiErrors(400)
-  @Get('count')
-  async count(@ListQueryParam(INVENTORY_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
-    return { count: await this.inventories.count(list, caller) };
-  }
-
-  @ApiOperation({ summary: 'Find an inventory item by id' })
-  @ApiUidParam('id', 'inventory item')
-  @ApiOkResponse({ type: InventoryItem })
-  @ApiErrors(400, 404)
-  @Get(':id')
-  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<InventoryItem> {
-    return this.inventories.findOne(id, caller);
+  ) {
+    super(inventories);
   }
 
   /**
@@ -60,7 +39,7 @@ export class InventoriesController {
     required: false,
     description: 'Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction.',
   })
-  @ApiOkResponse({ type: InventoryTransaction, description: 'COMPLETED, or PENDING for a trade awaiting persona two.' })
+  @RecordResponse(InventoryTransaction, { description: 'COMPLETED, or PENDING for a trade awaiting persona two.' })
   @ApiErrors(
     [400, 'VALIDATION_FAILED: malformed request, unknown persona or item.'],
     [403, 'FORBIDDEN: not your persona one, or AWARD/REMOVAL by a non-admin.'],

@@ -32,7 +32,13 @@ export interface Shortage {
   held: number;
 }
 
-/** Holdings keyed by persona and item. */
+/** One persona's holding of one item. */
+export interface Holding {
+  personaUid: string;
+  itemUid: string;
+}
+
+/** Quantities held, keyed by persona and item. */
 export type Holdings = Map<string, number>;
 export const holdingKey = (personaUid: string, itemUid: string) => `${personaUid}/${itemUid}`;
 
@@ -89,7 +95,7 @@ export function findShortages(request: TransactionRequest, holdings: Holdings): 
 }
 
 /** The (persona, item) pairs a transaction touches: every item of either list, for each persona. */
-export function affectedHoldings(request: TransactionRequest): Array<{ personaUid: string; itemUid: string }> {
+export function affectedHoldings(request: TransactionRequest): Holding[] {
   const items = [...new Set([...request.personaOneInventoryItems, ...request.personaTwoInventoryItems].map((entry) => entry.itemUid))];
   const personas = request.personaTwoUid ? [request.personaOneUid, request.personaTwoUid] : [request.personaOneUid];
   return personas.flatMap((personaUid) => items.map((itemUid) => ({ personaUid, itemUid })));

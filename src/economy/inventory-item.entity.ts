@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index, Unique } from 'typeorm';
+import { Filterable } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { Item } from '../items/item.entity.js';
 import { Persona } from '../personas/persona.entity.js';
@@ -14,14 +15,17 @@ export class InventoryItem extends RecordEntity {
   @ApiProperty({ format: 'uuid' })
   @Column({ type: 'uuid' })
   @ForeignKey(() => Persona, { name: 'inventory_items_personaUid_fkey', onDelete: 'CASCADE' })
+  @Filterable()
   personaUid: string;
 
   @ApiProperty({ format: 'uuid' })
   @Column({ type: 'uuid' })
   @ForeignKey(() => Item, { name: 'inventory_items_itemUid_fkey', onDelete: 'RESTRICT' })
+  @Filterable()
   itemUid: string;
 
   @ApiProperty({ example: 3, minimum: 0 })
   @Column({ type: 'integer' })
+  @Filterable()
   quantity: number;
 }

@@ -3,51 +3,29 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, ListQueryParam, UidParam } from '../common/route.decorators.js';
+import { RecordController } from '../common/record.controller.js';
+import { ApiErrors, ApiListQuery, ApiUidParam, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { InventoryTransaction } from './transaction.entity.js';
-import { TRANSACTION_FIELDS, TransactionsService } from './transactions.service.js';
+import { TransactionsService } from './transactions.service.js';
 
 const PENDING_ONLY = [409, 'CONFLICT: the transaction is no longer PENDING.'] as [409, string];
 
 @ApiTags('transactions')
-@ApiSecurity('jwt')
-@ApiErrors(401)
 @Controller('transactions')
-export class TransactionsController {
-  constructor(private readonly transactions: TransactionsService) {}
-
-  /** Transactions involving the caller's personas (an admin sees all). */
-  @ApiOperation({ summary: 'List transactions' })
-  @ApiListQuery(TRANSACTION_FIELDS)
-  @ApiOkResponse({ type: [InventoryTransaction] })
-  @ApiErrors(400)
-  @Get()
-  findAll(@ListQueryParam(TRANSACTION_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<InventoryTransaction[]> {
-    return this.transactions.findAll(list, caller);
-  }
-
-  @ApiOperation({ summary: 'Count transactions' })
-  @ApiListQuery(TRANSACTION_FIELDS)
-  @ApiOkResponse({ type: CountDto })
-  @ApiErrors(400)
-  @Get('count')
-  async count(@ListQueryParam(TRANSACTION_FIELDS) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
-    return { count: await this.transactions.count(list, caller) };
-  }
-
-  @ApiOperation({ summary: 'Find a transaction by id' })
-  @ApiUidParam('id', 'transaction')
-  @ApiOkResponse({ type: InventoryTransaction })
-  @ApiErrors(400, 404)
-  @Get(':id')
-  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<InventoryTransaction> {
-    return this.transactions.findOne(id, caller);
+export class TransactionsController extends RecordController({
+  entity: InventoryTransaction,
+  name: 'transaction',
+  plural: 'transactions',
+  listDescription: "Transactions involving the caller's personas (an admin sees all).",
+}) {
+  constructor(private readonly transactions: TransactionsService) {
+    super(transactions);
   }
 
   /** Persona two's owner accepts a PENDING trade: it is processed now, all or nothing. */
   @ApiOperation({ summary: 'Accept a pending trade (persona two)' })
   @ApiUidParam('id', 'transaction')
-  @ApiOkResponse({ type: InventoryTransaction })
+  @RecordResponse(InventoryTransaction)
   @ApiErrors(400, 403, 404, [409, 'CONFLICT: no longer PENDING; INSUFFICIENT_QUANTITY: a giver holds too little (FAILED).'])
   @HttpCode(200)
   @Post(':id/accept')
@@ -57,7 +35,7 @@ export class TransactionsController {
 
   @ApiOperation({ summary: 'Decline a pending trade (persona two)' })
   @ApiUidParam('id', 'transaction')
-  @ApiOkResponse({ type: InventoryTransaction })
+  @RecordResponse(InventoryTransaction)
   @ApiErrors(400, 403, 404, PENDING_ONLY)
   @HttpCode(200)
   @Post(':id/decline')
@@ -67,7 +45,7 @@ export class TransactionsController {
 
   @ApiOperation({ summary: 'Cancel a pending trade (persona one)' })
   @ApiUidParam('id', 'transaction')
-  @ApiOkResponse({ type: InventoryTransaction })
+  @RecordResponse(InventoryTransaction)
   @ApiErrors(400, 403, 404, PENDING_ONLY)
   @HttpCode(200)
   @Post(':id/cancel')

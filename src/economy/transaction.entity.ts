@@ -1,6 +1,7 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index, Unique } from 'typeorm';
 import { User } from '../auth/user.entity.js';
+import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { Persona } from '../personas/persona.entity.js';
 import { TRANSACTION_TYPES, type TransactionType } from './inventory-plan.js';
@@ -55,20 +56,24 @@ export class InventoryTransaction extends RecordEntity {
   /** PENDING (waiting for persona two's owner), COMPLETED, FAILED (a quantity was short), CANCELED or DECLINED. */
   @ApiProperty({ enum: TRANSACTION_STATUSES, enumName: 'TransactionStatus' })
   @Column({ type: 'text' })
+  @Filterable({ enum: TRANSACTION_STATUSES })
   status: TransactionStatus;
 
   @ApiProperty({ enum: TRANSACTION_TYPES, enumName: 'TransactionType' })
   @Column({ type: 'text' })
+  @Filterable({ enum: TRANSACTION_TYPES })
   type: TransactionType;
 
   @ApiProperty({ format: 'uuid' })
   @Column({ type: 'uuid' })
   @ForeignKey(() => Persona, { name: 'transactions_personaOneUid_fkey', onDelete: 'RESTRICT' })
+  @Filterable()
   personaOneUid: string;
 
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
   @Column({ type: 'uuid', nullable: true })
   @ForeignKey(() => Persona, { name: 'transactions_personaTwoUid_fkey', onDelete: 'RESTRICT' })
+  @Filterable()
   personaTwoUid: string | null;
 
   /** What persona one gives (TRADE), receives (AWARD) or loses (REMOVAL). */
@@ -102,22 +107,21 @@ export class InventoryTransaction extends RecordEntity {
   @Column({ type: 'text', nullable: true })
   reason: string | null;
 
-  @ApiHideProperty()
+  /** Who made the transaction. */
   @Column({ type: 'uuid' })
   @ForeignKey(() => User, { name: 'transactions_createdByUid_fkey', onDelete: 'RESTRICT' })
+  @ApiHideProperty()
+  @Secret()
   createdByUid: string;
 
-  @ApiHideProperty()
   @Column({ type: 'text', nullable: true })
+  @ApiHideProperty()
+  @Secret()
   idempotencyKey: string | null;
 
   /** Hash of the request, to tell a retry from a different request reusing an Idempotency-Key. */
-  @ApiHideProperty()
   @Column({ type: 'text', nullable: true })
+  @ApiHideProperty()
+  @Secret()
   requestHash: string | null;
-
-  toJSON(): Omit<InventoryTransaction, 'createdByUid' | 'idempotencyKey' | 'requestHash' | 'toJSON'> {
-    const { createdByUid: _createdBy, idempotencyKey: _key, requestHash: _hash, ...visible } = this;
-    return visible;
-  }
 }

@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { RecordRepository, type Transaction } from '../common/record.repository.js';
+import { MediaAsset } from './media-asset.entity.js';
+
+@Injectable()
+export class MediaAssetsRepository extends RecordRepository<MediaAsset> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, MediaAsset, 'media asset');
+  }
+
+  /**
+   * The database's clock, as the record's own dates will read it: `now()` is fixed for a transaction,
+   * and the columns keep milliseconds. File dates then equal the asset's dates of the same write.
+   */
+  async transactionTime(transaction: Transaction): Promise<string> {
+    const [{ now }] = (await transaction.query('SELECT now()::timestamptz(3) AS now')) as Array<{ now: Date }>;
+    return now.toISOString();
+  }
+}

@@ -1,0 +1,110 @@
+import { applyDecorators } from '@nestjs/common';
+import { Exclude } from 'class-transformer';
+import { Allow } from 'class-validator';
+import { getMetadataArgsStorage } from 'typeorm';
+import type { FieldType, QueryableFields } from './list-query.js';
+
+/**
+ * What a field is beyond its column or type, declared once on the field: whether lists filter and sort
+ * on it (`@Filterable()`), whether it is internal and never leaves the service (`@Secret()`), and
+ * whether a body may carry it back without setting it (`@ReadOnlyField()`). The list rules, the JSON of
+ * every record and the bodies' validation are derived from these marks, so a new column is
+ * unfilterable until its declaration says otherwise.
+ *
+ * The Swagger CLI plugin reads `@ApiHideProperty()` from the source text, not from a decorator that
+ * wraps it, so secret and read-only fields carry it too; hiddenFromDocs() lets the document's builder
+ * refuse a document that shows one anyway.
+ */
+
+const filterable = new Map<Function, Array<{ property: string; type?: FieldType }>>();
+const secret = new Map<Function, string[]>();
+const hidden = new Map<Function, string[]>();
+
+function mark(registry: Map<Function, string[]>, target: object, property: string | symbol): void {
+  registry.set(target.constructor, [...(registry.get(target.constructor) ?? []), String(property)]);
+}
+
+/**
+ * Lists filter and sort on this field (docs/CONTRACT.md section 2). Its type comes from the column
+ * (uuid, text, integer, double precision, boolean, timestamptz); text columns holding one of a fixed
+ * set of values say so: `@Filterable({ enum: SESSION_STATUSES })`.
+ */
+export function Filterable(type?: FieldType): PropertyDecorator {
+  return (target, property) => {
+    const fields = filterable.get(target.constructor) ?? [];
+    fields.push({ property: String(property), type });
+    filterable.set(target.constructor, fields);
+  };
+}
+
+/** Internal to the service: never in an answer (RecordEntity.toJSON); with @ApiHideProperty(), never in the document. */
+export function Secret(): PropertyDecorator {
+  return (target, property) => {
+    mark(secret, target, property);
+    mark(hidden, target, property);
+  };
+}
+
+/**
+ * A field a client may send back with a record it read (docs/CONTRACT.md section 1) but never sets:
+ * class-transformer drops its value when the body becomes its DTO, before validation, so it is
+ * accepted and ignored (@Allow: the whitelist still sees the class's own empty field). Create and
+ * update bodies (PartialType) share the mark.
+ */
+export const ReadOnlyField = () =>
+  applyDecorators(Allow(), Exclude({ toClassOnly: true }), (target: object, property: string | symbol) => mark(hidden, target, property));
+
+/** The fields the OpenAPI document must not show, by class name (the document's schema names). */
+export function hiddenFromDocs(): Array<{ schema: string; property: string }> {
+  return [...hidden].flatMap(([owner, properties]) => properties.map((property) => ({ schema: owner.name, property })));
+}
+
+/** The classes from the entity up to Object, base classes first (their fields come first in lists). */
+function lineage(entity: Function): Function[] {
+  const chain: Function[] = [];
+  for (let current = entity; current && current !== Object && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+    chain.unshift(current);
+  }
+  return chain;
+}
+
+const COLUMN_TYPES: Record<string, FieldType> = {
+  uuid: 'uuid',
+  text: 'string',
+  integer: 'integer',
+  'double precision': 'number',
+  boolean: 'boolean',
+  timestamptz: 'date',
+};
+
+const queryableCache = new Map<Function, QueryableFields>();
+
+/** The fields lists of `entity` filter and sort on, with their types, in declaration order. */
+export function queryableFields(entity: Function): QueryableFields {
+  const known = queryableCache.get(entity);
+  if (known) return known;
+  const chain = lineage(entity);
+  const columns = getMetadataArgsStorage().filterColumns(chain);
+  const fields: Record<string, FieldType> = {};
+  for (const { property, type } of chain.flatMap((owner) => filterable.get(owner) ?? [])) {
+    const columnType = columns.find((column) => column.propertyName === property)?.options.type;
+    const resolved = type ?? (typeof columnType === 'string' ? COLUMN_TYPES[columnType] : undefined);
+    if (!resolved) throw new Error(`${entity.name}.${property} is @Filterable() but its column type does not say how to filter it`);
+    fields[property] = resolved;
+  }
+  queryableCache.set(entity, fields);
+  return fields;
+}
+
+const secretCache = new Map<Function, ReadonlySet<string> | null>();
+
+/** The @Secret() fields of a record's class, or null when it has none (the common case, kept cheap). */
+export function secretFields(entity: Function): ReadonlySet<string> | null {
+  let known = secretCache.get(entity);
+  if (known === undefined) {
+    const names = lineage(entity).flatMap((owner) => secret.get(owner) ?? []);
+    known = names.length > 0 ? new Set(names) : null;
+    secretCache.set(entity, known);
+  }
+  return known;
+}

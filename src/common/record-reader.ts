@@ -1,0 +1,105 @@
+import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+
+type Column = EntityMetadata['columns'][number];
+
+/**
+ * Reads the records a SELECT finds as entities: what TypeORM's getMany() returns, for a fraction of
+ * its cost. The one way around the ORM on the read path, kept in this class; test/record-reader
+ * .e2e-spec.ts compares it with TypeORM's find() for every entity, and docs/PERFORMANCE.md has the
+ * figures. TypeORM's generic result transformer (rows grouped by primary key in case joins repeat them,
+ * relation passes, an alias lookup per column and row) cost as much as the rest of a list request, and
+ * its garbage more in GC; record queries never join. Each entity is built as TypeORM builds it: the
+ * class's constructor (fields in declaration order, hence the JSON key order), then every selected
+ * column, through the driver's prepareHydratedValue where pg's own value is not already TypeORM's.
+ * An entity with relations, embedded columns or load listeners takes getMany().
+ */
+export class RecordReader<T extends ObjectLiteral> {
+  private readonly metadata: EntityMetadata;
+  /** The columns read() selects and hydrates; false: this entity takes getMany(). */
+  private readonly columns: Column[] | false;
+  /** Per column, whether hydrate() may take pg's value as it is. */
+  private readonly deliveredAsIs: boolean[];
+  private findByIdSql?: string;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    entity: EntityTarget<T>,
+  ) {
+    this.metadata = dataSource.getMetadata(entity);
+    this.columns = plainColumns(this.metadata, dataSource);
+    this.deliveredAsIs = this.columns ? this.columns.map(isDeliveredAsIs) : [];
+  }
+
+  /** The records `query` finds (any WHERE, ORDER, LIMIT; no joins), as entities. */
+  async read(query: SelectQueryBuilder<T>): Promise<T[]> {
+    if (this.columns === false) return query.getMany();
+    return this.hydrate(await this.selectColumns(query).getRawMany<Record<string, unknown>>());
+  }
+
+  /**
+   * The record with this primary key, by a statement built once: building the same SQL with the query
+   * builder on every request was a visible share of a `GET /items/{id}` (docs/PERFORMANCE.md).
+   */
+  async findById(alias: string, primaryKey: string, id: unknown): Promise<T | undefined> {
+    const query = this.dataSource.createQueryBuilder<T>(this.metadata.target, alias).where(`"${alias}"."${primaryKey}" = :id`, { id });
+    if (this.columns === false) return (await query.getOne()) ?? undefined;
+    if (this.findByIdSql === undefined) {
+      const [sql, parameters] = this.selectColumns(query).getQueryAndParameters();
+      // The id is the statement's one parameter ($1), so that the text can be reused for any id.
+      if (parameters.length !== 1) throw new Error(`find-by-id of ${this.metadata.name} has ${parameters.length} parameters`);
+      this.findByIdSql = sql;
+    }
+    const [record] = this.hydrate(await this.dataSource.query<Record<string, unknown>[]>(this.findByIdSql, [id]));
+    return record;
+  }
+
+  /** Selects every plain column under its property name, as hydrate() reads the rows. */
+  private selectColumns(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
+    const [first, ...rest] = this.columns as Column[];
+    const column = (entry: Column) => `"${query.alias}"."${entry.databaseName}"`;
+    query.select(column(first), first.propertyName);
+    for (const entry of rest) query.addSelect(column(entry), entry.propertyName);
+    return query;
+  }
+
+  private hydrate(rows: Record<string, unknown>[]): T[] {
+    const columns = this.columns as Column[];
+    const asIs = this.deliveredAsIs;
+    const driver = this.dataSource.driver;
+    return rows.map((row) => {
+      const entity = this.metadata.create(undefined, { fromDeserializer: true }) as Record<string, unknown>;
+      for (let index = 0; index < columns.length; index++) {
+        const entry = columns[index];
+        const value = row[entry.propertyName];
+        if (value === undefined) continue;
+        if (asIs[index]) entity[entry.propertyName] = value;
+        else entry.setEntityValue(entity, driver.prepareHydratedValue(value, entry));
+      }
+      return entity as T;
+    });
+  }
+}
+
+/** The selectable columns of an entity that RecordReader can hydrate alone; false when getMany() must. */
+function plainColumns(metadata: EntityMetadata, dataSource: DataSource): Column[] | false {
+  const plain =
+    metadata.relations.length === 0 &&
+    metadata.embeddeds.length === 0 &&
+    !metadata.discriminatorColumn &&
+    metadata.afterLoadListeners.length === 0 &&
+    dataSource.subscribers.length === 0 &&
+    metadata.columns.every((entry) => !entry.isVirtual && !entry.isVirtualProperty);
+  return plain && metadata.columns.filter((entry) => entry.isSelect);
+}
+
+/**
+ * Column types whose values `pg` already delivers as TypeORM's PostgreSQL driver would hydrate them
+ * (prepareHydratedValue has no conversion for them, or, for timestamptz, passes pg's Date through):
+ * they are assigned directly, sparing a call per value through a chain of type tests. Any other
+ * type, or a transformer, takes the driver's path.
+ */
+const DELIVERED_AS_IS = new Set<unknown>(['text', 'uuid', 'integer', 'bigint', 'double precision', 'boolean', 'jsonb', 'timestamptz']);
+
+function isDeliveredAsIs(entry: Column): boolean {
+  return !entry.transformer && DELIVERED_AS_IS.has(entry.type);
+}

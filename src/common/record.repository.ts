@@ -1,0 +1,188 @@
+import { HttpStatus } from '@nestjs/common';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryDeepPartialEntity, SelectQueryBuilder } from 'typeorm';
+import type { Caller } from './auth.decorators.js';
+import { ApiException, ErrorCode, notFound } from './errors.js';
+import type { Filter, ListQuery } from './list-query.js';
+import type { RecordEntity } from './record.entity.js';
+import { RecordReader } from './record-reader.js';
+
+/** A database transaction, as repositories take it: every method that changes several rows runs in one. */
+export type Transaction = EntityManager;
+
+/** The alias of a repository's own table in its queries. */
+export const ALIAS = 'record';
+
+/** A field of the repository's own table, quoted. Field names come from code, never from input. */
+export function column(field: string): string {
+  return `"${ALIAS}"."${field}"`;
+}
+
+/**
+ * Where the SQL of one kind of record lives (immich's repositories): list with filters, sort and
+ * pages, count, find, lock, insert, the versioned update, delete. A resource's repository extends it
+ * with the queries its rules need, named for what the game does, and restricts what a caller may see
+ * in `scope`. Record CRUD is built with TypeORM's query builder; statements it cannot express (upserts
+ * with arithmetic, recursive queries, advisory locks) are parametrised SQL in the same repository.
+ */
+export abstract class RecordRepository<T extends RecordEntity> {
+  private readonly reader: RecordReader<T>;
+
+  protected constructor(
+    protected readonly dataSource: DataSource,
+    readonly entity: EntityTarget<T>,
+    /** How the record is named in messages ("item", "session"). */
+    readonly recordName: string,
+  ) {
+    this.reader = new RecordReader(dataSource, entity);
+  }
+
+  /** Runs `work` in one database transaction. */
+  transaction<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** Restricts a query to the records the caller may see. The default: everything (catalog data). */
+  protected scope(_query: SelectQueryBuilder<T>, _caller: Caller | undefined): void {}
+
+  private get isScoped(): boolean {
+    return this.scope !== RecordRepository.prototype.scope;
+  }
+
+  async findAll(list: ListQuery, caller: Caller | undefined): Promise<T[]> {
+    const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
+    for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
+    return this.reader.read(query);
+  }
+
+  async count(list: ListQuery, caller: Caller | undefined): Promise<number> {
+    // COUNT(*), not getCount(): TypeORM counts COUNT(DISTINCT uid) in case joins repeat rows, and
+    // PostgreSQL then sorts every matching uid. These queries never join (scopes filter with
+    // subqueries), so every row is one record.
+    const counted = await this.filtered(list, caller).select('COUNT(*)', 'count').getRawOne<{ count: string }>();
+    return Number(counted?.count ?? 0);
+  }
+
+  /** The record, if the caller may see it; 404 otherwise (unknown and invisible answer alike). */
+  async findOne(uid: string, caller: Caller | undefined): Promise<T> {
+    const record = this.isScoped
+      ? (await this.reader.read(this.byId(this.dataSource.createQueryBuilder<T>(this.entity, ALIAS), uid, caller)))[0]
+      : await this.reader.findById(ALIAS, 'uid', uid);
+    if (!record) throw notFound(this.recordName, uid);
+    return record;
+  }
+
+  /**
+   * The record, if the caller may see it, locked (`FOR UPDATE`) until the transaction ends: for writes
+   * that decide on the record's current state (join, leave, an update that re-seats).
+   */
+  async lockOne(transaction: Transaction, uid: string, caller: Caller | undefined): Promise<T> {
+    const record = await this.byId(transaction.createQueryBuilder<T>(this.entity, ALIAS), uid, caller)
+      .setLock('pessimistic_write')
+      .getOne();
+    if (!record) throw notFound(this.recordName, uid);
+    return record;
+  }
+
+  /** Inserts one record and answers it as stored (defaults, uid and dates filled in). */
+  async insert(values: QueryDeepPartialEntity<T>, transaction: Transaction = this.dataSource.manager): Promise<T> {
+    return (await this.insertReturning(values, transaction, false))!;
+  }
+
+  /** Inserts one record unless a unique key already holds one (ON CONFLICT DO NOTHING): then undefined. */
+  insertUnlessConflict(values: QueryDeepPartialEntity<T>, transaction: Transaction = this.dataSource.manager): Promise<T | undefined> {
+    return this.insertReturning(values, transaction, true);
+  }
+
+  private async insertReturning(values: QueryDeepPartialEntity<T>, transaction: Transaction, orIgnore: boolean): Promise<T | undefined> {
+    const insert = transaction.createQueryBuilder().insert().into(this.entity).values(values);
+    if (orIgnore) insert.orIgnore();
+    const [row] = (await insert.returning('*').execute()).raw as T[];
+    return row && transaction.create(this.entity, row);
+  }
+
+  /**
+   * `UPDATE … SET …, version = version + 1 WHERE uid = $1 [AND version = $2] RETURNING *` as one
+   * statement, so that of two writes stating the same version exactly one wins (CONTRACT.md section 3).
+   */
+  async updateVersioned(
+    uid: string,
+    patch: QueryDeepPartialEntity<T>,
+    expectedVersion: number | undefined,
+    transaction: Transaction = this.dataSource.manager,
+  ): Promise<T> {
+    const update = transaction
+      .createQueryBuilder()
+      .update(this.entity)
+      .set({ ...patch, version: () => 'version + 1', dateModified: () => 'now()' } as QueryDeepPartialEntity<T>)
+      .where('uid = :uid', { uid });
+    if (expectedVersion !== undefined) update.andWhere('version = :expectedVersion', { expectedVersion });
+    const [row] = (await update.returning('*').execute()).raw as T[];
+    if (row) return transaction.create(this.entity, row);
+
+    const current = await transaction
+      .createQueryBuilder<T>(this.entity, ALIAS)
+      .select(column('version'), 'version')
+      .where(`${column('uid')} = :uid`, { uid })
+      .getRawOne<{ version: number }>();
+    if (!current) throw notFound(this.recordName, uid);
+    throw new ApiException(
+      HttpStatus.CONFLICT,
+      ErrorCode.VERSION_CONFLICT,
+      `${this.recordName} ${uid} is at version ${current.version}, not ${expectedVersion}: read it again and retry`,
+      { currentVersion: current.version },
+    );
+  }
+
+  async deleteOne(uid: string, transaction: Transaction = this.dataSource.manager): Promise<void> {
+    const result = await transaction.createQueryBuilder().delete().from(this.entity).where('uid = :uid', { uid }).execute();
+    if (!result.affected) throw notFound(this.recordName, uid);
+  }
+
+  /** Removes every record. DELETE rather than TRUNCATE: it honours foreign keys and locks rows, not the table. */
+  async deleteAll(): Promise<void> {
+    await this.dataSource.createQueryBuilder().delete().from(this.entity).execute();
+  }
+
+  private byId(query: SelectQueryBuilder<T>, uid: string, caller: Caller | undefined): SelectQueryBuilder<T> {
+    query.where(`${column('uid')} = :uid`, { uid });
+    this.scope(query, caller);
+    return query;
+  }
+
+  private filtered(list: ListQuery, caller: Caller | undefined): SelectQueryBuilder<T> {
+    const query = this.dataSource.createQueryBuilder<T>(this.entity, ALIAS);
+    this.scope(query, caller);
+    list.filters.forEach((filter, index) => applyFilter(query, filter, `filter${index}`));
+    return query;
+  }
+}
+
+const COMPARISONS = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function applyFilter<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, filter: Filter, parameter: string): void {
+  const target = column(filter.field);
+  const [first, second] = filter.values;
+  switch (filter.operator) {
+    case 'in':
+      query.andWhere(`${target} IN (:...${parameter})`, { [parameter]: filter.values });
+      return;
+    case 'range':
+      query.andWhere(`${target} BETWEEN :${parameter}Low AND :${parameter}High`, {
+        [`${parameter}Low`]: first,
+        [`${parameter}High`]: second,
+      });
+      return;
+    case 'like':
+      // Case-insensitive substring; the client's % and _ are matched literally.
+      query.andWhere(`${target} ILIKE :${parameter} ESCAPE '\\'`, {
+        [parameter]: `%${String(first).replace(/[\\%_]/g, (character) => `\\${character}`)}%`,
+      });
+      return;
+    case 'ne':
+      // "not equal" includes the records where the field is empty, as a player would expect.
+      query.andWhere(`${target} IS DISTINCT FROM :${parameter}`, { [parameter]: first });
+      return;
+    default:
+      query.andWhere(`${target} ${COMPARISONS[filter.operator]} :${parameter}`, { [parameter]: first });
+  }
+}

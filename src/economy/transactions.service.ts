@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import type { Caller } from '../common/auth.decorators.js';
+import { ApiException, badRequest, conflict, type ErrorDetail, ErrorCode } from '../common/errors.js';
+import { KeyedLock } from '../common/keyed-lock.js';
+import { RecordService } from '../common/record.service.js';
+import type { Transaction } from '../common/record.repository.js';
+import { withRetry } from '../common/retry.js';
+import { ItemsRepository } from '../items/items.repository.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { PersonasRepository } from '../personas/personas.repository.js';
+import type { CreateTransactionDto } from './dto/create-transaction.dto.js';
+import { isProcessedAtOnce, requireMayAnswer, requireMayMake, requireMayOfferFrom } from './economy.policy.js';
+import type { TransactionRequest } from './inventory-plan.js';
+import type { InventoryTransaction } from './transaction.entity.js';
+import { TransactionProcessor } from './transaction-processor.js';
+import { TransactionsRepository } from './transactions.repository.js';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Trades, awards and removals as clients ask for them: the request checked (shape, permissions,
+ * references), made once per Idempotency-Key, queued behind this instance's other transactions on the
+ * same personas, and retried on serialization failures. TransactionProcessor moves the quantities.
+ */
+@Injectable()
+export class TransactionsService extends RecordService<InventoryTransaction> {
+  /** Same-persona transactions of this instance queue here rather than each holding a pooled connection. */
+  private readonly personaQueue = new KeyedLock();
+
+  constructor(
+    private readonly transactions: TransactionsRepository,
+    private readonly processor: TransactionProcessor,
+    private readonly personas: PersonasRepository,
+    private readonly items: ItemsRepository,
+    private readonly metrics: MetricsService,
+  ) {
+    super(transactions);
+  }
+
+  async create(body: CreateTransactionDto, caller: Caller, idempotencyKey: string | undefined): Promise<InventoryTransaction> {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters', [{ field: 'Idempotency-Key', message: 'malformed' }]);
+    }
+    const request = normalise(body);
+    await this.checkRequest(request, caller);
+    const atOnce = isProcessedAtOnce(caller, request.type, request.personaTwoInventoryItems.length);
+    const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('base64url');
+
+    // A transaction processed now queues behind this instance's others on the same personas first.
+    const personas = atOnce ? [request.personaOneUid, request.personaTwoUid].filter((uid): uid is string => uid !== null) : [];
+    const transaction = await this.personaQueue.run(personas, () =>
+      this.retrying((db) => this.createOnce(db, request, caller, idempotencyKey, requestHash, atOnce)),
+    );
+    return failedAsError(transaction);
+  }
+
+  /** Persona two's owner (or an admin) accepts a PENDING trade: it is processed now. */
+  async accept(uid: string, caller: Caller): Promise<InventoryTransaction> {
+    const transaction = await this.retrying(async (db) => {
+      const pending = await this.lockPending(db, uid, caller);
+      await this.requireMayAnswer(db, caller, pending.personaTwoUid!, 'accept');
+      return this.processor.process(db, pending);
+    });
+    return failedAsError(transaction);
+  }
+
+  /** Persona two's owner (or an admin) declines a PENDING trade; nothing moves. */
+  decline(uid: string, caller: Caller): Promise<InventoryTransaction> {
+    return this.transactions.transaction(async (db) => {
+      const pending = await this.lockPending(db, uid, caller);
+      await this.requireMayAnswer(db, caller, pending.personaTwoUid!, 'decline');
+      return this.transactions.updateVersioned(uid, { status: 'DECLINED' }, undefined, db);
+    });
+  }
+
+  /** Persona one's owner (or an admin) cancels a PENDING trade; nothing moves. */
+  cancel(uid: string, caller: Caller): Promise<InventoryTransaction> {
+    return this.transactions.transaction(async (db) => {
+      const pending = await this.lockPending(db, uid, caller);
+      await this.requireMayAnswer(db, caller, pending.personaOneUid, 'cancel');
+      return this.transactions.updateVersioned(uid, { status: 'CANCELED' }, undefined, db);
+    });
+  }
+
+  /** Stores the transaction (or finds the one this Idempotency-Key made) and processes it when due now. */
+  private async createOnce(
+    db: Transaction,
+    request: TransactionRequest,
+    caller: Caller,
+    idempotencyKey: string | undefined,
+    requestHash: string,
+    atOnce: boolean,
+  ): Promise<InventoryTransaction> {
+    const created = await this.transactions.insertUnlessConflict(
+      { ...request, status: 'PENDING', createdByUid: caller.uid, idempotencyKey: idempotencyKey ?? null, requestHash },
+      db,
+    );
+    if (!created) {
+      // A retry: the unique key made this insert wait for the first one to commit.
+      const original = await this.transactions.findByIdempotencyKey(db, caller.uid, idempotencyKey!);
+      if (original.requestHash !== requestHash) {
+        throw conflict(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used for a different request');
+      }
+      return original;
+    }
+    return atOnce ? this.processor.process(db, created) : created;
+  }
+
+  /** One database transaction, run again on serialization failures and deadlocks (counted in /metrics). */
+  private retrying(work: (db: Transaction) => Promise<InventoryTransaction>): Promise<InventoryTransaction> {
+    return withRetry(
+      () => this.transactions.transaction(work),
+      () => this.metrics.countRetry('inventory_transaction'),
+    );
+  }
+
+  /** Structure, permissions and references; all before anything is written. */
+  private async checkRequest(request: TransactionRequest, caller: Caller): Promise<void> {
+    const errors: ErrorDetail[] = [];
+    const { type, personaOneUid, personaTwoUid, personaOneInventoryItems: one, personaTwoInventoryItems: two } = request;
+    if (type === 'TRADE') {
+      if (!personaTwoUid) errors.push({ field: 'personaTwoUid', message: 'is required for a TRADE' });
+      else if (personaTwoUid === personaOneUid) errors.push({ field: 'personaTwoUid', message: 'must differ from personaOneUid' });
+      if (one.length + two.length === 0) errors.push({ field: 'personaOneInventoryItems', message: 'a trade must move something' });
+    } else {
+      if (personaTwoUid) errors.push({ field: 'personaTwoUid', message: `has no place in an ${type}` });
+      if (two.length > 0) errors.push({ field: 'personaTwoInventoryItems', message: `has no place in an ${type}` });
+      if (one.length === 0) errors.push({ field: 'personaOneInventoryItems', message: `an ${type} must name items` });
+    }
+    for (const [field, list] of [
+      ['personaOneInventoryItems', one],
+      ['personaTwoInventoryItems', two],
+    ] as const) {
+      if (new Set(list.map((entry) => entry.itemUid)).size !== list.length) errors.push({ field, message: 'names an item twice' });
+    }
+    if (errors.length > 0) throw badRequest(errors.map((error) => `${error.field} ${error.message}`).join('; '), errors);
+    requireMayMake(caller, type);
+    const owners = await this.personas.owners([personaOneUid, ...(personaTwoUid ? [personaTwoUid] : [])]);
+    for (const [field, uid] of [
+      ['personaOneUid', personaOneUid],
+      ['personaTwoUid', personaTwoUid],
+    ] as const) {
+      if (uid && !owners.has(uid)) throw badRequest(`${field} ${uid} does not name a persona`, [{ field, message: 'no such persona' }]);
+    }
+    requireMayOfferFrom(caller, owners.get(personaOneUid));
+    const missing = await this.items.missing([...new Set([...one, ...two].map((entry) => entry.itemUid))]);
+    if (missing.length > 0) {
+      throw badRequest(`no such item: ${missing.join(', ')}`, missing.map((uid) => ({ field: 'itemUid', message: `no item ${uid}` })));
+    }
+  }
+
+  private async lockPending(db: Transaction, uid: string, caller: Caller): Promise<InventoryTransaction> {
+    const transaction = await this.transactions.lockOne(db, uid, caller);
+    if (transaction.status !== 'PENDING') {
+      throw conflict(ErrorCode.CONFLICT, `transaction ${uid} is ${transaction.status}, no longer PENDING`);
+    }
+    return transaction;
+  }
+
+  private async requireMayAnswer(db: Transaction, caller: Caller, personaUid: string, action: 'accept' | 'decline' | 'cancel'): Promise<void> {
+    if (caller.isAdmin) return;
+    requireMayAnswer(caller, personaUid, (await this.personas.owners([personaUid], db)).get(personaUid), action);
+  }
+}
+
+function normalise(body: CreateTransactionDto): TransactionRequest {
+  const list = (entries: CreateTransactionDto['personaOneInventoryItems']) =>
+    (entries ?? []).map(({ itemUid, quantity }) => ({ itemUid: itemUid.toLowerCase(), quantity }));
+  return {
+    type: body.type ?? 'TRADE',
+    personaOneUid: body.personaOneUid.toLowerCase(),
+    personaTwoUid: body.personaTwoUid?.toLowerCase() ?? null,
+    personaOneInventoryItems: list(body.personaOneInventoryItems),
+    personaTwoInventoryItems: list(body.personaTwoInventoryItems),
+  };
+}
+
+/** A FAILED transaction has been stored; the client is told with 409 and the record's uid. */
+function failedAsError(transaction: InventoryTransaction): InventoryTransaction {
+  if (transaction.status !== 'FAILED') return transaction;
+  throw new ApiException(HttpStatus.CONFLICT, ErrorCode.INSUFFICIENT_QUANTITY, transaction.reason ?? 'a quantity is short', {
+    transactionUid: transaction.uid,
+  });
+}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type SelectQueryBuilder } from 'typeorm';
+import type { Caller } from '../common/auth.decorators.js';
+import { ALIAS, column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { Session } from './session.entity.js';
+
+@Injectable()
+export class SessionsRepository extends RecordRepository<Session> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, Session, 'session');
+  }
+
+  /** PUBLIC sessions to everyone signed in; the others to their host, members and invited users; all to admins. */
+  protected override scope(query: SelectQueryBuilder<Session>, caller: Caller | undefined): void {
+    if (caller?.isAdmin) return;
+    query.andWhere(
+      `(${column('visibility')} = 'PUBLIC' OR ${column('hostUid')} = :viewer
+        OR ${column('users')} @> ARRAY[:viewer]::uuid[] OR ${column('invited')} @> ARRAY[:viewer]::uuid[])`,
+      { viewer: caller?.uid ?? null },
+    );
+  }
+
+  /**
+   * The session, whoever may see it, locked until the transaction ends: joining an INVITE_ONLY or
+   * LOCKED session is a 403 (CONTRACT.md section 7), so the join decides on the record, not on scope.
+   */
+  async lockForJoin(transaction: Transaction, uid: string): Promise<Session | null> {
+    return transaction
+      .createQueryBuilder(Session, ALIAS)
+      .where(`${column('uid')} = :uid`, { uid })
+      .setLock('pessimistic_write')
+      .getOne();
+  }
+}

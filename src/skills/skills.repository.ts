@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ALIAS, column, RecordRepository } from '../common/record.repository.js';
+import { type ProgressValue, SkillProgress } from './skill-progress.entity.js';
+
+/** One skill of one archetype of one persona: the natural key of a progress record. */
+export interface SkillKey {
+  personaUid: string;
+  archetypeUid: string;
+  skillUid: string;
+}
+
+@Injectable()
+export class SkillsRepository extends RecordRepository<SkillProgress> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, SkillProgress, 'skill progress');
+  }
+
+  async findByKey({ personaUid, archetypeUid, skillUid }: SkillKey): Promise<SkillProgress | null> {
+    return this.dataSource
+      .createQueryBuilder(SkillProgress, ALIAS)
+      .where(`${column('personaUid')} = :personaUid AND ${column('archetypeUid')} = :archetypeUid AND ${column('skillUid')} = :skillUid`, {
+        personaUid,
+        archetypeUid,
+        skillUid,
+      })
+      .getOne();
+  }
+
+  /**
+   * One statement, so that concurrent calls never lose an increment: a number adds to a numeric
+   * progress (a new record starts from 0), any other value replaces it.
+   */
+  async addProgress({ personaUid, archetypeUid, skillUid }: SkillKey, value: ProgressValue): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO skill_progress ("personaUid", "archetypeUid", "skillUid", progress) VALUES ($1, $2, $3, $4::jsonb)
+       ON CONFLICT ("personaUid", "archetypeUid", "skillUid") DO UPDATE SET
+         progress = CASE
+           WHEN jsonb_typeof(skill_progress.progress) = 'number' AND jsonb_typeof(EXCLUDED.progress) = 'number'
+             THEN to_jsonb(skill_progress.progress::numeric + EXCLUDED.progress::numeric)
+           ELSE EXCLUDED.progress
+         END,
+         version = skill_progress.version + 1,
+         "dateModified" = now()`,
+      [personaUid, archetypeUid, skillUid, JSON.stringify(value)],
+    );
+  }
+
+  /** Deletes the progress of the persona in the archetype's skills (`skillUid`: in that one only); answers how many. */
+  async deleteProgress(key: Omit<SkillKey, 'skillUid'> & { skillUid?: string }): Promise<number> {
+    const query = this.dataSource
+      .createQueryBuilder()
+      .delete()
+      .from(SkillProgress)
+      .where('"personaUid" = :personaUid AND "archetypeUid" = :archetypeUid', key);
+    if (key.skillUid !== undefined) query.andWhere('"skillUid" = :skillUid', { skillUid: key.skillUid });
+    return (await query.execute()).affected ?? 0;
+  }
+}

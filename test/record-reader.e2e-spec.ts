@@ -1,0 +1,111 @@
+import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
+import { AchievementsRepository } from '../src/achievements/achievements.repository.js';
+import { MediaAssetsRepository } from '../src/assets/media-assets.repository.js';
+import { TextAssetsRepository } from '../src/assets/text-assets.repository.js';
+import { UsersRepository } from '../src/auth/users.repository.js';
+import type { Caller } from '../src/common/auth.decorators.js';
+import type { ListQuery } from '../src/common/list-query.js';
+import type { RecordEntity } from '../src/common/record.entity.js';
+import { RecordReader } from '../src/common/record-reader.js';
+import type { RecordRepository } from '../src/common/record.repository.js';
+import { ENTITIES } from '../src/database/data-source-options.js';
+import { InventoryRepository } from '../src/economy/inventory.repository.js';
+import { TransactionsRepository } from '../src/economy/transactions.repository.js';
+import { ItemsRepository } from '../src/items/items.repository.js';
+import { PersonasRepository } from '../src/personas/personas.repository.js';
+import { seedDemoCatalog } from '../src/seed/seed-demo-catalog.js';
+import { SessionsRepository } from '../src/sessions/sessions.repository.js';
+import { SkillsRepository } from '../src/skills/skills.repository.js';
+import { TicketsRepository } from '../src/tickets/tickets.repository.js';
+import { TestApp } from './support/test-app.js';
+
+/**
+ * The repositories read rows and build entities themselves, for speed (RecordReader; docs/PERFORMANCE.md).
+ * What they build must be what TypeORM's own find() builds from the same rows: same class, same values
+ * and types, same JSON; for every entity of the service, with rows holding nulls, arrays, jsonb, enums,
+ * bigints and dates.
+ */
+describe('records as RecordReader reads them, against TypeORM', () => {
+  let api: TestApp;
+  let dataSource: DataSource;
+  const admin: Caller = { uid: '00000000-0000-4000-8000-000000000001', roles: ['admin'], isAdmin: true };
+  const everything: ListQuery = { limit: 1000, skip: 0, filters: [], order: [{ field: 'uid', direction: 'ASC' }] };
+
+  beforeAll(async () => {
+    api = await TestApp.start();
+    dataSource = api.app.get(DataSource);
+    await seedDemoCatalog(dataSource);
+    const adminToken = await api.signIn('admin');
+    const players = await Promise.all(['host-one', 'host-two'].map((name) => api.signInWithPersona(name)));
+    for (const [index, player] of players.entries()) {
+      // Sessions with a password and without; tickets; unlocks; skill progress of two kinds.
+      const session = await api.post('/sessions', { numTeams: 2, teamSize: 2, password: index === 0 ? 'secret' : undefined }, { token: player.token });
+      expect(session.status).toBe(201);
+      const ticket = await api.post('/tickets', { numTeams: 2, statistics: [{ name: 'skill', value: 1200 + index }] }, { token: player.token });
+      expect(ticket.status).toBe(201);
+      const [achievement] = (await api.get<Array<{ uid: string }>>('/achievements', { token: player.token })).body;
+      expect((await api.get(`/achievements/${achievement.uid}/unlock`, { token: player.token })).status).toBe(200);
+      const skill = `/personas/${player.personaUid}/archetypes/warrior/skills/swordplay/progress`;
+      expect((await api.post(skill, { value: index === 0 ? 5 : { tier: 'gold' } }, { token: player.token })).status).toBe(204);
+    }
+    // Inventories, transactions and ledger rows: an award, then a trade that completes.
+    const [item] = (await api.get<Array<{ uid: string }>>('/items', { token: adminToken })).body;
+    const award = await api.post(
+      '/inventories/transaction',
+      { type: 'AWARD', personaOneUid: players[0].personaUid, personaOneInventoryItems: [{ itemUid: item.uid, quantity: 3 }] },
+      { token: adminToken },
+    );
+    expect(award.status).toBe(200);
+    const gift = await api.post(
+      '/inventories/transaction',
+      { personaOneUid: players[0].personaUid, personaTwoUid: players[1].personaUid, personaOneInventoryItems: [{ itemUid: item.uid, quantity: 1 }] },
+      { token: players[0].token },
+    );
+    expect(gift.status).toBe(200);
+  });
+  afterAll(() => api.close());
+
+  const primaryKey = (entity: EntityTarget<ObjectLiteral>) => dataSource.getMetadata(entity).primaryColumns[0].propertyName;
+
+  it.each(ENTITIES.map((entity) => [entity.name, entity] as const))('reads every %s as TypeORM finds it', async (_name, entity) => {
+    const key = primaryKey(entity);
+    const reader = new RecordReader(dataSource, entity);
+    const read = await reader.read(dataSource.createQueryBuilder(entity, 'record').orderBy(`"record"."${key}"`, 'ASC'));
+    const found = await dataSource.getRepository(entity).find({ order: { [key]: 'ASC' } });
+    expect(read.length).toBeGreaterThan(1);
+    expect(read).toStrictEqual(found);
+    expect(JSON.stringify(read)).toBe(JSON.stringify(found));
+  });
+
+  it.each(ENTITIES.map((entity) => [entity.name, entity] as const))('finds one %s by id as TypeORM does', async (_name, entity) => {
+    const key = primaryKey(entity);
+    const [first] = await dataSource.getRepository(entity).find({ order: { [key]: 'ASC' }, take: 1 });
+    const record = await new RecordReader(dataSource, entity).findById('record', key, (first as ObjectLiteral)[key]);
+    expect(record).toStrictEqual(first);
+    expect(JSON.stringify(record)).toBe(JSON.stringify(first));
+  });
+
+  const repositories: Array<[string, new (...args: never[]) => RecordRepository<RecordEntity>]> = [
+    ['items', ItemsRepository],
+    ['media assets', MediaAssetsRepository],
+    ['text assets', TextAssetsRepository],
+    ['achievements', AchievementsRepository],
+    ['personas', PersonasRepository],
+    ['sessions', SessionsRepository],
+    ['tickets', TicketsRepository],
+    ['inventories', InventoryRepository],
+    ['transactions', TransactionsRepository],
+    ['skill progress', SkillsRepository],
+    ['users', UsersRepository],
+  ];
+
+  it.each(repositories)('lists and finds %s through their repository as TypeORM finds them', async (_name, repositoryClass) => {
+    const repository = api.app.get(repositoryClass);
+    const listed = await repository.findAll(everything, admin);
+    const found = await dataSource.getRepository(repository.entity).find({ order: { uid: 'ASC' } });
+    expect(listed.length).toBeGreaterThan(1);
+    expect(listed).toStrictEqual(found);
+    expect(JSON.stringify(listed)).toBe(JSON.stringify(found));
+    expect(await repository.findOne(found[0].uid as string, admin)).toStrictEqual(found[0]);
+  });
+});
