@@ -4,7 +4,7 @@ import { type DataChecksum, dataChecksum } from './support/data-checksum.js';
 import { TestApp, type TestResponse } from './support/test-app.js';
 
 /**
- * Who may do what (CONTRACT.md sections 1, 5 and 7), as one table: every route of the OpenAPI document
+ * Who may do what (docs/CONTRACT.md sections 1, 5 and 7), as one table: every route of the OpenAPI document
  * against four callers, each cell driven against real records made for it. A route the document
  * gains without a row here fails the test, so a new route must be classified before it ships.
  *

@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { TestApp, type TestResponse } from './support/test-app.js';
 import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
 
-/** Achievement definitions (catalog data, optional-auth create and count) and per-user unlocks (CONTRACT.md section 7). */
+/** Achievement definitions (catalog data, optional-auth create and count) and per-user unlocks (docs/CONTRACT.md section 7). */
 
 interface AchievementBody {
   uid: string;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
 import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
 
-/** Media assets and text assets (CONTRACT.md section 7): catalog data, read by players, written by admins. */
+/** Media assets and text assets (docs/CONTRACT.md section 7): catalog data, read by players, written by admins. */
 
 interface MediaFileBody {
   mimetype: string;

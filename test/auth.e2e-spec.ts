@@ -15,7 +15,7 @@ import { TestApp, type TestResponse } from './support/test-app.js';
 import { expectErrorBody } from './support/expectations.js';
 
 /**
- * Sign-in through both identity providers (CONTRACT.md section 5), against providers the tests run
+ * Sign-in through both identity providers (docs/CONTRACT.md section 5), against providers the tests run
  * themselves on 127.0.0.1: an OpenID Connect key set (idp1) and an RFC 7662 introspection endpoint (idp2).
  */
 

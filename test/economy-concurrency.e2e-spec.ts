@@ -5,7 +5,7 @@ import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
  * The economy under concurrency: no item is ever duplicated or lost. Each scenario fires many
  * transactions at once and then audits the database: per item, the quantities held equal the AWARD and
  * REMOVAL deltas of the ledger, trades net to zero, no quantity is negative, and every persona's holding
- * equals the sum of its ledger entries (CONTRACT.md section 7, "Transactions"). The figures (requests,
+ * equals the sum of its ledger entries (docs/CONTRACT.md section 7, "Transactions"). The figures (requests,
  * successes, 409s, other statuses, retries from /metrics) are printed for the report.
  */
 

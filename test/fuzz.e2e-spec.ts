@@ -18,7 +18,7 @@ const ONLY = process.env.FUZZ_ONLY;
 
 /** Refusals that write on purpose, by contract. */
 const WRITES_WHEN_REFUSED: Array<{ status: number; code: string; why: string }> = [
-  // CONTRACT.md section 7: a short quantity "is stored as FAILED": the record of the attempt is the point.
+  // docs/CONTRACT.md section 7: a short quantity "is stored as FAILED": the record of the attempt is the point.
   { status: 409, code: 'INSUFFICIENT_QUANTITY', why: 'the FAILED transaction is kept' },
 ];
 

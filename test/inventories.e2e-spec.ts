@@ -5,7 +5,7 @@ import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
 /**
  * Inventories (read-only, scoped to the caller's personas) and the transactions that change them:
  * awards, removals, gifts, trades with accept/decline/cancel, short quantities, idempotency, the
- * append-only ledger (CONTRACT.md section 7, "Inventories" and "Transactions").
+ * append-only ledger (docs/CONTRACT.md section 7, "Inventories" and "Transactions").
  */
 
 interface InventoryItemBody {

@@ -3,7 +3,7 @@ import { expectErrorBody } from './support/expectations.js';
 import { TestApp, type TestResponse } from './support/test-app.js';
 
 /**
- * The limits of CONTRACT.md section 4 and SECURITY.md: rate limits per user, per address and on
+ * The limits of docs/CONTRACT.md section 4 and SECURITY.md: rate limits per user, per address and on
  * sign-in (429 with Retry-After), security headers, CORS from configuration, and the body size limit.
  */
 

@@ -3,7 +3,7 @@ import { TestApp, type TestResponse } from './support/test-app.js';
 import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
 
 /**
- * Skill progress per persona and archetype (CONTRACT.md section 7, "Skill progress"): public reads,
+ * Skill progress per persona and archetype (docs/CONTRACT.md section 7, "Skill progress"): public reads,
  * owner-or-admin writes, numbers that add and other values that replace, and increments that are
  * never lost under concurrency.
  */

@@ -1,6 +1,6 @@
 import type { TestResponse } from './test-app.js';
 
-/** The JSON error body of CONTRACT.md section 4, as a client reads it. */
+/** The JSON error body of docs/CONTRACT.md section 4, as a client reads it. */
 export interface ErrorResponse {
   status: number;
   code: string;
