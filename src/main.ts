@@ -9,7 +9,7 @@ import { openServiceDatabase } from './database/database-location.js';
 
 async function bootstrap(): Promise<void> {
   const environment = loadConfig();
-  // Without DATABASE_URL the service brings its own PostgreSQL (CONTRACT.md section 8), started
+  // Without DATABASE_URL the service brings its own PostgreSQL (docs/CONTRACT.md section 8), started
   // before Nest so that the rest of the service sees one kind of database only: a URL.
   const database = await openServiceDatabase(environment);
   const config = { ...environment, databaseUrl: database.url };

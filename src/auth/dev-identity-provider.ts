@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * The built-in development identity provider for idp1 (CONTRACT.md section 5): an RSA key pair kept
+ * The built-in development identity provider for idp1 (docs/CONTRACT.md section 5): an RSA key pair kept
  * in the data directory, so that `npm start` on a fresh clone can be signed into at once with
  * `npm run dev-token -- <subject>`. It is never used when NODE_ENV=production or IDP1_JWKS_URL is set.
  */

@@ -56,7 +56,7 @@ const CONNECTION_ERRORS = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection te
 
 const logger = new Logger('Errors');
 
-/** Turns anything thrown while serving a request into the JSON error body of CONTRACT.md section 4. */
+/** Turns anything thrown while serving a request into the JSON error body of docs/CONTRACT.md section 4. */
 export function toErrorBody(error: unknown, requestId: string): ErrorBody {
   const body = (status: number, code: ErrorCode, message: string): ErrorBody => ({ status, code, message, requestId });
 

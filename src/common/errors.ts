@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 
-/** Stable, upper-snake error codes (CONTRACT.md section 4). Clients branch on these, never on messages. */
+/** Stable, upper-snake error codes (docs/CONTRACT.md section 4). Clients branch on these, never on messages. */
 export enum ErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   MALFORMED_JSON = 'MALFORMED_JSON',

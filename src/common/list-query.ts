@@ -1,7 +1,7 @@
 import { badRequest } from './errors.js';
 
 /**
- * The list rules of CONTRACT.md section 2, as a pure parser: raw query parameters in, a checked
+ * The list rules of docs/CONTRACT.md section 2, as a pure parser: raw query parameters in, a checked
  * ListQuery out. Turning it into SQL is record.service.ts's job; keeping the two apart lets the rules
  * be unit-tested without a database.
  */

@@ -3,7 +3,7 @@ import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import { ReadOnlyField } from './fields.js';
 
 /**
- * Fields a client may send back with a record it read (CONTRACT.md section 1). They are accepted and
+ * Fields a client may send back with a record it read (docs/CONTRACT.md section 1). They are accepted and
  * ignored, except `uid`, which must name the record being updated, and `version`, the optimistic lock.
  * Every create and update body extends this, so that "send back what you read" never fails; a
  * resource whose records carry more read-only fields declares them with @ReadOnlyField() in its body.

@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, PrimaryGeneratedColumn, UpdateDateColumn } fr
 import { Filterable, secretFields } from './fields.js';
 
 /**
- * The common fields of every stored record (CONTRACT.md section 1). `version` is a plain column, not
+ * The common fields of every stored record (docs/CONTRACT.md section 1). `version` is a plain column, not
  * TypeORM's @VersionColumn: that one starts at 1 and checks nothing on save() (typeorm#2848); the
  * versioned update in record.repository.ts does the real check in SQL.
  */

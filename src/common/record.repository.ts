@@ -102,7 +102,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
 
   /**
    * `UPDATE … SET …, version = version + 1 WHERE uid = $1 [AND version = $2] RETURNING *` as one
-   * statement, so that of two writes stating the same version exactly one wins (CONTRACT.md section 3).
+   * statement, so that of two writes stating the same version exactly one wins (docs/CONTRACT.md section 3).
    */
   async updateVersioned(
     uid: string,

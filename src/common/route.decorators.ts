@@ -30,7 +30,7 @@ export const UidParam = (name = 'id') =>
 /** The `If-Match` header, for versioned writes. */
 export const IfMatch = () => Headers('if-match');
 
-/** The list rules of CONTRACT.md section 2 applied to the entity's @Filterable() fields: limit, skip, sort, filters. */
+/** The list rules of docs/CONTRACT.md section 2 applied to the entity's @Filterable() fields: limit, skip, sort, filters. */
 export const ListQueryParam = createParamDecorator((entity: Type, context: ExecutionContext) =>
   parseListQuery(context.switchToHttp().getRequest<FastifyRequest>().query as Record<string, string>, queryableFields(entity)),
 );
@@ -73,7 +73,7 @@ declare module 'fastify' {
 
 /**
  * A route that answers one record: documented with its type (201 for a create), and sent with
- * `ETag: "<version>"` (CONTRACT.md section 3) by the hook in versions.ts. Routes that answer
+ * `ETag: "<version>"` (docs/CONTRACT.md section 3) by the hook in versions.ts. Routes that answer
  * anything else carry no ETag, whatever their body holds.
  */
 export function RecordResponse(type: Type, options: { status?: 200 | 201; description?: string } = {}) {

@@ -3,7 +3,7 @@ import { badRequest } from './errors.js';
 import { type RecordBodyDto, writableFields, type WritableFields } from './record.dto.js';
 
 /**
- * The version a write is based on: `version` in the body or `If-Match: "3"` (CONTRACT.md section 3).
+ * The version a write is based on: `version` in the body or `If-Match: "3"` (docs/CONTRACT.md section 3).
  * Undefined means "apply to the current record". Both given and different is a client bug: 400.
  */
 export function expectedVersion(bodyVersion: number | undefined, ifMatch: string | undefined): number | undefined {

@@ -11,7 +11,7 @@ const problemsOf = (raw: Record<string, string>): string[] => {
 };
 
 describe('parseEnvironment', () => {
-  it('has the defaults of CONTRACT.md section 8', () => {
+  it('has the defaults of docs/CONTRACT.md section 8', () => {
     const environment = parseEnvironment({});
     expect(environment).toMatchObject({
       port: 3000,

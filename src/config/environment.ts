@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 
 /**
- * The service's whole configuration, read from environment variables (CONTRACT.md section 8).
+ * The service's whole configuration, read from environment variables (docs/CONTRACT.md section 8).
  * Every value is checked once at start; a bad one stops the service with a message naming the variable,
  * so an operator never discovers a typo from a 500 at three in the morning.
  */

@@ -16,7 +16,7 @@ const embeddedDirectory = (config: AppConfig) => join(config.dataDir, 'postgres'
 
 /**
  * The service's database: DATABASE_URL, or else the embedded PostgreSQL in DATA_DIR, which this
- * process starts and stops (CONTRACT.md section 8). A DATA_DIR whose server another running service
+ * process starts and stops (docs/CONTRACT.md section 8). A DATA_DIR whose server another running service
  * started is refused, naming that process (EmbeddedPostgresInUseError), never stopped under it.
  */
 export async function openServiceDatabase(config: AppConfig): Promise<DatabaseLocation> {

@@ -2,7 +2,7 @@ import type { Criterion, Primitive, Statistic } from '../tickets/ticket.entity.j
 import { compare } from '../tickets/ticket-rules.js';
 
 /**
- * How tickets are matched (CONTRACT.md section 7), as pure functions over plain tickets so that the
+ * How tickets are matched (docs/CONTRACT.md section 7), as pure functions over plain tickets so that the
  * rules are unit-tested without a database. The worker (matchmaker.service.ts) feeds them the waiting
  * tickets it has locked and writes the result.
  */

@@ -22,7 +22,7 @@ export class SessionsRepository extends RecordRepository<Session> {
 
   /**
    * The session, whoever may see it, locked until the transaction ends: joining an INVITE_ONLY or
-   * LOCKED session is a 403 (CONTRACT.md section 7), so the join decides on the record, not on scope.
+   * LOCKED session is a 403 (docs/CONTRACT.md section 7), so the join decides on the record, not on scope.
    */
   async lockForJoin(transaction: Transaction, uid: string): Promise<Session | null> {
     return transaction
