@@ -1,28 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type { AchievementBody, ErrorResponse, UnlockBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /** Achievement definitions (catalog data, optional-auth create and count) and per-user unlocks (CONTRACT.md section 7). */
-
-interface AchievementBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  badge: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface UnlockBody {
-  uid: string;
-  achievementUid: string;
-  userUid: string;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
 
 const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

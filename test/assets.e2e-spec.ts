@@ -1,39 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type { ErrorResponse, MediaAssetBody, TextAssetBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /** Media assets and text assets (CONTRACT.md section 7): catalog data, read by players, written by admins. */
-
-interface MediaFileBody {
-  mimetype: string;
-  name: string;
-  uri: string;
-  sha256sum: string | null;
-  uid: string;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface MediaAssetBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  files: Record<string, MediaFileBody>;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface TextAssetBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  text: Record<string, string>;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
 
 const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,5 +1,12 @@
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type {
+  BodyOrError,
+  ErrorResponse,
+  ItemQuantityBody,
+  SnapshotBody,
+  TransactionBody,
+} from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /**
  * The economy under concurrency: no item is ever duplicated or lost. Each scenario fires many
@@ -9,34 +16,11 @@ import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
  * successes, 409s, other statuses, retries from /metrics) are printed for the report.
  */
 
-interface SnapshotBody {
-  personaUid: string;
-  itemUid: string;
-  quantity: number;
-}
-
-interface TransactionBody {
-  uid: string;
-  status: string;
-  type: string;
-  personaOneUid: string;
-  personaTwoUid: string | null;
-  personaOneInventoryItemsBefore: SnapshotBody[];
-  personaOneInventoryItemsAfter: SnapshotBody[];
-  personaTwoInventoryItemsBefore: SnapshotBody[];
-  personaTwoInventoryItemsAfter: SnapshotBody[];
-}
-
-type TransactionResponse = TestResponse<TransactionBody & ErrorResponse & { transactionUid?: string }>;
+type TransactionResponse = TestResponse<BodyOrError<TransactionBody>>;
 
 interface Player {
   token: string;
   personaUid: string;
-}
-
-interface ItemQuantity {
-  itemUid: string;
-  quantity: number;
 }
 
 /**
@@ -47,8 +31,8 @@ function netMovements(transaction: {
   type: string;
   personaOneUid: string;
   personaTwoUid: string | null;
-  personaOneInventoryItems: ItemQuantity[];
-  personaTwoInventoryItems: ItemQuantity[];
+  personaOneInventoryItems: ItemQuantityBody[];
+  personaTwoInventoryItems: ItemQuantityBody[];
 }): string[] {
   const deltas = new Map<string, number>();
   const move = (personaUid: string, itemUid: string, delta: number) =>
@@ -210,8 +194,8 @@ describe('economy under concurrency', () => {
       type: string;
       personaOneUid: string;
       personaTwoUid: string | null;
-      personaOneInventoryItems: ItemQuantity[];
-      personaTwoInventoryItems: ItemQuantity[];
+      personaOneInventoryItems: ItemQuantityBody[];
+      personaTwoInventoryItems: ItemQuantityBody[];
     }>('SELECT uid, status, type, "personaOneUid", "personaTwoUid", "personaOneInventoryItems", "personaTwoInventoryItems" FROM transactions');
     const entries = await sql<{ transactionUid: string; personaUid: string; itemUid: string; delta: number }>(
       'SELECT "transactionUid", "personaUid", "itemUid", delta FROM inventory_ledger',

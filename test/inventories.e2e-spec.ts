@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type {
+  BodyOrError,
+  ErrorResponse,
+  InventoryItemBody,
+  SnapshotBody,
+  TransactionBody,
+} from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /**
  * Inventories (read-only, scoped to the caller's personas) and the transactions that change them:
@@ -8,51 +15,8 @@ import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
  * append-only ledger (CONTRACT.md section 7, "Inventories" and "Transactions").
  */
 
-interface InventoryItemBody {
-  uid: string;
-  personaUid: string;
-  itemUid: string;
-  quantity: number;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface SnapshotBody {
-  uid?: string;
-  personaUid: string;
-  itemUid: string;
-  quantity: number;
-  version?: number;
-}
-
-interface TransactionBody {
-  uid: string;
-  status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELED' | 'DECLINED';
-  type: 'TRADE' | 'AWARD' | 'REMOVAL';
-  personaOneUid: string;
-  personaTwoUid: string | null;
-  personaOneInventoryItems: Array<{ itemUid: string; quantity: number }>;
-  personaTwoInventoryItems: Array<{ itemUid: string; quantity: number }>;
-  personaOneInventoryItemsBefore: SnapshotBody[];
-  personaOneInventoryItemsAfter: SnapshotBody[];
-  personaTwoInventoryItemsBefore: SnapshotBody[];
-  personaTwoInventoryItemsAfter: SnapshotBody[];
-  reason: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface QuantityError extends ErrorResponse {
-  transactionUid?: string;
-}
-
-/**
- * What POST /inventories/transaction answers: a transaction (200) or an error body. Both have a
- * `status` (a word in one, a number in the other), so a plain intersection would be `never`.
- */
-type TransactionReply = Omit<TransactionBody, 'status'> & Omit<QuantityError, 'status'> & { status: TransactionBody['status'] | number };
+/** What POST /inventories/transaction answers: a transaction (200) or an error body. */
+type TransactionReply = BodyOrError<TransactionBody>;
 
 interface Player {
   token: string;
@@ -644,7 +608,7 @@ describe('inventories and transactions', () => {
       expect(giveaway.status).toBe(200);
       expect(giveaway.body.status).toBe('COMPLETED');
 
-      const response = await api.post<QuantityError>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
+      const response = await api.post<ErrorResponse>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
 
       expectErrorBody(response, 409, 'INSUFFICIENT_QUANTITY');
       expect(response.body.transactionUid).toBe(pending.uid);
@@ -664,7 +628,7 @@ describe('inventories and transactions', () => {
       const pending = (await transact(trade, pair.one.token)).body;
       expect(pending.status).toBe('PENDING');
 
-      const response = await api.post<QuantityError>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
+      const response = await api.post<ErrorResponse>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
 
       expectErrorBody(response, 409, 'INSUFFICIENT_QUANTITY');
       expect(response.body.transactionUid).toBe(pending.uid);

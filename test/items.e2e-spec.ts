@@ -1,20 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse } from './support/expectations.js';
-
-interface ItemBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  cost: number;
-  stats: Array<{ name: string; value: string | number | boolean }>;
-  assetId: string | null;
-  iconAssetId: string | null;
-  parentUID: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
+import type { ErrorResponse, ItemBody } from './support/api-types.js';
 
 const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

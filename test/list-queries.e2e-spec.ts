@@ -1,16 +1,5 @@
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse } from './support/expectations.js';
-
-interface ItemBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  cost: number;
-  parentUID: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
+import type { ErrorResponse, ItemBody } from './support/api-types.js';
 
 /**
  * Twelve items with distinct names and costs. "Lord Cape" and "Ring" are created under "Sword"

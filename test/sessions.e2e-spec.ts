@@ -1,27 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type SignedInPlayer, TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
-
-interface Team {
-  id: number;
-  members: string[];
-}
-
-interface SessionBody {
-  uid: string;
-  status: string;
-  visibility: string;
-  numTeams: number;
-  teamSize: number;
-  teams: Team[];
-  users: string[];
-  invited: string[];
-  hostUid: string;
-  serverUid: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
+import type { BodyOrError, ErrorResponse, SessionBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 type Player = SignedInPlayer;
 
@@ -66,11 +46,11 @@ describe('sessions', () => {
     return rows[0].count;
   }
 
-  async function join(player: Player, uid: string, query = ''): Promise<TestResponse<SessionBody & ErrorResponse>> {
+  async function join(player: Player, uid: string, query = ''): Promise<TestResponse<BodyOrError<SessionBody>>> {
     return api.get(`/sessions/${uid}/join${query}`, { token: player.token });
   }
 
-  function expectValidationError(response: TestResponse<ErrorResponse>, field: string): void {
+  function expectValidationError(response: TestResponse<Pick<ErrorResponse, 'errors'>>, field: string): void {
     expectErrorBody(response, 400, 'VALIDATION_FAILED');
     expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
   }

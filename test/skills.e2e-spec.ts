@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type { ErrorResponse, SkillBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /**
  * Skill progress per persona and archetype (CONTRACT.md section 7, "Skill progress"): public reads,
  * owner-or-admin writes, numbers that add and other values that replace, and increments that are
  * never lost under concurrency.
  */
-
-interface SkillBody {
-  uid: string;
-  personaUid: string;
-  archetypeUid: string;
-  skillUid: string;
-  progress: number | string | boolean | Record<string, unknown>;
-  enabled: boolean;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
 
 interface Player {
   token: string;

@@ -1,25 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
 import { type SignedInPlayer, TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
-
-type Primitive = string | number | boolean;
-
-interface TicketBody {
-  uid: string;
-  status: string;
-  criteria: Array<{ name: string; minValue?: Primitive; maxValue?: Primitive }>;
-  statistics: Array<{ name: string; value: Primitive }>;
-  numTeams: number;
-  teamSize: number;
-  numUsers: number;
-  users: string[];
-  hostUid: string;
-  sessionUid: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
+import type { ErrorResponse, TicketBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 type Player = SignedInPlayer;
 
