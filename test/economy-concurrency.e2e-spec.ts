@@ -2,6 +2,8 @@ import { TestApp, type TestResponse } from './support/test-app.js';
 import type {
   BodyOrError,
   ErrorResponse,
+  InventoryItemBody,
+  ItemBody,
   ItemQuantityBody,
   SnapshotBody,
   TransactionBody,
@@ -91,7 +93,7 @@ describe('economy under concurrency', () => {
   }
 
   async function createItem(name: string): Promise<string> {
-    const response = await api.post<{ uid: string }>('/items', { name }, { token: admin });
+    const response = await api.post<ItemBody>('/items', { name }, { token: admin });
     expect(response.status).toBe(201);
     return response.body.uid;
   }
@@ -289,8 +291,8 @@ describe('economy under concurrency', () => {
     // And the 30 that failed found the giver empty.
     expect([...(await failedGiverHoldings(responses)).values()]).toEqual(Array(30).fill(0));
 
-    const giverInventory = await api.get<Array<{ itemUid: string; quantity: number }>>('/inventories', { token: giver.token });
-    const receiverInventory = await api.get<Array<{ itemUid: string; quantity: number }>>('/inventories', { token: receiver.token });
+    const giverInventory = await api.get<InventoryItemBody[]>('/inventories', { token: giver.token });
+    const receiverInventory = await api.get<InventoryItemBody[]>('/inventories', { token: receiver.token });
     expect(giverInventory.body).toEqual([]);
     expect(receiverInventory.body).toEqual([expect.objectContaining({ itemUid: ruby, quantity: 20 })]);
     expect(await sql('SELECT 1 FROM inventory_items WHERE "personaUid" = $1', [giver.personaUid])).toEqual([]);
@@ -395,7 +397,7 @@ describe('economy under concurrency', () => {
       6,
     );
     const holding = async (player: Player) =>
-      (await api.get<Array<{ quantity: number }>>('/inventories', { token: player.token })).body.reduce((sum, row) => sum + row.quantity, 0);
+      (await api.get<InventoryItemBody[]>('/inventories', { token: player.token })).body.reduce((sum, row) => sum + row.quantity, 0);
     expect(await holding(alice)).toBe(aliceHolds);
     expect(await holding(bob)).toBe(12 - aliceHolds);
     // Each gift saw the giver's holding as the gifts before it had left it: one that ran took its

@@ -5,6 +5,8 @@
  */
 import type { Schema } from '../../sdk/index.js';
 
+export type TokenBody = Schema<'TokenDto'>;
+export type CountBody = Schema<'CountDto'>;
 export type PersonaBody = Schema<'Persona'>;
 export type ItemBody = Schema<'Item'>;
 export type SessionBody = Schema<'Session'>;
@@ -16,6 +18,7 @@ export type TransactionBody = Schema<'InventoryTransaction'>;
 export type SkillBody = Schema<'SkillProgress'>;
 export type MediaAssetBody = Schema<'MediaAsset'>;
 export type TextAssetBody = Schema<'TextAsset'>;
+export type ResolvedTextBody = Schema<'ResolvedTextDto'>;
 export type AchievementBody = Schema<'AchievementDefinition'>;
 export type UnlockBody = Schema<'AchievementUnlock'>;
 
