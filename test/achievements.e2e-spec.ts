@@ -1,28 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type { AchievementBody, CountBody, ErrorResponse, UnlockBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /** Achievement definitions (catalog data, optional-auth create and count) and per-user unlocks (docs/CONTRACT.md section 7). */
-
-interface AchievementBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  badge: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface UnlockBody {
-  uid: string;
-  achievementUid: string;
-  userUid: string;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
 
 const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -67,7 +49,7 @@ describe('achievements', () => {
   }
 
   async function achievementCount(): Promise<number> {
-    const response = await api.get<{ count: number }>('/achievements/count');
+    const response = await api.get<CountBody>('/achievements/count');
     expect(response.status).toBe(200);
     return response.body.count;
   }
@@ -107,7 +89,7 @@ describe('achievements', () => {
 
       const found = await api.get<AchievementBody>(`/achievements/${created.uid}`, { token: player });
       const list = await api.get<AchievementBody[]>('/achievements?limit=1000', { token: player });
-      const count = await api.get<{ count: number }>('/achievements/count', { token: player });
+      const count = await api.get<CountBody>('/achievements/count', { token: player });
       const filtered = await api.get<AchievementBody[]>('/achievements?name=Dragon%20slayer', { token: player });
 
       expect(found.status).toBe(200);
@@ -124,9 +106,9 @@ describe('achievements', () => {
       await createAchievement({ name: 'Countable one' });
       await createAchievement({ name: 'Countable two' });
 
-      const anonymous = await api.get<{ count: number }>('/achievements/count');
-      const signedIn = await api.get<{ count: number }>('/achievements/count', { token: player });
-      const filtered = await api.get<{ count: number }>('/achievements/count?name=like(Countable)');
+      const anonymous = await api.get<CountBody>('/achievements/count');
+      const signedIn = await api.get<CountBody>('/achievements/count', { token: player });
+      const filtered = await api.get<CountBody>('/achievements/count?name=like(Countable)');
 
       expect(anonymous.status).toBe(200);
       expect(anonymous.body).toEqual({ count: signedIn.body.count });
@@ -467,7 +449,7 @@ describe('achievements with ANONYMOUS_WRITES=true', () => {
   });
 
   it('still refuses a signed-in player (403) and welcomes an admin (201)', async () => {
-    const before = (await api.get<{ count: number }>('/achievements/count')).body.count;
+    const before = (await api.get<CountBody>('/achievements/count')).body.count;
 
     expectErrorBody(await api.post('/achievements', { name: 'Player made' }, { token: player }), 403, 'FORBIDDEN');
     expect((await api.post('/achievements', { name: 'Admin made' }, { token: admin })).status).toBe(201);

@@ -1,39 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type { CountBody, ErrorResponse, MediaAssetBody, ResolvedTextBody, TextAssetBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /** Media assets and text assets (docs/CONTRACT.md section 7): catalog data, read by players, written by admins. */
-
-interface MediaFileBody {
-  mimetype: string;
-  name: string;
-  uri: string;
-  sha256sum: string | null;
-  uid: string;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface MediaAssetBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  files: Record<string, MediaFileBody>;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface TextAssetBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  text: Record<string, string>;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
 
 const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -81,7 +51,7 @@ describe('assets', () => {
     }
 
     async function mediaCount(): Promise<number> {
-      const response = await api.get<{ count: number }>('/assets/media/count', { token: admin });
+      const response = await api.get<CountBody>('/assets/media/count', { token: admin });
       expect(response.status).toBe(200);
       return response.body.count;
     }
@@ -132,7 +102,7 @@ describe('assets', () => {
         const created = await createMedia({ name: 'Listed art', files: { default: PNG } });
 
         const list = await api.get<MediaAssetBody[]>('/assets/media?limit=1000', { token: player });
-        const count = await api.get<{ count: number }>('/assets/media/count', { token: player });
+        const count = await api.get<CountBody>('/assets/media/count', { token: player });
 
         expect(list.status).toBe(200);
         expect(Array.isArray(list.body)).toBe(true);
@@ -147,7 +117,7 @@ describe('assets', () => {
 
         const sorted = await api.get<MediaAssetBody[]>(`/assets/media?name=like(Rule%20)&sort=${encodeURIComponent('{"name":"ASC"}')}`, { token: player });
         const limited = await api.get<MediaAssetBody[]>('/assets/media?name=like(Rule%20)&limit=1&sort=name', { token: player });
-        const counted = await api.get<{ count: number }>('/assets/media/count?name=like(Rule%20)', { token: player });
+        const counted = await api.get<CountBody>('/assets/media/count?name=like(Rule%20)', { token: player });
 
         expect(sorted.status).toBe(200);
         expect(sorted.body.map((asset) => asset.name)).toEqual(['Rule alpha', 'Rule zeta']);
@@ -472,7 +442,7 @@ describe('assets', () => {
     }
 
     async function textCount(): Promise<number> {
-      const response = await api.get<{ count: number }>('/assets/text/count', { token: admin });
+      const response = await api.get<CountBody>('/assets/text/count', { token: admin });
       expect(response.status).toBe(200);
       return response.body.count;
     }
@@ -504,7 +474,7 @@ describe('assets', () => {
 
         const found = await api.get<TextAssetBody>(`/assets/text/${created.uid}`, { token: player });
         const list = await api.get<TextAssetBody[]>('/assets/text?limit=1000', { token: player });
-        const count = await api.get<{ count: number }>('/assets/text/count', { token: player });
+        const count = await api.get<CountBody>('/assets/text/count', { token: player });
         const filtered = await api.get<TextAssetBody[]>('/assets/text?name=Farewell', { token: player });
 
         expect(found.status).toBe(200);
@@ -619,7 +589,7 @@ describe('assets', () => {
         greeting = await createText({ name: 'Resolvable greeting', text: GREETING });
       });
 
-      async function resolve<T = { language: string; text: string }>(query: string, headers?: Record<string, string>) {
+      async function resolve<T = ResolvedTextBody>(query: string, headers?: Record<string, string>) {
         return api.get<T>(`/assets/text/${greeting.uid}/resolve${query}`, { token: player, headers });
       }
 

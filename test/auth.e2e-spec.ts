@@ -12,6 +12,7 @@ import {
   SignJWT,
 } from 'jose';
 import { TestApp, type TestResponse } from './support/test-app.js';
+import type { TokenBody } from './support/api-types.js';
 import { expectErrorBody } from './support/expectations.js';
 
 /**
@@ -172,7 +173,7 @@ function encodeSegment(value: unknown): string {
 function expectToken(response: TestResponse): string {
   expect(response.status).toBe(200);
   expect(response.body).toEqual({ token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
-  return (response.body as { token: string }).token;
+  return (response.body as TokenBody).token;
 }
 
 // ---------------------------------------------------------------------------------------------------

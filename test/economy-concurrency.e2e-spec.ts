@@ -1,5 +1,14 @@
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type {
+  BodyOrError,
+  ErrorResponse,
+  InventoryItemBody,
+  ItemBody,
+  ItemQuantityBody,
+  SnapshotBody,
+  TransactionBody,
+} from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /**
  * The economy under concurrency: no item is ever duplicated or lost. Each scenario fires many
@@ -9,34 +18,11 @@ import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
  * successes, 409s, other statuses, retries from /metrics) are printed for the report.
  */
 
-interface SnapshotBody {
-  personaUid: string;
-  itemUid: string;
-  quantity: number;
-}
-
-interface TransactionBody {
-  uid: string;
-  status: string;
-  type: string;
-  personaOneUid: string;
-  personaTwoUid: string | null;
-  personaOneInventoryItemsBefore: SnapshotBody[];
-  personaOneInventoryItemsAfter: SnapshotBody[];
-  personaTwoInventoryItemsBefore: SnapshotBody[];
-  personaTwoInventoryItemsAfter: SnapshotBody[];
-}
-
-type TransactionResponse = TestResponse<TransactionBody & ErrorResponse & { transactionUid?: string }>;
+type TransactionResponse = TestResponse<BodyOrError<TransactionBody>>;
 
 interface Player {
   token: string;
   personaUid: string;
-}
-
-interface ItemQuantity {
-  itemUid: string;
-  quantity: number;
 }
 
 /**
@@ -47,8 +33,8 @@ function netMovements(transaction: {
   type: string;
   personaOneUid: string;
   personaTwoUid: string | null;
-  personaOneInventoryItems: ItemQuantity[];
-  personaTwoInventoryItems: ItemQuantity[];
+  personaOneInventoryItems: ItemQuantityBody[];
+  personaTwoInventoryItems: ItemQuantityBody[];
 }): string[] {
   const deltas = new Map<string, number>();
   const move = (personaUid: string, itemUid: string, delta: number) =>
@@ -107,7 +93,7 @@ describe('economy under concurrency', () => {
   }
 
   async function createItem(name: string): Promise<string> {
-    const response = await api.post<{ uid: string }>('/items', { name }, { token: admin });
+    const response = await api.post<ItemBody>('/items', { name }, { token: admin });
     expect(response.status).toBe(201);
     return response.body.uid;
   }
@@ -210,8 +196,8 @@ describe('economy under concurrency', () => {
       type: string;
       personaOneUid: string;
       personaTwoUid: string | null;
-      personaOneInventoryItems: ItemQuantity[];
-      personaTwoInventoryItems: ItemQuantity[];
+      personaOneInventoryItems: ItemQuantityBody[];
+      personaTwoInventoryItems: ItemQuantityBody[];
     }>('SELECT uid, status, type, "personaOneUid", "personaTwoUid", "personaOneInventoryItems", "personaTwoInventoryItems" FROM transactions');
     const entries = await sql<{ transactionUid: string; personaUid: string; itemUid: string; delta: number }>(
       'SELECT "transactionUid", "personaUid", "itemUid", delta FROM inventory_ledger',
@@ -305,8 +291,8 @@ describe('economy under concurrency', () => {
     // And the 30 that failed found the giver empty.
     expect([...(await failedGiverHoldings(responses)).values()]).toEqual(Array(30).fill(0));
 
-    const giverInventory = await api.get<Array<{ itemUid: string; quantity: number }>>('/inventories', { token: giver.token });
-    const receiverInventory = await api.get<Array<{ itemUid: string; quantity: number }>>('/inventories', { token: receiver.token });
+    const giverInventory = await api.get<InventoryItemBody[]>('/inventories', { token: giver.token });
+    const receiverInventory = await api.get<InventoryItemBody[]>('/inventories', { token: receiver.token });
     expect(giverInventory.body).toEqual([]);
     expect(receiverInventory.body).toEqual([expect.objectContaining({ itemUid: ruby, quantity: 20 })]);
     expect(await sql('SELECT 1 FROM inventory_items WHERE "personaUid" = $1', [giver.personaUid])).toEqual([]);
@@ -411,7 +397,7 @@ describe('economy under concurrency', () => {
       6,
     );
     const holding = async (player: Player) =>
-      (await api.get<Array<{ quantity: number }>>('/inventories', { token: player.token })).body.reduce((sum, row) => sum + row.quantity, 0);
+      (await api.get<InventoryItemBody[]>('/inventories', { token: player.token })).body.reduce((sum, row) => sum + row.quantity, 0);
     expect(await holding(alice)).toBe(aliceHolds);
     expect(await holding(bob)).toBe(12 - aliceHolds);
     // Each gift saw the giver's holding as the gifts before it had left it: one that ran took its

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type {
+  BodyOrError,
+  CountBody,
+  ErrorResponse,
+  InventoryItemBody,
+  ItemBody,
+  PersonaBody,
+  SnapshotBody,
+  TransactionBody,
+} from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /**
  * Inventories (read-only, scoped to the caller's personas) and the transactions that change them:
@@ -8,51 +18,8 @@ import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
  * append-only ledger (docs/CONTRACT.md section 7, "Inventories" and "Transactions").
  */
 
-interface InventoryItemBody {
-  uid: string;
-  personaUid: string;
-  itemUid: string;
-  quantity: number;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface SnapshotBody {
-  uid?: string;
-  personaUid: string;
-  itemUid: string;
-  quantity: number;
-  version?: number;
-}
-
-interface TransactionBody {
-  uid: string;
-  status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELED' | 'DECLINED';
-  type: 'TRADE' | 'AWARD' | 'REMOVAL';
-  personaOneUid: string;
-  personaTwoUid: string | null;
-  personaOneInventoryItems: Array<{ itemUid: string; quantity: number }>;
-  personaTwoInventoryItems: Array<{ itemUid: string; quantity: number }>;
-  personaOneInventoryItemsBefore: SnapshotBody[];
-  personaOneInventoryItemsAfter: SnapshotBody[];
-  personaTwoInventoryItemsBefore: SnapshotBody[];
-  personaTwoInventoryItemsAfter: SnapshotBody[];
-  reason: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
-
-interface QuantityError extends ErrorResponse {
-  transactionUid?: string;
-}
-
-/**
- * What POST /inventories/transaction answers: a transaction (200) or an error body. Both have a
- * `status` (a word in one, a number in the other), so a plain intersection would be `never`.
- */
-type TransactionReply = Omit<TransactionBody, 'status'> & Omit<QuantityError, 'status'> & { status: TransactionBody['status'] | number };
+/** What POST /inventories/transaction answers: a transaction (200) or an error body. */
+type TransactionReply = BodyOrError<TransactionBody>;
 
 interface Player {
   token: string;
@@ -102,14 +69,14 @@ describe('inventories and transactions', () => {
   async function newPlayer(): Promise<Player> {
     playerCount += 1;
     const token = await api.signIn(`trader-${playerCount}`);
-    const personas = await api.get<Array<{ uid: string }>>('/personas', { token });
+    const personas = await api.get<PersonaBody[]>('/personas', { token });
     expect(personas.status).toBe(200);
     expect(personas.body).toHaveLength(1);
     return { token, personaUid: personas.body[0].uid };
   }
 
   async function createItem(name: string): Promise<string> {
-    const response = await api.post<{ uid: string }>('/items', { name }, { token: admin });
+    const response = await api.post<ItemBody>('/items', { name }, { token: admin });
     expect(response.status).toBe(201);
     return response.body.uid;
   }
@@ -190,12 +157,12 @@ describe('inventories and transactions', () => {
       const herbs = await createItem('Herbs');
       await award(alice.personaUid, herbs, 4);
       await award(bob.personaUid, herbs, 9);
-      const second = await api.post<{ uid: string }>('/personas', { name: 'Alice the second' }, { token: alice.token });
+      const second = await api.post<PersonaBody>('/personas', { name: 'Alice the second' }, { token: alice.token });
       expect(second.status).toBe(201);
       await award(second.body.uid, herbs, 1);
 
       const list = await api.get<InventoryItemBody[]>('/inventories?limit=1000', { token: alice.token });
-      const count = await api.get<{ count: number }>('/inventories/count', { token: alice.token });
+      const count = await api.get<CountBody>('/inventories/count', { token: alice.token });
 
       expect(list.status).toBe(200);
       expect(list.body.map((row) => [row.personaUid, row.quantity]).sort()).toEqual(
@@ -223,12 +190,12 @@ describe('inventories and transactions', () => {
       expect(bobsRow).toMatchObject({ personaUid: bob.personaUid, itemUid: herbs, quantity: 9 });
       expect(list.body.map((row) => row.uid)).not.toContain(bobsRow.uid);
       expectErrorBody(await api.get(`/inventories/${bobsRow.uid}`, { token: alice.token }), 404, 'NOT_FOUND');
-      const filteredCount = await api.get<{ count: number }>(`/inventories/count?personaUid=${bob.personaUid}`, { token: alice.token });
+      const filteredCount = await api.get<CountBody>(`/inventories/count?personaUid=${bob.personaUid}`, { token: alice.token });
       expect(filteredCount.body).toEqual({ count: 0 });
 
       const adminList = await api.get<InventoryItemBody[]>(`/inventories?itemUid=${herbs}`, { token: admin });
       expect(adminList.body.map((row) => row.quantity).sort((a, b) => a - b)).toEqual([1, 4, 9]);
-      const adminCount = await api.get<{ count: number }>(`/inventories/count?itemUid=${herbs}`, { token: admin });
+      const adminCount = await api.get<CountBody>(`/inventories/count?itemUid=${herbs}`, { token: admin });
       expect(adminCount.body).toEqual({ count: 3 });
       const adminFound = await api.get<InventoryItemBody>(`/inventories/${bobsRow.uid}`, { token: admin });
       expect(adminFound.status).toBe(200);
@@ -644,7 +611,7 @@ describe('inventories and transactions', () => {
       expect(giveaway.status).toBe(200);
       expect(giveaway.body.status).toBe('COMPLETED');
 
-      const response = await api.post<QuantityError>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
+      const response = await api.post<ErrorResponse>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
 
       expectErrorBody(response, 409, 'INSUFFICIENT_QUANTITY');
       expect(response.body.transactionUid).toBe(pending.uid);
@@ -664,7 +631,7 @@ describe('inventories and transactions', () => {
       const pending = (await transact(trade, pair.one.token)).body;
       expect(pending.status).toBe('PENDING');
 
-      const response = await api.post<QuantityError>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
+      const response = await api.post<ErrorResponse>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
 
       expectErrorBody(response, 409, 'INSUFFICIENT_QUANTITY');
       expect(response.body.transactionUid).toBe(pending.uid);
@@ -911,7 +878,7 @@ describe('inventories and transactions', () => {
 
       for (const token of [pair.one.token, pair.two.token, admin]) {
         const list = await api.get<TransactionBody[]>('/transactions?limit=1000', { token });
-        const count = await api.get<{ count: number }>(`/transactions/count?uid=${trade.uid}`, { token });
+        const count = await api.get<CountBody>(`/transactions/count?uid=${trade.uid}`, { token });
         const found = await api.get<TransactionBody>(`/transactions/${trade.uid}`, { token });
         expect(list.status).toBe(200);
         expect(list.body).toContainEqual(trade);
@@ -924,7 +891,7 @@ describe('inventories and transactions', () => {
       }
 
       const strangerList = await api.get<TransactionBody[]>('/transactions?limit=1000', { token: stranger.token });
-      const strangerCount = await api.get<{ count: number }>(`/transactions/count?uid=${trade.uid}`, { token: stranger.token });
+      const strangerCount = await api.get<CountBody>(`/transactions/count?uid=${trade.uid}`, { token: stranger.token });
       expect(strangerList.status).toBe(200);
       expect(strangerList.body.map((transaction) => transaction.uid)).not.toContain(trade.uid);
       expect(strangerCount.body).toEqual({ count: 0 });
@@ -936,7 +903,7 @@ describe('inventories and transactions', () => {
       await transact(swordsForGold(pair), pair.one.token);
 
       const list = await api.get<TransactionBody[]>('/transactions?limit=1000', { token: pair.two.token });
-      const count = await api.get<{ count: number }>('/transactions/count', { token: pair.two.token });
+      const count = await api.get<CountBody>('/transactions/count', { token: pair.two.token });
 
       // persona two's award of gold, and the pending trade.
       expect(list.body.map((transaction) => transaction.type).sort()).toEqual(['AWARD', 'TRADE']);
@@ -997,7 +964,7 @@ describe('inventories and transactions', () => {
       const response = await api.delete(`/items/${relic}`, { token: admin });
 
       expectErrorBody(response, 409, 'CONFLICT');
-      const item = await api.get<{ uid: string; name: string }>(`/items/${relic}`, { token: admin });
+      const item = await api.get<ItemBody>(`/items/${relic}`, { token: admin });
       expect(item.status).toBe(200);
       expect(item.body).toMatchObject({ uid: relic, name: 'Relic' });
       expect(await holdings(player.personaUid)).toEqual({ [relic]: 1 });

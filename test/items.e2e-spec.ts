@@ -1,20 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse } from './support/expectations.js';
-
-interface ItemBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  cost: number;
-  stats: Array<{ name: string; value: string | number | boolean }>;
-  assetId: string | null;
-  iconAssetId: string | null;
-  parentUID: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
+import type { CountBody, ErrorResponse, ItemBody } from './support/api-types.js';
 
 const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -47,7 +33,7 @@ describe('items', () => {
   }
 
   async function itemCount(): Promise<number> {
-    const response = await api.get<{ count: number }>('/items/count', { token: admin });
+    const response = await api.get<CountBody>('/items/count', { token: admin });
     expect(response.status).toBe(200);
     return response.body.count;
   }
@@ -114,7 +100,7 @@ describe('items', () => {
     it('counts items as { count } matching the number listed', async () => {
       await createItem({ name: 'Counted coin' });
 
-      const count = await api.get<{ count: number }>('/items/count', { token: player });
+      const count = await api.get<CountBody>('/items/count', { token: player });
       const list = await api.get<ItemBody[]>('/items', { token: player });
 
       expect(count.status).toBe(200);

@@ -1,16 +1,5 @@
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse } from './support/expectations.js';
-
-interface ItemBody {
-  uid: string;
-  name: string;
-  description: string | null;
-  cost: number;
-  parentUID: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
+import type { CountBody, ErrorResponse, ItemBody } from './support/api-types.js';
 
 /**
  * Twelve items with distinct names and costs. "Lord Cape" and "Ring" are created under "Sword"
@@ -59,7 +48,7 @@ describe('list queries on /items', () => {
   });
 
   const list = (queryString: string) => api.get<ItemBody[]>(`/items?${queryString}`, { token: admin });
-  const count = (queryString: string) => api.get<{ count: number }>(`/items/count?${queryString}`, { token: admin });
+  const count = (queryString: string) => api.get<CountBody>(`/items/count?${queryString}`, { token: admin });
 
   function names(response: TestResponse<ItemBody[]>): string[] {
     expect(response.status).toBe(200);

@@ -1,34 +1,7 @@
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
+import type { SessionBody, TicketBody } from './support/api-types.js';
 import { expectErrorBody } from './support/expectations.js';
-
-type Primitive = string | number | boolean;
-
-interface TicketBody {
-  uid: string;
-  status: string;
-  criteria: Array<{ name: string; minValue?: Primitive; maxValue?: Primitive }>;
-  statistics: Array<{ name: string; value: Primitive }>;
-  numTeams: number;
-  teamSize: number;
-  numUsers: number;
-  users: string[];
-  hostUid: string;
-  sessionUid: string | null;
-  version: number;
-}
-
-interface SessionBody {
-  uid: string;
-  status: string;
-  visibility: string;
-  numTeams: number;
-  teamSize: number;
-  teams: Array<{ id: number; members: string[] }>;
-  users: string[];
-  hostUid: string;
-  version: number;
-}
 
 type Player = SignedInPlayer;
 

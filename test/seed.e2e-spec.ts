@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { DEMO_ACHIEVEMENTS, DEMO_ITEMS, DEMO_MEDIA_ASSETS, DEMO_TEXT_ASSETS, ITEMS } from '../src/seed/demo-catalog.js';
 import { seedDemoCatalog } from '../src/seed/seed-demo-catalog.js';
 import { TestApp } from './support/test-app.js';
+import type { AchievementBody, CountBody } from './support/api-types.js';
 
 const run = promisify(execFile);
 
@@ -25,7 +26,7 @@ describe('the demo catalog (npm run seed)', () => {
   });
   afterAll(() => api.close());
 
-  const count = async (path: string) => (await api.get<{ count: number }>(`${path}/count`, { token: player })).body.count;
+  const count = async (path: string) => (await api.get<CountBody>(`${path}/count`, { token: player })).body.count;
 
   it('loads the catalog with `npm run seed`, and a second run adds nothing', async () => {
     const seed = () =>
@@ -70,7 +71,7 @@ describe('the demo catalog (npm run seed)', () => {
     const english = await api.get(`/assets/text/${welcome.uid}/resolve`, { token: player, headers: { 'accept-language': 'en-GB' } });
     expect(english.body).toEqual({ language: 'en', text: 'Welcome back, adventurer!' });
 
-    const achievements = (await api.get<Array<{ name: string }>>('/achievements', { token: player })).body;
+    const achievements = (await api.get<AchievementBody[]>('/achievements', { token: player })).body;
     expect(achievements.map((achievement) => achievement.name)).toEqual(DEMO_ACHIEVEMENTS.map((achievement) => achievement.name));
   });
 

@@ -1,27 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type SignedInPlayer, TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
-
-interface Team {
-  id: number;
-  members: string[];
-}
-
-interface SessionBody {
-  uid: string;
-  status: string;
-  visibility: string;
-  numTeams: number;
-  teamSize: number;
-  teams: Team[];
-  users: string[];
-  invited: string[];
-  hostUid: string;
-  serverUid: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
+import type { BodyOrError, CountBody, ErrorResponse, SessionBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 type Player = SignedInPlayer;
 
@@ -66,11 +46,11 @@ describe('sessions', () => {
     return rows[0].count;
   }
 
-  async function join(player: Player, uid: string, query = ''): Promise<TestResponse<SessionBody & ErrorResponse>> {
+  async function join(player: Player, uid: string, query = ''): Promise<TestResponse<BodyOrError<SessionBody>>> {
     return api.get(`/sessions/${uid}/join${query}`, { token: player.token });
   }
 
-  function expectValidationError(response: TestResponse<ErrorResponse>, field: string): void {
+  function expectValidationError(response: TestResponse<Pick<ErrorResponse, 'errors'>>, field: string): void {
     expectErrorBody(response, 400, 'VALIDATION_FAILED');
     expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
   }
@@ -161,8 +141,8 @@ describe('sessions', () => {
       await createSession(host, { numTeams: 1, teamSize: 2 });
       await createSession(host, { numTeams: 1, teamSize: 2 });
 
-      const count = await api.get<{ count: number }>(`/sessions/count?hostUid=${host.uid}`, { token: host.token });
-      const all = await api.get<{ count: number }>('/sessions/count', { token: host.token });
+      const count = await api.get<CountBody>(`/sessions/count?hostUid=${host.uid}`, { token: host.token });
+      const all = await api.get<CountBody>('/sessions/count', { token: host.token });
       const list = await api.get<SessionBody[]>('/sessions?limit=1000', { token: host.token });
 
       expect(count.status).toBe(200);
@@ -313,7 +293,7 @@ describe('sessions', () => {
       expect(response.status).toBe(200);
       expect(response.body).toBe('');
       expect(await storedSessionCount()).toBe(0);
-      const count = await api.get<{ count: number }>('/sessions/count', { token: admin.token });
+      const count = await api.get<CountBody>('/sessions/count', { token: admin.token });
       expect(count.body).toEqual({ count: 0 });
       expectErrorBody(await api.get(`/sessions/${session.uid}`, { token: admin.token }), 404, 'NOT_FOUND');
     });
@@ -554,7 +534,7 @@ describe('sessions', () => {
       const everyUid = Object.values(sessions).map((session) => session.uid).sort();
 
       const list = await api.get<SessionBody[]>(`/sessions?hostUid=${host.uid}&limit=1000`, { token: viewer.token });
-      const count = await api.get<{ count: number }>(`/sessions/count?hostUid=${host.uid}`, { token: viewer.token });
+      const count = await api.get<CountBody>(`/sessions/count?hostUid=${host.uid}`, { token: viewer.token });
 
       expect(list.status).toBe(200);
       expect(list.body.map((session) => session.uid).sort()).toEqual(everyUid);
@@ -569,7 +549,7 @@ describe('sessions', () => {
 
     it('shows a stranger only the PUBLIC session, and answers 404 (not 403) for the others', async () => {
       const list = await api.get<SessionBody[]>(`/sessions?hostUid=${host.uid}&limit=1000`, { token: stranger.token });
-      const count = await api.get<{ count: number }>(`/sessions/count?hostUid=${host.uid}`, { token: stranger.token });
+      const count = await api.get<CountBody>(`/sessions/count?hostUid=${host.uid}`, { token: stranger.token });
       const unfiltered = await api.get<SessionBody[]>('/sessions?limit=1000', { token: stranger.token });
 
       expect(list.status).toBe(200);

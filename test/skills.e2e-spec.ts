@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
+import type { CountBody, ErrorResponse, PersonaBody, SkillBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 /**
  * Skill progress per persona and archetype (docs/CONTRACT.md section 7, "Skill progress"): public reads,
  * owner-or-admin writes, numbers that add and other values that replace, and increments that are
  * never lost under concurrency.
  */
-
-interface SkillBody {
-  uid: string;
-  personaUid: string;
-  archetypeUid: string;
-  skillUid: string;
-  progress: number | string | boolean | Record<string, unknown>;
-  enabled: boolean;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
 
 interface Player {
   token: string;
@@ -112,9 +101,9 @@ describe('skill progress', () => {
       await progress(player, 'rogue', 'stealth', 3);
 
       const mage = await api.get<SkillBody[]>(skillPath(player.personaUid, 'mage'));
-      const mageCount = await api.get<{ count: number }>(`${skillPath(player.personaUid, 'mage')}/count`);
+      const mageCount = await api.get<CountBody>(`${skillPath(player.personaUid, 'mage')}/count`);
       const all = await api.get<SkillBody[]>(`/personas/${player.personaUid}/skills`);
-      const allCount = await api.get<{ count: number }>(`/personas/${player.personaUid}/skills/count`);
+      const allCount = await api.get<CountBody>(`/personas/${player.personaUid}/skills/count`);
 
       expect(mage.status).toBe(200);
       expect(mage.body.map((skill) => [skill.archetypeUid, skill.skillUid, skill.progress])).toEqual([
@@ -136,7 +125,7 @@ describe('skill progress', () => {
       await progress(first, 'mage', 'fire', 1);
 
       const list = await api.get<SkillBody[]>(skillPath(second.personaUid, 'mage'));
-      const count = await api.get<{ count: number }>(`/personas/${second.personaUid}/skills/count`);
+      const count = await api.get<CountBody>(`/personas/${second.personaUid}/skills/count`);
 
       expect(list.status).toBe(200);
       expect(list.body).toEqual([]);
@@ -370,7 +359,7 @@ describe('skill progress', () => {
 
     it("lets a player write for each of their own personas", async () => {
       const player = await newPlayer();
-      const second = await api.post<{ uid: string }>('/personas', { name: 'Alt' }, { token: player.token });
+      const second = await api.post<PersonaBody>('/personas', { name: 'Alt' }, { token: player.token });
       expect(second.status).toBe(201);
 
       const response = await addProgress(second.body.uid, 'healer', 'mend', { value: 4 }, player.token);
@@ -384,7 +373,7 @@ describe('skill progress', () => {
       const open = await TestApp.start({ ANONYMOUS_WRITES: 'true' });
       try {
         const token = await open.signIn('open-world-player');
-        const [persona] = (await open.get<Array<{ uid: string }>>('/personas', { token })).body;
+        const [persona] = (await open.get<PersonaBody[]>('/personas', { token })).body;
 
         const response = await open.post(`${skillPath(persona.uid, 'explorer', 'maps')}/progress`, { value: 2 });
         const again = await open.post(`${skillPath(persona.uid, 'explorer', 'maps')}/progress`, { value: 3 });
@@ -515,7 +504,7 @@ describe('skill progress', () => {
 
     it('limits and skips, while the count ignores limit and skip', async () => {
       const page = await api.get<SkillBody[]>(`${skillPath(player.personaUid, 'ranger')}?limit=2&skip=1&sort=skillUid`);
-      const count = await api.get<{ count: number }>(`${skillPath(player.personaUid, 'ranger')}/count?limit=2&skip=1`);
+      const count = await api.get<CountBody>(`${skillPath(player.personaUid, 'ranger')}/count?limit=2&skip=1`);
 
       expect(page.status).toBe(200);
       expect(skillUids(page)).toEqual(['bow', 'charm']);
@@ -536,7 +525,7 @@ describe('skill progress', () => {
 
     it('filters on skillUid and archetypeUid', async () => {
       const filtered = await api.get<SkillBody[]>(`/personas/${player.personaUid}/skills?skillUid=in(bow,compass)&sort=skillUid`);
-      const byArchetype = await api.get<{ count: number }>(`/personas/${player.personaUid}/skills/count?archetypeUid=scout`);
+      const byArchetype = await api.get<CountBody>(`/personas/${player.personaUid}/skills/count?archetypeUid=scout`);
 
       expect(skillUids(filtered)).toEqual(['bow', 'compass']);
       expect(byArchetype.body).toEqual({ count: 1 });

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { ItemBody, TokenBody } from './support/api-types.js';
 
 /**
  * The service as an operator runs it: the built `dist/src/main.js` in a process of its own, with the
@@ -100,14 +101,14 @@ describe('the service as a process', () => {
       .trim();
     const signIn = await fetch(`${base}/auth/idp1`, { headers: { authorization: `jwt ${providerToken}` } });
     expect(signIn.status).toBe(200);
-    const { token } = (await signIn.json()) as { token: string };
+    const { token } = (await signIn.json()) as TokenBody;
     const created = await fetch(`${base}/items`, {
       method: 'POST',
       headers: { authorization: `jwt ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Survivor' }),
     });
     expect(created.status).toBe(201);
-    const item = (await created.json()) as { uid: string };
+    const item = (await created.json()) as ItemBody;
 
     first.process.kill('SIGTERM');
     expect(await first.exited).toBe(0);

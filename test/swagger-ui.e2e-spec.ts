@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { TestApp } from './support/test-app.js';
+import type { ItemBody } from './support/api-types.js';
 
 /**
  * The Swagger UI as a frontend developer uses it, in a real browser: Debian's Chromium driven by
@@ -93,7 +94,7 @@ describe('Swagger UI in Chromium', () => {
     await operation.screenshot({ path: SCREENSHOT });
 
     expect((await status.innerText()).trim()).toBe('200');
-    const items = JSON.parse(body) as Array<{ name: string; cost: number; version: number }>;
+    const items = JSON.parse(body) as ItemBody[];
     expect(items.map((item) => item.name)).toEqual(itemNames);
     expect(items[0]).toMatchObject({ cost: 100, version: 0, stats: [{ name: 'rarity', value: 'epic' }] });
     // The request the UI sent carried the header the Authorize dialog set.

@@ -1,25 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
 import { type SignedInPlayer, TestApp, type TestResponse } from './support/test-app.js';
-import { type ErrorResponse, expectErrorBody } from './support/expectations.js';
-
-type Primitive = string | number | boolean;
-
-interface TicketBody {
-  uid: string;
-  status: string;
-  criteria: Array<{ name: string; minValue?: Primitive; maxValue?: Primitive }>;
-  statistics: Array<{ name: string; value: Primitive }>;
-  numTeams: number;
-  teamSize: number;
-  numUsers: number;
-  users: string[];
-  hostUid: string;
-  sessionUid: string | null;
-  dateCreated: string;
-  dateModified: string;
-  version: number;
-}
+import type { CountBody, ErrorResponse, TicketBody } from './support/api-types.js';
+import { expectErrorBody } from './support/expectations.js';
 
 type Player = SignedInPlayer;
 
@@ -149,13 +132,13 @@ describe('tickets', () => {
       await createTicket(player, { numTeams: 3 });
       await createTicket(player, { numTeams: 4 });
 
-      const count = await api.get<{ count: number }>('/tickets/count', { token: player.token });
-      const filtered = await api.get<{ count: number }>('/tickets/count?numTeams=4', { token: player.token });
+      const count = await api.get<CountBody>('/tickets/count', { token: player.token });
+      const filtered = await api.get<CountBody>('/tickets/count?numTeams=4', { token: player.token });
 
       expect(count.status).toBe(200);
       expect(count.body).toEqual({ count: 2 });
       expect(filtered.body).toEqual({ count: 1 });
-      const all = await api.get<{ count: number }>('/tickets/count', { token: admin.token });
+      const all = await api.get<CountBody>('/tickets/count', { token: admin.token });
       expect(all.body).toEqual({ count: await storedTicketCount() });
     });
 
@@ -406,7 +389,7 @@ describe('tickets', () => {
       const viewer = who === 'host' ? host : partner;
 
       const list = await api.get<TicketBody[]>(`/tickets?hostUid=${host.uid}`, { token: viewer.token });
-      const count = await api.get<{ count: number }>(`/tickets/count?hostUid=${host.uid}`, { token: viewer.token });
+      const count = await api.get<CountBody>(`/tickets/count?hostUid=${host.uid}`, { token: viewer.token });
       const found = await api.get<TicketBody>(`/tickets/${ticket.uid}`, { token: viewer.token });
 
       expect(list.status).toBe(200);
@@ -419,7 +402,7 @@ describe('tickets', () => {
     it('hides the ticket from a stranger: 404 on find, absent from list and count', async () => {
       const filtered = await api.get<TicketBody[]>(`/tickets?hostUid=${host.uid}`, { token: stranger.token });
       const list = await api.get<TicketBody[]>('/tickets?limit=1000', { token: stranger.token });
-      const count = await api.get<{ count: number }>('/tickets/count', { token: stranger.token });
+      const count = await api.get<CountBody>('/tickets/count', { token: stranger.token });
 
       expect(filtered.status).toBe(200);
       expect(filtered.body).toEqual([]);
@@ -430,7 +413,7 @@ describe('tickets', () => {
 
     it('shows an admin every ticket', async () => {
       const list = await api.get<TicketBody[]>('/tickets?limit=1000', { token: admin.token });
-      const count = await api.get<{ count: number }>('/tickets/count', { token: admin.token });
+      const count = await api.get<CountBody>('/tickets/count', { token: admin.token });
 
       expect(list.body.map((each) => each.uid)).toContain(ticket.uid);
       expect(count.body).toEqual({ count: await storedTicketCount() });

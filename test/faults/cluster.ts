@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
+import type { TokenBody } from '../support/api-types.js';
 
 /**
  * A small production-like deployment on this machine: one PostgreSQL and several identical service
@@ -102,7 +103,7 @@ export class Cluster {
       headers: { authorization: `jwt ${await provider.issueToken(subject)}` },
     });
     if (!response.ok) throw new Error(`sign-in of ${subject} failed: ${response.status} ${await response.text()}`);
-    return ((await response.json()) as { token: string }).token;
+    return ((await response.json()) as TokenBody).token;
   }
 
   async stop(): Promise<void> {

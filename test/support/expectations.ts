@@ -1,15 +1,5 @@
 import type { TestResponse } from './test-app.js';
 
-/** The JSON error body of docs/CONTRACT.md section 4, as a client reads it. */
-export interface ErrorResponse {
-  status: number;
-  code: string;
-  message: string;
-  requestId: string;
-  errors?: Array<{ field: string; message: string }>;
-  currentVersion?: number;
-}
-
 /**
  * The response is the JSON error body with this status and code, quoting the response's request id,
  * and shows no stack trace.

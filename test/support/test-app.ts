@@ -8,6 +8,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
 import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
 import { parseEnvironment } from '../../src/config/environment.js';
+import type { PersonaBody, TokenBody } from './api-types.js';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -119,7 +120,7 @@ export class TestApp {
 
   /** Signs `subject` in through /auth/idp1 and returns our JWT. `admin` is an admin by default. */
   async signIn(subject: string): Promise<string> {
-    const response = await this.get<{ token: string }>('/auth/idp1', {
+    const response = await this.get<TokenBody>('/auth/idp1', {
       headers: { authorization: `jwt ${await this.providerToken(subject)}` },
     });
     if (response.status !== 200) throw new Error(`sign-in of ${subject} failed: ${JSON.stringify(response.body)}`);
@@ -135,7 +136,7 @@ export class TestApp {
   /** Signs `subject` in and reads their first persona (a player's first sign-in creates one). */
   async signInWithPersona(subject: string): Promise<SignedInPlayer & { personaUid: string }> {
     const player = await this.signInPlayer(subject);
-    const personas = await this.get<Array<{ uid: string }>>('/personas', { token: player.token });
+    const personas = await this.get<PersonaBody[]>('/personas', { token: player.token });
     if (personas.status !== 200) throw new Error(`personas of ${subject}: ${personas.status} ${JSON.stringify(personas.body)}`);
     return { ...player, personaUid: personas.body[0].uid };
   }
