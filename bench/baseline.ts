@@ -83,7 +83,7 @@ app.addHook('onRequest', async (request, reply) => {
   if (!match || !verify(match[1])) return fail(reply, 401, 'UNAUTHORIZED', 'the token is invalid or has expired: sign in again');
 });
 
-app.get('/health', async () => ({ status: 'ok' }));
+app.get('/health', () => ({ status: 'ok' }));
 
 app.get('/items/count', async () => {
   const { rows } = await pool.query<{ count: number }>('SELECT count(*)::int AS count FROM items');
@@ -96,10 +96,10 @@ app.get<{ Querystring: { limit?: string; skip?: string } }>('/items', async (req
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000 || !Number.isInteger(skip) || skip < 0) {
     return fail(reply, 400, 'VALIDATION_FAILED', 'limit must be 1..1000 and skip 0 or more');
   }
-  const { rows } = await pool.query(
-    `SELECT ${ITEM_COLUMNS} FROM items ORDER BY "dateCreated" ASC, uid ASC LIMIT $1 OFFSET $2`,
-    [limit, skip],
-  );
+  const { rows } = await pool.query(`SELECT ${ITEM_COLUMNS} FROM items ORDER BY "dateCreated" ASC, uid ASC LIMIT $1 OFFSET $2`, [
+    limit,
+    skip,
+  ]);
   return rows;
 });
 

@@ -78,8 +78,11 @@ console.log(table(reports));
 console.log('');
 for (const report of reports.filter((entry) => entry.check)) console.log(`${report.check!.ok ? 'OK  ' : 'FAIL'} ${report.title}`);
 const rss = Math.max(...runs.map((run) => run.serviceRssPeakMb));
-for (const goal of goals(reports, runs[0].options.connections, rss)) console.log(`${goal.met ? 'PASS' : 'MISS'} ${goal.goal}: ${goal.figure}`);
+for (const goal of goals(reports, runs[0].options.connections, rss))
+  console.log(`${goal.met ? 'PASS' : 'MISS'} ${goal.goal}: ${goal.figure}`);
 console.log('\nreq/s of each round, service | baseline:');
 for (const report of reports) {
-  console.log(`  ${report.title}: ${report.service.requestsPerSecondByRound.join(' ')}${report.baseline ? ` | ${report.baseline.requestsPerSecondByRound.join(' ')}` : ''}`);
+  console.log(
+    `  ${report.title}: ${report.service.requestsPerSecondByRound.join(' ')}${report.baseline ? ` | ${report.baseline.requestsPerSecondByRound.join(' ')}` : ''}`,
+  );
 }

@@ -109,7 +109,10 @@ export function cpuMillisecondsOf(pid: number, reapedChildren = false): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15,
   // cutime 16, cstime 17.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   return (fields[11] + fields[12] + (reapedChildren ? fields[13] + fields[14] : 0)) * TICK_MS;
 }
 

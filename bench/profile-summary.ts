@@ -82,13 +82,17 @@ function where(node: ProfileNode): string {
 
 function label(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const short = url.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/').replace(/^file:\/\//, '');
+  const short = url
+    .replace(/^.*node_modules\//, '')
+    .replace(/^.*\/dist\//, 'dist/')
+    .replace(/^file:\/\//, '');
   return `${functionName || '(anonymous)'} ${short ? `${short}:${lineNumber + 1}` : ''}`.trim();
 }
 
 const percent = (value: number) =>
   `${((100 * value) / total).toFixed(1).padStart(5)}%${requests ? `  ${(value / requests).toFixed(1).padStart(6)} µs/req` : ''}`;
-const busy = total - [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((sum, [, value]) => sum + value, 0);
+const busy =
+  total - [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((sum, [, value]) => sum + value, 0);
 
 const skipped = profile.timeDeltas.slice(0, first + 1).reduce((sum, value) => sum + value, 0);
 console.log(
@@ -109,7 +113,11 @@ for (const [key, value] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, t
 const byCaller = new Map<string, number>();
 for (const [id, value] of self) {
   let key = where(byId.get(id)!);
-  for (let current = parent.get(id); current !== undefined && ['node (built-in)', 'native/V8'].includes(key); current = parent.get(current)) {
+  for (
+    let current = parent.get(id);
+    current !== undefined && ['node (built-in)', 'native/V8'].includes(key);
+    current = parent.get(current)
+  ) {
     const candidate = where(byId.get(current)!);
     if (candidate !== '(root)' && candidate !== 'native/V8' && candidate !== 'node (built-in)') key = candidate;
   }

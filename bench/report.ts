@@ -116,7 +116,19 @@ function statuses(non2xx: Record<string, number>): string {
 
 /** The table as Markdown, readable on a terminal and pasted as is into the README. */
 export function table(reports: ScenarioReport[]): string {
-  const header = ['Scenario', 'Server', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'DB CPU ms/req', 'errors', 'non-2xx', 'peak RSS MB', 'service/baseline'];
+  const header = [
+    'Scenario',
+    'Server',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU ms/req',
+    'DB CPU ms/req',
+    'errors',
+    'non-2xx',
+    'peak RSS MB',
+    'service/baseline',
+  ];
   const rows: string[][] = [];
   for (const report of reports) {
     const row = (target: TargetName, summary: Summary, ratio: string) => [

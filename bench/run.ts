@@ -62,13 +62,13 @@ function positive(name: string, text: string, minimum = 1): number {
 }
 
 const options = {
-  connections: positive('connections', argv.connections!),
+  connections: positive('connections', argv.connections),
   duration: positive('duration', argv.duration ?? (argv.quick ? '1' : '5')),
-  rounds: positive('rounds', argv.rounds!, 3),
+  rounds: positive('rounds', argv.rounds, 3),
   warmup: positive('warmup', argv.warmup ?? (argv.quick ? '1' : '3')),
-  quick: argv.quick!,
+  quick: argv.quick,
   only: argv.only?.split(',').map((id) => id.trim()),
-  profile: argv.profile!,
+  profile: argv.profile,
   infoLog: !argv.quick && !argv['skip-info-log'],
   /** NODE_OPTIONS of the service process, to try runtime settings (e.g. --max-semi-space-size=32). */
   nodeOptions: argv['node-options'],
@@ -125,7 +125,8 @@ type Check = NonNullable<ScenarioReport['check']>;
 async function main(): Promise<void> {
   const startedAt = new Date();
   const loadAverageAtStart = os.loadavg().map((value) => Number(value.toFixed(2)));
-  if (!existsSync(join(root, 'dist', 'src', 'main.js'))) throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
+  if (!existsSync(join(root, 'dist', 'src', 'main.js')))
+    throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
   mkdirSync(benchDir, { recursive: true });
   mkdirSync(resultsDir, { recursive: true });
   // A private copy of the build: another `nest build` (the test suite makes one) empties dist/ while
@@ -164,7 +165,8 @@ async function main(): Promise<void> {
 
   const defined = defineScenarios(data, tokens, pool);
   const unknown = options.only?.filter((id) => !defined.some((scenario) => scenario.id === id)) ?? [];
-  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${defined.map((scenario) => scenario.id).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${defined.map((scenario) => scenario.id).join(', ')}`);
   const scenarios = defined.filter((scenario) => !options.only || options.only.includes(scenario.id));
   const reports: ScenarioReport[] = [];
   let serviceRssPeakMb = 0;
@@ -181,7 +183,9 @@ async function main(): Promise<void> {
     const brief = (summary: Summary) =>
       `${Math.round(summary.requestsPerSecond)} req/s, p99 ${summary.p99?.toFixed(1)} ms, ` +
       `${summary.cpuMsPerRequest?.toFixed(2)} CPU ms/req (DB ${summary.databaseCpuMsPerRequest?.toFixed(2)})`;
-    log(`  service ${brief(report.service)}${report.baseline ? `; baseline ${brief(report.baseline)}` : ''}${report.check ? `; ${report.check.ok ? 'OK' : 'FAIL'}` : ''}`);
+    log(
+      `  service ${brief(report.service)}${report.baseline ? `; baseline ${brief(report.baseline)}` : ''}${report.check ? `; ${report.check.ok ? 'OK' : 'FAIL'}` : ''}`,
+    );
   }
   serviceRssPeakMb = Math.max(serviceRssPeakMb, memoryOf(service.server.pid).peak);
   const baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
@@ -226,7 +230,7 @@ async function main(): Promise<void> {
         options,
         notes: [
           'Service request logging is off at LOG_LEVEL=warn (one JSON line per request at info).',
-          'req/s counts all responses; latencies are over 2xx responses; CPU ms/req is the server process\'s user+system time per ' +
+          "req/s counts all responses; latencies are over 2xx responses; CPU ms/req is the server process's user+system time per " +
             'response, DB CPU ms/req that of PostgreSQL (all its processes).',
         ],
         scenarios: reports,
@@ -241,7 +245,9 @@ async function main(): Promise<void> {
   );
   console.log(`results: ${relative(root, file)}`);
   if (options.profile) {
-    console.log(`CPU profiles of the service and the baseline: ${relative(root, profileDir)} (read with: npx tsx bench/profile-summary.ts <file>)`);
+    console.log(
+      `CPU profiles of the service and the baseline: ${relative(root, profileDir)} (read with: npx tsx bench/profile-summary.ts <file>)`,
+    );
   }
   if (reports.some((report) => report.check && !report.check.ok)) process.exitCode = 1;
 }
@@ -250,11 +256,7 @@ interface RunningService extends Target {
   logLevel: string;
 }
 
-async function startService(
-  databaseUrl: string,
-  provider: LocalProvider,
-  logLevel: 'warn' | 'info',
-): Promise<RunningService> {
+async function startService(databaseUrl: string, provider: LocalProvider, logLevel: 'warn' | 'info'): Promise<RunningService> {
   const port = await freePort();
   log(`starting the service (LOG_LEVEL=${logLevel})`);
   const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'service')}`] : [];
@@ -438,7 +440,15 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
           personaOneInventoryItems: [{ itemUid: data.goldCoinUid, quantity: 1 }],
         }),
       })),
-      verify: { check: (successes, since) => ledgerCheck('gifts', successes, since, data.giftPairs.map((pair) => pair.giverPersonaUid)) },
+      verify: {
+        check: (successes, since) =>
+          ledgerCheck(
+            'gifts',
+            successes,
+            since,
+            data.giftPairs.map((pair) => pair.giverPersonaUid),
+          ),
+      },
     },
     {
       id: 'trades',
@@ -467,7 +477,12 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
       title: 'AddProgress, one skill',
       withBaseline: false,
       requests: [
-        { method: 'POST', path: `${skillPath}/progress`, headers: json(tokens.byUserUid.get(data.skillOwner.uid)!), body: JSON.stringify({ value: 1 }) },
+        {
+          method: 'POST',
+          path: `${skillPath}/progress`,
+          headers: json(tokens.byUserUid.get(data.skillOwner.uid)!),
+          body: JSON.stringify({ value: 1 }),
+        },
       ],
       verify: {
         reset: async () => {
@@ -489,7 +504,13 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
     },
   ];
   if (options.infoLog) {
-    scenarios.push({ id: 'items-by-id-info', title: 'GET /items/{id}, LOG_LEVEL=info', withBaseline: true, logLevel: 'info', requests: readItems });
+    scenarios.push({
+      id: 'items-by-id-info',
+      title: 'GET /items/{id}, LOG_LEVEL=info',
+      withBaseline: true,
+      logLevel: 'info',
+      requests: readItems,
+    });
   }
   return scenarios;
 }
@@ -543,7 +564,14 @@ async function runScenario(
     const since = (await pool.query<{ now: Date }>(`SELECT date_trunc('milliseconds', now()) AS now`)).rows[0].now;
     const amount = options.connections * (options.quick ? 5 : 20);
     const deadlocksBefore = await deadlocks(pool);
-    const run = await load.run({ url: service.url, connections: options.connections, duration: 1, amount, maxSeconds: 60, requests: scenario.requests });
+    const run = await load.run({
+      url: service.url,
+      connections: options.connections,
+      duration: 1,
+      amount,
+      maxSeconds: 60,
+      requests: scenario.requests,
+    });
     const successes = Object.entries(run.statusCounts).reduce((sum, [status, count]) => sum + (status.startsWith('2') ? count : 0), 0);
     check = await scenario.verify.check(successes, since);
     const deadlocksDuring = (await deadlocks(pool)) - deadlocksBefore;

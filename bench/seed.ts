@@ -57,14 +57,22 @@ const ELEMENTS = ['fire', 'ice', 'storm', 'poison', 'holy', 'shadow'];
 const RARITIES = ['common', 'uncommon', 'rare', 'epic', 'legendary'];
 
 /** Inserts rows given as objects through one `jsonb_to_recordset` statement per table. */
-async function insertRows(database: pg.ClientBase | pg.Pool, table: string, columns: Record<string, string>, rows: object[]): Promise<void> {
-  const names = Object.keys(columns).map((name) => `"${name}"`).join(', ');
-  const definition = Object.entries(columns).map(([name, type]) => `"${name}" ${type}`).join(', ');
+async function insertRows(
+  database: pg.ClientBase | pg.Pool,
+  table: string,
+  columns: Record<string, string>,
+  rows: object[],
+): Promise<void> {
+  const names = Object.keys(columns)
+    .map((name) => `"${name}"`)
+    .join(', ');
+  const definition = Object.entries(columns)
+    .map(([name, type]) => `"${name}" ${type}`)
+    .join(', ');
   for (let start = 0; start < rows.length; start += 2000) {
-    await database.query(
-      `INSERT INTO ${table} (${names}) SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS row(${definition})`,
-      [JSON.stringify(rows.slice(start, start + 2000))],
-    );
+    await database.query(`INSERT INTO ${table} (${names}) SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS row(${definition})`, [
+      JSON.stringify(rows.slice(start, start + 2000)),
+    ]);
   }
 }
 
@@ -92,7 +100,14 @@ export async function seed(database: pg.Pool): Promise<SeedData> {
     const created = new Date(now - (ITEMS - index) * 60_000 - random.integer(0, 59_999)).toISOString();
     return {
       uid: randomUUID(),
-      name: index === 0 ? 'Gold coin' : index === 1 ? 'Silver ingot' : index === 2 ? 'Copper ore' : `${random.pick(MATERIALS)} ${kind} #${index}`,
+      name:
+        index === 0
+          ? 'Gold coin'
+          : index === 1
+            ? 'Silver ingot'
+            : index === 2
+              ? 'Copper ore'
+              : `${random.pick(MATERIALS)} ${kind} #${index}`,
       description: `A ${random.pick(RARITIES)} ${kind}, found in the ${random.pick(['northern', 'eastern', 'sunken', 'burning', 'frozen'])} ${random.pick(['wastes', 'keep', 'mines', 'forest', 'citadel'])}.`,
       cost: random.integer(0, 5000) + (random.next() < 0.3 ? 0.5 : 0),
       stats,
@@ -115,7 +130,9 @@ export async function seed(database: pg.Pool): Promise<SeedData> {
     personaUids: Array.from({ length: personas }, () => randomUUID()),
   });
   const admin = user('bench-admin', 1);
-  const players = Array.from({ length: PLAYERS }, (_, index) => user(`player-${String(index + 1).padStart(3, '0')}`, index % 4 === 0 ? 2 : 1));
+  const players = Array.from({ length: PLAYERS }, (_, index) =>
+    user(`player-${String(index + 1).padStart(3, '0')}`, index % 4 === 0 ? 2 : 1),
+  );
   const traders: [SeededUser, SeededUser] = [user('trader-a', 1), user('trader-b', 1)];
   const skillOwner = user('skill-owner', 1);
   const users = [admin, ...players, ...traders, skillOwner];
@@ -231,7 +248,9 @@ export async function seed(database: pg.Pool): Promise<SeedData> {
  * equal the AWARD and REMOVAL deltas of the ledger (trades only move); per holding, the quantity equals
  * the sum of its ledger rows; and no quantity is negative.
  */
-export async function checkLedger(database: pg.Pool): Promise<{ itemMismatches: number; holdingMismatches: number; negativeQuantities: number }> {
+export async function checkLedger(
+  database: pg.Pool,
+): Promise<{ itemMismatches: number; holdingMismatches: number; negativeQuantities: number }> {
   const [{ count: itemMismatches }] = (
     await database.query<{ count: number }>(`
       WITH held AS (SELECT "itemUid", sum(quantity) AS quantity FROM inventory_items GROUP BY "itemUid"),

@@ -61,9 +61,8 @@ export function serializeQuery(query: Record<string, unknown>): string {
   const search = new URLSearchParams();
   const append = (name: string, value: unknown) => {
     if (value === undefined || value === null) return;
-    if (Array.isArray(value)) for (const entry of value) search.append(name, String(entry));
-    else if (typeof value === 'object') search.append(name, JSON.stringify(value));
-    else search.append(name, String(value));
+    if (Array.isArray(value)) for (const entry of value as Array<string | number | boolean>) search.append(name, String(entry));
+    else search.append(name, typeof value === 'string' ? value : JSON.stringify(value));
   };
   for (const [name, value] of Object.entries(query)) {
     if (name === 'filters' && value !== null && typeof value === 'object' && !Array.isArray(value)) {

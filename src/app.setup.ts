@@ -68,7 +68,7 @@ export function configureApp(app: NestFastifyApplication): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
     if (body.length === 0) done(null, undefined);
-    else parseJson(request as never, body as unknown as string, done);
+    else void parseJson(request as never, body as unknown as string, done);
   });
   fastify.removeContentTypeParser('text/plain');
   sendRecordETags(fastify);

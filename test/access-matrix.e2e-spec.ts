@@ -261,7 +261,11 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
     const created = async (path: string, body: unknown, who: Player = admin) => (await ok(api.post(path, body, as(who)))).uid as string;
     const award = (who: Player, itemUid: string, quantity: number) =>
       ok(
-        api.post('/inventories/transaction', { type: 'AWARD', personaOneUid: who.personaUid, personaOneInventoryItems: [{ itemUid, quantity }] }, as(admin)),
+        api.post(
+          '/inventories/transaction',
+          { type: 'AWARD', personaOneUid: who.personaUid, personaOneInventoryItems: [{ itemUid, quantity }] },
+          as(admin),
+        ),
         200,
       );
 
@@ -305,7 +309,14 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
       },
       skill: async () => {
         const path = { personaUid: owner.personaUid, archetypeUid: `${ARCHETYPE}-${next()}`, skillUid: 'swordplay' };
-        await ok(api.post(`/personas/${path.personaUid}/archetypes/${path.archetypeUid}/skills/${path.skillUid}/progress`, { value: 1 }, as(owner)), 204);
+        await ok(
+          api.post(
+            `/personas/${path.personaUid}/archetypes/${path.archetypeUid}/skills/${path.skillUid}/progress`,
+            { value: 1 },
+            as(owner),
+          ),
+          204,
+        );
         const [progress] = await ok(api.get(`/personas/${path.personaUid}/archetypes/${path.archetypeUid}/skills`), 200);
         return { ...path, uid: progress.uid as string };
       },
@@ -346,7 +357,7 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
       for (const [index, role] of ROLES.entries()) {
         const expected = row.cells[index];
         const { params, query, body } = (await row.call?.(world)) ?? {};
-        const url = pathOf(row.route, params) + (query ? `?${new URLSearchParams(query)}` : '');
+        const url = pathOf(row.route, params) + (query ? `?${new URLSearchParams(query).toString()}` : '');
         const before: DataChecksum = await dataChecksum(api.database);
         const response = await api.request(row.route.split(' ')[0], url, { body, headers: await credential(row, role) });
         cells += 1;
@@ -362,7 +373,8 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
         if (got !== expected) mismatches.push(`${label}: expected ${expected}, got ${got} ${JSON.stringify(response.body).slice(0, 200)}`);
         if (response.status >= 400) {
           const after = await dataChecksum(api.database);
-          if (JSON.stringify(after) !== JSON.stringify(before)) mismatches.push(`${label}: refused with ${response.status} but changed data`);
+          if (JSON.stringify(after) !== JSON.stringify(before))
+            mismatches.push(`${label}: refused with ${response.status} but changed data`);
         }
       }
     }

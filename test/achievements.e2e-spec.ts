@@ -131,7 +131,13 @@ describe('achievements', () => {
 
       expect(response.status).toBe(200);
       expect(response.headers.etag).toBe('"1"');
-      expect(response.body).toEqual({ ...created, badge: null, description: null, version: 1, dateModified: expect.stringMatching(ISO_MILLISECONDS) });
+      expect(response.body).toEqual({
+        ...created,
+        badge: null,
+        description: null,
+        version: 1,
+        dateModified: expect.stringMatching(ISO_MILLISECONDS),
+      });
       expect(await readAchievement(created.uid)).toEqual(response.body);
     });
 
@@ -140,7 +146,11 @@ describe('achievements', () => {
       const first = await api.put<AchievementBody>(`/achievements/${created.uid}`, { name: 'Contested I', version: 0 }, { token: admin });
       expect(first.status).toBe(200);
 
-      const stale = await api.put<ErrorResponse>(`/achievements/${created.uid}`, { name: 'Contested II' }, { token: admin, headers: { 'if-match': '"0"' } });
+      const stale = await api.put<ErrorResponse>(
+        `/achievements/${created.uid}`,
+        { name: 'Contested II' },
+        { token: admin, headers: { 'if-match': '"0"' } },
+      );
 
       expectErrorBody(stale, 409, 'VERSION_CONFLICT');
       expect(stale.body.currentVersion).toBe(1);
@@ -336,9 +346,12 @@ describe('achievements', () => {
       await api.get(`/achievements/${c.uid}/unlock`, { token: rival });
 
       const all = await api.get<UnlockBody[]>('/achievements/unlocked', { token: listener });
-      const newestFirst = await api.get<UnlockBody[]>(`/achievements/unlocked?sort=${encodeURIComponent('{"dateCreated":"DESC"}')}&limit=1`, {
-        token: listener,
-      });
+      const newestFirst = await api.get<UnlockBody[]>(
+        `/achievements/unlocked?sort=${encodeURIComponent('{"dateCreated":"DESC"}')}&limit=1`,
+        {
+          token: listener,
+        },
+      );
       const filtered = await api.get<UnlockBody[]>(`/achievements/unlocked?achievementUid=${b.uid}`, { token: listener });
       const othersFilter = await api.get<UnlockBody[]>(`/achievements/unlocked?userUid=${rivalUid}`, { token: listener });
 

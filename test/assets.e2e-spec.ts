@@ -76,8 +76,22 @@ describe('assets', () => {
           name: 'Sword art',
           description: 'Icon and thumbnail.',
           files: {
-            default: { ...PNG, sha256sum: SHA_LOWER, uid: expect.stringMatching(UUID_V4), dateCreated: asset.dateCreated, dateModified: asset.dateCreated, version: 0 },
-            thumbnail: { ...THUMB, sha256sum: null, uid: expect.stringMatching(UUID_V4), dateCreated: asset.dateCreated, dateModified: asset.dateCreated, version: 0 },
+            default: {
+              ...PNG,
+              sha256sum: SHA_LOWER,
+              uid: expect.stringMatching(UUID_V4),
+              dateCreated: asset.dateCreated,
+              dateModified: asset.dateCreated,
+              version: 0,
+            },
+            thumbnail: {
+              ...THUMB,
+              sha256sum: null,
+              uid: expect.stringMatching(UUID_V4),
+              dateCreated: asset.dateCreated,
+              dateModified: asset.dateCreated,
+              version: 0,
+            },
           },
           dateCreated: expect.stringMatching(ISO_MILLISECONDS),
           dateModified: asset.dateCreated,
@@ -115,7 +129,9 @@ describe('assets', () => {
         await createMedia({ name: 'Rule zeta', files: { default: PNG } });
         await createMedia({ name: 'Rule alpha', files: { default: PNG } });
 
-        const sorted = await api.get<MediaAssetBody[]>(`/assets/media?name=like(Rule%20)&sort=${encodeURIComponent('{"name":"ASC"}')}`, { token: player });
+        const sorted = await api.get<MediaAssetBody[]>(`/assets/media?name=like(Rule%20)&sort=${encodeURIComponent('{"name":"ASC"}')}`, {
+          token: player,
+        });
         const limited = await api.get<MediaAssetBody[]>('/assets/media?name=like(Rule%20)&limit=1&sort=name', { token: player });
         const counted = await api.get<CountBody>('/assets/media/count?name=like(Rule%20)', { token: player });
 
@@ -156,7 +172,10 @@ describe('assets', () => {
       it('accepts a DELETE that sends Content-Type: application/json without a body', async () => {
         const created = await createMedia({ name: 'Quiet art', files: { default: PNG } });
 
-        const response = await api.delete(`/assets/media/${created.uid}`, { token: admin, headers: { 'content-type': 'application/json' } });
+        const response = await api.delete(`/assets/media/${created.uid}`, {
+          token: admin,
+          headers: { 'content-type': 'application/json' },
+        });
 
         expect(response.status).toBe(204);
         expect(response.body).toBe('');
@@ -168,7 +187,11 @@ describe('assets', () => {
       it('keeps unchanged variants, versions changed ones, stamps new ones and drops the ones left out', async () => {
         const created = await createMedia({
           name: 'Variants',
-          files: { default: PNG, thumbnail: THUMB, banner: { mimetype: 'image/jpeg', name: 'b.jpg', uri: 'https://cdn.example.com/b.jpg' } },
+          files: {
+            default: PNG,
+            thumbnail: THUMB,
+            banner: { mimetype: 'image/jpeg', name: 'b.jpg', uri: 'https://cdn.example.com/b.jpg' },
+          },
         });
         await tick();
 
@@ -215,7 +238,13 @@ describe('assets', () => {
 
         const response = await api.put<MediaAssetBody>(
           `/assets/media/${created.uid}`,
-          { files: { default: { ...PNG, sha256sum: 'a'.repeat(64) }, a: { ...THUMB, mimetype: 'image/png' }, b: { ...THUMB, name: 'other.webp' } } },
+          {
+            files: {
+              default: { ...PNG, sha256sum: 'a'.repeat(64) },
+              a: { ...THUMB, mimetype: 'image/png' },
+              b: { ...THUMB, name: 'other.webp' },
+            },
+          },
           { token: admin },
         );
 
@@ -293,7 +322,11 @@ describe('assets', () => {
           expect(stale.body.currentVersion).toBe(1);
         }
         expect(await readMedia(created.uid)).toEqual(first.body);
-        const fresh = await api.put<MediaAssetBody>(`/assets/media/${created.uid}`, { name: 'Versioned 2' }, { token: admin, headers: { 'if-match': '"1"' } });
+        const fresh = await api.put<MediaAssetBody>(
+          `/assets/media/${created.uid}`,
+          { name: 'Versioned 2' },
+          { token: admin, headers: { 'if-match': '"1"' } },
+        );
         expect(fresh.status).toBe(200);
         expect(fresh.body.version).toBe(2);
       });
@@ -333,14 +366,34 @@ describe('assets', () => {
         ['files without a default variant', { name: 'No default', files: { thumbnail: THUMB } }, 'files'],
         ['an empty files map', { name: 'Empty', files: {} }, 'files'],
         ['a variant key with a space', { name: 'Bad key', files: { default: PNG, 'big thumb': THUMB } }, 'files'],
-        ['33 variants', { name: 'Crowded', files: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [i ? `v${i}` : 'default', PNG])) }, 'files'],
+        [
+          '33 variants',
+          { name: 'Crowded', files: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [i ? `v${i}` : 'default', PNG])) },
+          'files',
+        ],
         ['a variant that is not an object', { name: 'Stringy', files: { default: PNG, thumbnail: 'sword.png' } }, 'files.thumbnail'],
-        ['a digest of 63 characters', { name: 'Short hash', files: { default: { ...PNG, sha256sum: 'a'.repeat(63) } } }, 'files.default.sha256sum'],
-        ['a digest that is not hexadecimal', { name: 'Odd hash', files: { default: { ...PNG, sha256sum: 'g'.repeat(64) } } }, 'files.default.sha256sum'],
+        [
+          'a digest of 63 characters',
+          { name: 'Short hash', files: { default: { ...PNG, sha256sum: 'a'.repeat(63) } } },
+          'files.default.sha256sum',
+        ],
+        [
+          'a digest that is not hexadecimal',
+          { name: 'Odd hash', files: { default: { ...PNG, sha256sum: 'g'.repeat(64) } } },
+          'files.default.sha256sum',
+        ],
         ['a mimetype without a subtype', { name: 'Bad type', files: { default: { ...PNG, mimetype: 'png' } } }, 'files.default.mimetype'],
-        ['a uri that is not http(s)', { name: 'FTP', files: { default: { ...PNG, uri: 'ftp://cdn.example.com/sword.png' } } }, 'files.default.uri'],
+        [
+          'a uri that is not http(s)',
+          { name: 'FTP', files: { default: { ...PNG, uri: 'ftp://cdn.example.com/sword.png' } } },
+          'files.default.uri',
+        ],
         ['a uri that is not a URL', { name: 'Not a URL', files: { default: { ...PNG, uri: 'sword.png' } } }, 'files.default.uri'],
-        ['a file without a name', { name: 'Nameless file', files: { default: PNG, thumbnail: { mimetype: 'image/png', uri: PNG.uri } } }, 'files.thumbnail.name'],
+        [
+          'a file without a name',
+          { name: 'Nameless file', files: { default: PNG, thumbnail: { mimetype: 'image/png', uri: PNG.uri } } },
+          'files.thumbnail.name',
+        ],
         ['an unknown field in a file', { name: 'Extra', files: { default: { ...PNG, colour: 'red' } } }, 'files.default.colour'],
         ['no name', { files: { default: PNG } }, 'name'],
         ['an empty name', { name: '', files: { default: PNG } }, 'name'],
@@ -357,7 +410,10 @@ describe('assets', () => {
       it('reports every bad field of every variant at once', async () => {
         const response = await api.post<ErrorResponse>(
           '/assets/media',
-          { name: 'Many faults', files: { default: { ...PNG, sha256sum: 'xyz', uri: 'nowhere' }, thumbnail: { ...THUMB, mimetype: 'webp' } } },
+          {
+            name: 'Many faults',
+            files: { default: { ...PNG, sha256sum: 'xyz', uri: 'nowhere' }, thumbnail: { ...THUMB, mimetype: 'webp' } },
+          },
           { token: admin },
         );
 
@@ -500,7 +556,12 @@ describe('assets', () => {
         expect(renamed.body).toMatchObject({ name: 'Main menu', text: GREETING, version: 1 });
         expect(replaced.status).toBe(200);
         expect(replaced.headers.etag).toBe('"2"');
-        expect(replaced.body).toMatchObject({ name: 'Main menu', text: { default: 'Start', fr: 'Commencer' }, description: null, version: 2 });
+        expect(replaced.body).toMatchObject({
+          name: 'Main menu',
+          text: { default: 'Start', fr: 'Commencer' },
+          description: null,
+          version: 2,
+        });
         expect(await readText(created.uid)).toEqual(replaced.body);
       });
 
@@ -545,7 +606,17 @@ describe('assets', () => {
         ['one language twice in different case', { name: 'Twice', text: { default: 'Hi', 'pt-BR': 'Oi', 'pt-br': 'Oi' } }, 'text'],
         ['a text that is not a string', { name: 'Numeric', text: { default: 'Hi', en: 5 } }, 'text'],
         ['a text longer than 100000 characters', { name: 'Long', text: { default: 'x'.repeat(100_001) } }, 'text'],
-        ['more than 200 languages', { name: 'Babel', text: Object.fromEntries([['default', 'x'], ...Array.from({ length: 201 }, (_, i) => [`en-${String(i).padStart(3, '0')}`, 'x'])]) }, 'text'],
+        [
+          'more than 200 languages',
+          {
+            name: 'Babel',
+            text: Object.fromEntries([
+              ['default', 'x'],
+              ...Array.from({ length: 201 }, (_, i) => [`en-${String(i).padStart(3, '0')}`, 'x']),
+            ]),
+          },
+          'text',
+        ],
         ['text as an array', { name: 'Listy', text: ['Hi'] }, 'text'],
         ['no name', { text: { default: 'Hi' } }, 'name'],
         ['an unknown field', { name: 'Extra', text: { default: 'Hi' }, colour: 'red' }, 'colour'],
@@ -559,7 +630,11 @@ describe('assets', () => {
       });
 
       it('names the offending key in the message', async () => {
-        const response = await api.post<ErrorResponse>('/assets/text', { name: 'Bad tag', text: { en: 'Hi', pt_BR: 'Oi' } }, { token: admin });
+        const response = await api.post<ErrorResponse>(
+          '/assets/text',
+          { name: 'Bad tag', text: { en: 'Hi', pt_BR: 'Oi' } },
+          { token: admin },
+        );
 
         expectErrorBody(response, 400, 'VALIDATION_FAILED');
         const messages = response.body.errors!.filter((error) => error.field === 'text').map((error) => error.message);

@@ -1,16 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  base64url,
-  type CryptoKey,
-  decodeJwt,
-  exportJWK,
-  exportSPKI,
-  generateKeyPair,
-  type JWK,
-  type JWTPayload,
-  SignJWT,
-} from 'jose';
+import { base64url, type CryptoKey, decodeJwt, exportJWK, exportSPKI, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { TestApp, type TestResponse } from './support/test-app.js';
 import type { TokenBody } from './support/api-types.js';
 import { expectErrorBody } from './support/expectations.js';
@@ -158,10 +148,7 @@ async function publicJwk(pair: KeyPair, kid: string): Promise<JWK> {
 }
 
 /** An idp1 token: valid claims by default (issuer, audience, an hour of life), overridable per test. */
-async function idp1Token(
-  claims: JWTPayload,
-  options: { key: CryptoKey | Uint8Array; kid: string; alg?: string },
-): Promise<string> {
+async function idp1Token(claims: JWTPayload, options: { key: CryptoKey | Uint8Array; kid: string; alg?: string }): Promise<string> {
   const payload: JWTPayload = { iss: IDP1_ISSUER, aud: IDP1_AUDIENCE, iat: now(), exp: now() + 3600, ...claims };
   return new SignJWT(payload).setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid, typ: 'JWT' }).sign(options.key);
 }
@@ -184,10 +171,8 @@ describe('signing in', () => {
   let introspection: IntrospectionServer;
   let providerKey: KeyPair;
 
-  const idp1 = (authorization?: string) =>
-    api.get('/auth/idp1', { headers: authorization === undefined ? {} : { authorization } });
-  const idp2 = (authorization?: string) =>
-    api.get('/auth/idp2', { headers: authorization === undefined ? {} : { authorization } });
+  const idp1 = (authorization?: string) => api.get('/auth/idp1', { headers: authorization === undefined ? {} : { authorization } });
+  const idp2 = (authorization?: string) => api.get('/auth/idp2', { headers: authorization === undefined ? {} : { authorization } });
   const validIdp1Token = (claims: JWTPayload) => idp1Token(claims, { key: providerKey.privateKey, kid: 'key-1' });
   /** Signs `subject` in through idp1 and returns our JWT. */
   const signIn = async (subject: string, claims: JWTPayload = {}) =>
@@ -428,7 +413,7 @@ describe('signing in', () => {
   });
 
   describe('our token', () => {
-    it("names the user by uid and carries roles, issuer, audience, issue and expiry times", async () => {
+    it('names the user by uid and carries roles, issuer, audience, issue and expiry times', async () => {
       const token = await signIn('claims-player');
       const [user] = await userRows('idp1', 'claims-player');
       const claims = decodeJwt(token);

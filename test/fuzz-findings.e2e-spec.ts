@@ -51,7 +51,9 @@ describe('findings of the fuzzer', () => {
       await api.post('/personas', '{"name":"Mira\\u0000"}', { token: owner.token }),
       await api.post('/achievements', '{"name":"First\\u0000blood"}', { token: admin }),
       await api.post('/items', '{"name":"Sword","stats":[{"name":"damage","value":"x\\u0000"}]}', { token: admin }),
-      await api.post(`/personas/${owner.personaUid}/archetypes/a/skills/b/progress`, '{"value":{"note":"\\u0000"}}', { token: owner.token }),
+      await api.post(`/personas/${owner.personaUid}/archetypes/a/skills/b/progress`, '{"value":{"note":"\\u0000"}}', {
+        token: owner.token,
+      }),
       await api.get('/achievements/count?name=like(a%00b)'),
       await api.get('/items?name=Sword%00', { token: admin }),
     ];

@@ -48,7 +48,8 @@ describe('fuzzing every operation of the OpenAPI document', () => {
 
   async function makeRecords(): Promise<void> {
     const { admin, owner, other } = players;
-    const create = async (path: string, body: unknown, who: Player = admin) => (await ok(api.post(path, body, { token: who.token }))).uid as string;
+    const create = async (path: string, body: unknown, who: Player = admin) =>
+      (await ok(api.post(path, body, { token: who.token }))).uid as string;
     const item = await create('/items', { name: 'Fuzz potion' });
     const award = await ok(
       api.post(
@@ -59,7 +60,11 @@ describe('fuzzing every operation of the OpenAPI document', () => {
       200,
     );
     await ok(
-      api.post('/inventories/transaction', { type: 'AWARD', personaOneUid: other.personaUid, personaOneInventoryItems: [{ itemUid: item, quantity: 10 }] }, { token: admin.token }),
+      api.post(
+        '/inventories/transaction',
+        { type: 'AWARD', personaOneUid: other.personaUid, personaOneInventoryItems: [{ itemUid: item, quantity: 10 }] },
+        { token: admin.token },
+      ),
       200,
     );
     const trade = await ok(
@@ -75,7 +80,10 @@ describe('fuzzing every operation of the OpenAPI document', () => {
       ),
       200,
     );
-    await ok(api.post(`/personas/${owner.personaUid}/archetypes/warrior/skills/swordplay/progress`, { value: 3 }, { token: owner.token }), 204);
+    await ok(
+      api.post(`/personas/${owner.personaUid}/archetypes/warrior/skills/swordplay/progress`, { value: 3 }, { token: owner.token }),
+      204,
+    );
     records = {
       '/personas': owner.personaUid,
       '/items': item,
@@ -106,7 +114,9 @@ describe('fuzzing every operation of the OpenAPI document', () => {
   /** Makes the records again when fuzzing deleted one, or settled the pending trade. */
   async function ensureRecords(): Promise<void> {
     if (Object.keys(records).length > 0) {
-      const checks = Object.entries(TABLES).map(([collection, table]) => `(SELECT count(*) FROM "${table}" WHERE uid = '${records[collection]}')`);
+      const checks = Object.entries(TABLES).map(
+        ([collection, table]) => `(SELECT count(*) FROM "${table}" WHERE uid = '${records[collection]}')`,
+      );
       const { rows } = await api.database.query<{ present: number; pending: number; progress: number }>(
         `SELECT (${checks.join(' + ')})::int AS present,
                 (SELECT count(*) FROM transactions WHERE uid = $1 AND status = 'PENDING')::int AS pending,

@@ -166,7 +166,10 @@ describe('inventories and transactions', () => {
 
       expect(list.status).toBe(200);
       expect(list.body.map((row) => [row.personaUid, row.quantity]).sort()).toEqual(
-        [[alice.personaUid, 4], [second.body.uid, 1]].sort(),
+        [
+          [alice.personaUid, 4],
+          [second.body.uid, 1],
+        ].sort(),
       );
       expect(count.status).toBe(200);
       expect(count.body).toEqual({ count: 2 });
@@ -317,7 +320,11 @@ describe('inventories and transactions', () => {
 
       expectErrorBody(response, 409, 'INSUFFICIENT_QUANTITY');
       expect(response.body.transactionUid).toMatch(UUID_V4);
-      expect(await readTransaction(response.body.transactionUid!)).toMatchObject({ status: 'FAILED', type: 'REMOVAL', reason: expect.any(String) });
+      expect(await readTransaction(response.body.transactionUid!)).toMatchObject({
+        status: 'FAILED',
+        type: 'REMOVAL',
+        reason: expect.any(String),
+      });
       expect(await holdings(player.personaUid)).toEqual({ [gems]: 2 });
       expect(await ledgerOf(response.body.transactionUid!)).toEqual([]);
       expect(await tableCounts()).toEqual({ ledger: before.ledger, transactions: before.transactions + 1 });
@@ -350,7 +357,11 @@ describe('inventories and transactions', () => {
       await award(giver.personaUid, bread, 5);
 
       const response = await transact(
-        { personaOneUid: giver.personaUid, personaTwoUid: receiver.personaUid, personaOneInventoryItems: [{ itemUid: bread, quantity: 3 }] },
+        {
+          personaOneUid: giver.personaUid,
+          personaTwoUid: receiver.personaUid,
+          personaOneInventoryItems: [{ itemUid: bread, quantity: 3 }],
+        },
         giver.token,
       );
 
@@ -387,7 +398,11 @@ describe('inventories and transactions', () => {
       const torchRow = (await api.get<InventoryItemBody[]>(`/inventories?itemUid=${torch}`, { token: giver.token })).body[0];
 
       const response = await transact(
-        { personaOneUid: giver.personaUid, personaTwoUid: receiver.personaUid, personaOneInventoryItems: [{ itemUid: torch, quantity: 4 }] },
+        {
+          personaOneUid: giver.personaUid,
+          personaTwoUid: receiver.personaUid,
+          personaOneInventoryItems: [{ itemUid: torch, quantity: 4 }],
+        },
         giver.token,
       );
 
@@ -498,12 +513,14 @@ describe('inventories and transactions', () => {
       expect(snapshotQuantities(response.body.personaTwoInventoryItemsAfter, two.personaUid)).toEqual({ [sword]: 2, [gold]: 3 });
       expect(await holdings(one.personaUid)).toEqual({ [sword]: 8, [gold]: 5 });
       expect(await holdings(two.personaUid)).toEqual({ [sword]: 2, [gold]: 3 });
-      expect(await ledgerOf(pending.uid)).toEqual([
-        { personaUid: two.personaUid, itemUid: gold, delta: -5 },
-        { personaUid: one.personaUid, itemUid: sword, delta: -2 },
-        { personaUid: two.personaUid, itemUid: sword, delta: 2 },
-        { personaUid: one.personaUid, itemUid: gold, delta: 5 },
-      ].sort((a, b) => a.delta - b.delta || a.personaUid.localeCompare(b.personaUid)));
+      expect(await ledgerOf(pending.uid)).toEqual(
+        [
+          { personaUid: two.personaUid, itemUid: gold, delta: -5 },
+          { personaUid: one.personaUid, itemUid: sword, delta: -2 },
+          { personaUid: two.personaUid, itemUid: sword, delta: 2 },
+          { personaUid: one.personaUid, itemUid: gold, delta: 5 },
+        ].sort((a, b) => a.delta - b.delta || a.personaUid.localeCompare(b.personaUid)),
+      );
       expect(await readTransaction(pending.uid, one.token)).toEqual(response.body);
     });
 
@@ -575,26 +592,29 @@ describe('inventories and transactions', () => {
       ['accepted', 'accept'],
       ['declined', 'decline'],
       ['canceled', 'cancel'],
-    ] as const)('refuses accept, decline and cancel of a trade already %s with 409 CONFLICT, and moves nothing more', async (_state, first) => {
-      const pair = await tradingPair();
-      const pending = (await transact(swordsForGold(pair), pair.one.token)).body;
-      const firstToken = first === 'cancel' ? pair.one.token : pair.two.token;
-      const answered = await api.post<TransactionBody>(`/transactions/${pending.uid}/${first}`, undefined, { token: firstToken });
-      expect(answered.status).toBe(200);
-      const oneAfter = await holdings(pair.one.personaUid);
-      const twoAfter = await holdings(pair.two.personaUid);
-      const ledgerAfter = await ledgerOf(pending.uid);
+    ] as const)(
+      'refuses accept, decline and cancel of a trade already %s with 409 CONFLICT, and moves nothing more',
+      async (_state, first) => {
+        const pair = await tradingPair();
+        const pending = (await transact(swordsForGold(pair), pair.one.token)).body;
+        const firstToken = first === 'cancel' ? pair.one.token : pair.two.token;
+        const answered = await api.post<TransactionBody>(`/transactions/${pending.uid}/${first}`, undefined, { token: firstToken });
+        expect(answered.status).toBe(200);
+        const oneAfter = await holdings(pair.one.personaUid);
+        const twoAfter = await holdings(pair.two.personaUid);
+        const ledgerAfter = await ledgerOf(pending.uid);
 
-      expectErrorBody(await api.post(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token }), 409, 'CONFLICT');
-      expectErrorBody(await api.post(`/transactions/${pending.uid}/decline`, undefined, { token: pair.two.token }), 409, 'CONFLICT');
-      expectErrorBody(await api.post(`/transactions/${pending.uid}/cancel`, undefined, { token: pair.one.token }), 409, 'CONFLICT');
-      expectErrorBody(await api.post(`/transactions/${pending.uid}/accept`, undefined, { token: admin }), 409, 'CONFLICT');
+        expectErrorBody(await api.post(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token }), 409, 'CONFLICT');
+        expectErrorBody(await api.post(`/transactions/${pending.uid}/decline`, undefined, { token: pair.two.token }), 409, 'CONFLICT');
+        expectErrorBody(await api.post(`/transactions/${pending.uid}/cancel`, undefined, { token: pair.one.token }), 409, 'CONFLICT');
+        expectErrorBody(await api.post(`/transactions/${pending.uid}/accept`, undefined, { token: admin }), 409, 'CONFLICT');
 
-      expect(await readTransaction(pending.uid)).toEqual(answered.body);
-      expect(await holdings(pair.one.personaUid)).toEqual(oneAfter);
-      expect(await holdings(pair.two.personaUid)).toEqual(twoAfter);
-      expect(await ledgerOf(pending.uid)).toEqual(ledgerAfter);
-    });
+        expect(await readTransaction(pending.uid)).toEqual(answered.body);
+        expect(await holdings(pair.one.personaUid)).toEqual(oneAfter);
+        expect(await holdings(pair.two.personaUid)).toEqual(twoAfter);
+        expect(await ledgerOf(pending.uid)).toEqual(ledgerAfter);
+      },
+    );
 
     it('fails the accept of a trade whose persona one gave the items away meanwhile: 409 INSUFFICIENT_QUANTITY, FAILED', async () => {
       const pair = await tradingPair();
@@ -648,8 +668,14 @@ describe('inventories and transactions', () => {
 
       expect(response.status).toBe(200);
       expect(response.body.status).toBe('COMPLETED');
-      expect(snapshotQuantities(response.body.personaOneInventoryItemsAfter, pair.one.personaUid)).toEqual({ [pair.sword]: 8, [pair.gold]: 5 });
-      expect(snapshotQuantities(response.body.personaTwoInventoryItemsAfter, pair.two.personaUid)).toEqual({ [pair.sword]: 2, [pair.gold]: 3 });
+      expect(snapshotQuantities(response.body.personaOneInventoryItemsAfter, pair.one.personaUid)).toEqual({
+        [pair.sword]: 8,
+        [pair.gold]: 5,
+      });
+      expect(snapshotQuantities(response.body.personaTwoInventoryItemsAfter, pair.two.personaUid)).toEqual({
+        [pair.sword]: 2,
+        [pair.gold]: 3,
+      });
       expect(await holdings(pair.one.personaUid)).toEqual({ [pair.sword]: 8, [pair.gold]: 5 });
       expect(await holdings(pair.two.personaUid)).toEqual({ [pair.sword]: 2, [pair.gold]: 3 });
       expect(await ledgerOf(response.body.uid)).toHaveLength(4);
@@ -703,7 +729,11 @@ describe('inventories and transactions', () => {
       [
         'an item listed twice',
         'player',
-        (c) => giving(c, [{ itemUid: c.sword, quantity: 1 }, { itemUid: c.sword, quantity: 2 }]),
+        (c) =>
+          giving(c, [
+            { itemUid: c.sword, quantity: 1 },
+            { itemUid: c.sword, quantity: 2 },
+          ]),
         'personaOneInventoryItems',
       ],
       ['quantity 0', 'player', (c) => gift(c, 0), QUANTITY],
@@ -930,9 +960,9 @@ describe('inventories and transactions', () => {
       ]);
       const before = await tableCounts();
 
-      await expect(api.database.query('UPDATE inventory_ledger SET delta = 1 WHERE "transactionUid" = $1', [gift.body.uid])).rejects.toThrow(
-        /append-only/,
-      );
+      await expect(
+        api.database.query('UPDATE inventory_ledger SET delta = 1 WHERE "transactionUid" = $1', [gift.body.uid]),
+      ).rejects.toThrow(/append-only/);
       await expect(api.database.query('DELETE FROM inventory_ledger WHERE "transactionUid" = $1', [gift.body.uid])).rejects.toThrow(
         /append-only/,
       );

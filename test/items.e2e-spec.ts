@@ -366,11 +366,7 @@ describe('items', () => {
     it('refuses an update whose body names a different uid, and changes nothing', async () => {
       const created = await createItem({ name: 'Mistaken identity' });
 
-      const response = await api.put<ErrorResponse>(
-        `/items/${created.uid}`,
-        { uid: randomUUID(), name: 'Someone else' },
-        { token: admin },
-      );
+      const response = await api.put<ErrorResponse>(`/items/${created.uid}`, { uid: randomUUID(), name: 'Someone else' }, { token: admin });
 
       expectValidationError(response, 'uid');
       expect(await readItem(created.uid)).toEqual(created);
@@ -520,11 +516,7 @@ describe('items', () => {
       expect(first.body.version).toBe(1);
       expect(first.headers.etag).toBe('"1"');
 
-      const stale = await api.put<ErrorResponse>(
-        `/items/${created.uid}`,
-        { cost: 3 },
-        { token: admin, headers: { 'if-match': '"0"' } },
-      );
+      const stale = await api.put<ErrorResponse>(`/items/${created.uid}`, { cost: 3 }, { token: admin, headers: { 'if-match': '"0"' } });
 
       expect(stale.status).toBe(409);
       expect(stale.body.code).toBe('VERSION_CONFLICT');
@@ -580,7 +572,11 @@ describe('items', () => {
     it('refuses a malformed If-Match with 400', async () => {
       const created = await createItem({ name: 'Garbled glyph' });
 
-      const response = await api.put<ErrorResponse>(`/items/${created.uid}`, { cost: 5 }, { token: admin, headers: { 'if-match': 'banana' } });
+      const response = await api.put<ErrorResponse>(
+        `/items/${created.uid}`,
+        { cost: 5 },
+        { token: admin, headers: { 'if-match': 'banana' } },
+      );
 
       expect(response.status).toBe(400);
       expect(await readItem(created.uid)).toEqual(created);

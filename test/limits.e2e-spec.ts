@@ -260,7 +260,9 @@ describe('with rate limiting switched off and CORS not configured', () => {
     const document = (await api.get('/docs-json')).body;
     const limited: string[] = [];
     const unlimited: string[] = [];
-    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+    for (const [path, operations] of Object.entries(
+      document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
+    )) {
       for (const [method, operation] of Object.entries(operations)) {
         (operation.responses['429'] ? limited : unlimited).push(`${method.toUpperCase()} ${path}`);
         if (operation.responses['429']) {

@@ -231,10 +231,7 @@ describe('list queries on /items', () => {
     it('filters on parentUID, whatever the case of the uuid', async () => {
       const sword = created[0];
       expect(names(await list(query(['parentUID', sword.uid], ['sort', 'name'])))).toEqual(['Lord Cape', 'Ring']);
-      expect(names(await list(query(['parentUID', sword.uid.toUpperCase()], ['sort', 'name'])))).toEqual([
-        'Lord Cape',
-        'Ring',
-      ]);
+      expect(names(await list(query(['parentUID', sword.uid.toUpperCase()], ['sort', 'name'])))).toEqual(['Lord Cape', 'Ring']);
     });
 
     it('filters on the common fields', async () => {

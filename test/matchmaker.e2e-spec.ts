@@ -160,7 +160,7 @@ describe('matchmaker', () => {
     expect(sorted(session.users)).toEqual(sorted([first.uid, second.uid, third.uid, fourth.uid]));
   });
 
-  it('leaves a ticket outside the others\' skill range searching while the compatible ones are matched', async () => {
+  it("leaves a ticket outside the others' skill range searching while the compatible ones are matched", async () => {
     const [expert, picky, first, second] = await newPlayers(4, 'skill');
     const range = [{ name: 'skill', minValue: 1000, maxValue: 1400 }];
     // The oldest two cannot play with anyone: the expert's skill is out of everyone's range, and the
@@ -194,23 +194,39 @@ describe('matchmaker', () => {
       { name: 'skill', minValue: 900, maxValue: 1000 },
       { name: 'region', minValue: 'eu', maxValue: 'eu' },
     ];
-    const first = await queue(anchor, { numTeams: 2, criteria, statistics: [{ name: 'skill', value: 50 }, { name: 'region', value: 'eu' }] });
+    const first = await queue(anchor, {
+      numTeams: 2,
+      criteria,
+      statistics: [
+        { name: 'skill', value: 50 },
+        { name: 'region', value: 'eu' },
+      ],
+    });
     const betweenRanges = await queue(middling, {
       numTeams: 2,
       criteria,
-      statistics: [{ name: 'skill', value: 500 }, { name: 'region', value: 'eu' }],
+      statistics: [
+        { name: 'skill', value: 500 },
+        { name: 'region', value: 'eu' },
+      ],
     });
     const otherRegion = await queue(foreign, {
       numTeams: 2,
       criteria,
-      statistics: [{ name: 'skill', value: 950 }, { name: 'region', value: 'us' }],
+      statistics: [
+        { name: 'skill', value: 950 },
+        { name: 'region', value: 'us' },
+      ],
     });
     expect(await matchmaker.runOnce()).toBe(0);
 
     const upperRange = await queue(partner, {
       numTeams: 2,
       criteria,
-      statistics: [{ name: 'skill', value: 950 }, { name: 'region', value: 'eu' }],
+      statistics: [
+        { name: 'skill', value: 950 },
+        { name: 'region', value: 'eu' },
+      ],
     });
     expect(await matchmaker.runOnce()).toBe(1);
 
@@ -297,9 +313,7 @@ describe('matchmaker', () => {
     for (let round = 0; round < 20 && waiting > 0; round += 1) {
       const passes = await Promise.all([matchmaker.runOnce(), matchmaker.runOnce(), matchmaker.runOnce(), matchmaker.runOnce()]);
       created += passes.reduce((sum, count) => sum + count, 0);
-      const { rows } = await api.database.query<{ count: number }>(
-        `SELECT count(*)::int AS count FROM tickets WHERE status = 'SEARCHING'`,
-      );
+      const { rows } = await api.database.query<{ count: number }>(`SELECT count(*)::int AS count FROM tickets WHERE status = 'SEARCHING'`);
       waiting = rows[0].count;
     }
     expect(waiting).toBe(0);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { TestApp, type TestResponse } from './support/test-app.js';
+import { TestApp } from './support/test-app.js';
 import type { PersonaBody as Persona } from './support/api-types.js';
 import { expectErrorBody } from './support/expectations.js';
 

@@ -39,9 +39,17 @@ describe('records as RecordReader reads them, against TypeORM', () => {
     const players = await Promise.all(['host-one', 'host-two'].map((name) => api.signInWithPersona(name)));
     for (const [index, player] of players.entries()) {
       // Sessions with a password and without; tickets; unlocks; skill progress of two kinds.
-      const session = await api.post('/sessions', { numTeams: 2, teamSize: 2, password: index === 0 ? 'secret' : undefined }, { token: player.token });
+      const session = await api.post(
+        '/sessions',
+        { numTeams: 2, teamSize: 2, password: index === 0 ? 'secret' : undefined },
+        { token: player.token },
+      );
       expect(session.status).toBe(201);
-      const ticket = await api.post('/tickets', { numTeams: 2, statistics: [{ name: 'skill', value: 1200 + index }] }, { token: player.token });
+      const ticket = await api.post(
+        '/tickets',
+        { numTeams: 2, statistics: [{ name: 'skill', value: 1200 + index }] },
+        { token: player.token },
+      );
       expect(ticket.status).toBe(201);
       const [achievement] = (await api.get<Array<{ uid: string }>>('/achievements', { token: player.token })).body;
       expect((await api.get(`/achievements/${achievement.uid}/unlock`, { token: player.token })).status).toBe(200);
@@ -58,7 +66,11 @@ describe('records as RecordReader reads them, against TypeORM', () => {
     expect(award.status).toBe(200);
     const gift = await api.post(
       '/inventories/transaction',
-      { personaOneUid: players[0].personaUid, personaTwoUid: players[1].personaUid, personaOneInventoryItems: [{ itemUid: item.uid, quantity: 1 }] },
+      {
+        personaOneUid: players[0].personaUid,
+        personaTwoUid: players[1].personaUid,
+        personaOneInventoryItems: [{ itemUid: item.uid, quantity: 1 }],
+      },
       { token: players[0].token },
     );
     expect(gift.status).toBe(200);
@@ -106,6 +118,6 @@ describe('records as RecordReader reads them, against TypeORM', () => {
     expect(listed.length).toBeGreaterThan(1);
     expect(listed).toStrictEqual(found);
     expect(JSON.stringify(listed)).toBe(JSON.stringify(found));
-    expect(await repository.findOne(found[0].uid as string, admin)).toStrictEqual(found[0]);
+    expect(await repository.findOne(found[0].uid, admin)).toStrictEqual(found[0]);
   });
 });

@@ -25,10 +25,11 @@ describe('database schema', () => {
   });
 
   it('enforces the catalog rules in the database too', async () => {
-    const insert = (sql: string) => api.database.query(sql).then(
-      () => 'accepted',
-      (error: { code: string }) => error.code,
-    );
+    const insert = (sql: string) =>
+      api.database.query(sql).then(
+        () => 'accepted',
+        (error: { code: string }) => error.code,
+      );
     expect(await insert(`INSERT INTO items (name, cost) VALUES ('negative', -1)`)).toBe('23514');
     expect(await insert(`INSERT INTO items (name, "parentUID") VALUES ('orphan', gen_random_uuid())`)).toBe('23503');
     expect(await insert(`INSERT INTO users (provider, subject) VALUES ('idp1', 'twin'), ('idp1', 'twin')`)).toBe('23505');

@@ -123,17 +123,23 @@ describe('the typed client (sdk/)', () => {
   // of the client is that a wrong path, parameter or body does not compile.
   it('type-checks: the client and this test compile against sdk/schema.d.ts', () => {
     const files = ['sdk/index.ts', 'test/sdk.e2e-spec.ts'].map((file) => resolve(file));
-    const config = ts.getParsedCommandLineOfConfigFile(resolve('tsconfig.test.json'), {}, {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    const config = ts.getParsedCommandLineOfConfigFile(
+      resolve('tsconfig.test.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+          throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+        },
       },
-    })!;
+    )!;
     const program = ts.createProgram(files, { ...config.options, noEmit: true });
     const problems = files
       .flatMap((file) => ts.getPreEmitDiagnostics(program, program.getSourceFile(file)))
       .map((diagnostic) => {
-        const where = diagnostic.file ? `${relative(process.cwd(), diagnostic.file.fileName)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}` : '';
+        const where = diagnostic.file
+          ? `${relative(process.cwd(), diagnostic.file.fileName)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}`
+          : '';
         return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
       });
     expect(problems).toEqual([]);

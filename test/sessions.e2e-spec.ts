@@ -203,11 +203,7 @@ describe('sessions', () => {
       const newcomer = randomUUID();
       const session = await createSession(host, { numTeams: 2, teamSize: 1 });
 
-      const response = await api.put<SessionBody>(
-        `/sessions/${session.uid}`,
-        { users: [host.uid, newcomer] },
-        { token: host.token },
-      );
+      const response = await api.put<SessionBody>(`/sessions/${session.uid}`, { users: [host.uid, newcomer] }, { token: host.token });
 
       expect(response.status).toBe(200);
       expect(response.body.users).toEqual([host.uid, newcomer]);
@@ -322,17 +318,38 @@ describe('sessions', () => {
       ['fewer teams than numTeams', { numTeams: 2, teamSize: 2, teams: [{ id: 0, members: [] }] }, 'teams'],
       [
         'more teams than numTeams',
-        { numTeams: 1, teamSize: 2, teams: [{ id: 0, members: [] }, { id: 1, members: [] }] },
+        {
+          numTeams: 1,
+          teamSize: 2,
+          teams: [
+            { id: 0, members: [] },
+            { id: 1, members: [] },
+          ],
+        },
         'teams',
       ],
       [
         'two teams with the same id',
-        { numTeams: 2, teamSize: 2, teams: [{ id: 0, members: [] }, { id: 0, members: [] }] },
+        {
+          numTeams: 2,
+          teamSize: 2,
+          teams: [
+            { id: 0, members: [] },
+            { id: 0, members: [] },
+          ],
+        },
         'teams',
       ],
       [
         'a team with more members than teamSize',
-        { numTeams: 2, teamSize: 1, teams: [{ id: 0, members: [randomUUID(), randomUUID()] }, { id: 1, members: [] }] },
+        {
+          numTeams: 2,
+          teamSize: 1,
+          teams: [
+            { id: 0, members: [randomUUID(), randomUUID()] },
+            { id: 1, members: [] },
+          ],
+        },
         'teams',
       ],
       ['more users than seats', { numTeams: 1, teamSize: 2, users: [randomUUID(), randomUUID(), randomUUID()] }, 'users'],
@@ -355,7 +372,14 @@ describe('sessions', () => {
 
       const response = await api.post<ErrorResponse>(
         '/sessions',
-        { numTeams: 2, teamSize: 2, teams: [{ id: 0, members: [twin] }, { id: 1, members: [twin] }] },
+        {
+          numTeams: 2,
+          teamSize: 2,
+          teams: [
+            { id: 0, members: [twin] },
+            { id: 1, members: [twin] },
+          ],
+        },
         { token: player.token },
       );
 
@@ -369,7 +393,16 @@ describe('sessions', () => {
       ['an unknown status', { status: 'PAUSED' }, 'status'],
       ['an unknown visibility', { visibility: 'HIDDEN' }, 'visibility'],
       ['teams that do not match numTeams', { teams: [{ id: 0, members: [] }] }, 'teams'],
-      ['duplicate team ids', { teams: [{ id: 1, members: [] }, { id: 1, members: [] }] }, 'teams'],
+      [
+        'duplicate team ids',
+        {
+          teams: [
+            { id: 1, members: [] },
+            { id: 1, members: [] },
+          ],
+        },
+        'teams',
+      ],
       ['more users than seats', { users: [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()] }, 'users'],
       ['an unknown field', { mode: 'ranked' }, 'mode'],
       ['a uid that is not the path id', { uid: randomUUID() }, 'uid'],
@@ -406,10 +439,9 @@ describe('sessions', () => {
 
   describe('the join password', () => {
     async function passwordHash(uid: string): Promise<string | null> {
-      const { rows } = await api.database.query<{ passwordHash: string | null }>(
-        'SELECT "passwordHash" FROM sessions WHERE uid = $1',
-        [uid],
-      );
+      const { rows } = await api.database.query<{ passwordHash: string | null }>('SELECT "passwordHash" FROM sessions WHERE uid = $1', [
+        uid,
+      ]);
       return rows[0].passwordHash;
     }
 
@@ -531,7 +563,9 @@ describe('sessions', () => {
 
     it.each(['host', 'member', 'invited', 'admin'])('shows the %s every one of the three sessions in list, count and find', async (who) => {
       const viewer = viewers()[who];
-      const everyUid = Object.values(sessions).map((session) => session.uid).sort();
+      const everyUid = Object.values(sessions)
+        .map((session) => session.uid)
+        .sort();
 
       const list = await api.get<SessionBody[]>(`/sessions?hostUid=${host.uid}&limit=1000`, { token: viewer.token });
       const count = await api.get<CountBody>(`/sessions/count?hostUid=${host.uid}`, { token: viewer.token });

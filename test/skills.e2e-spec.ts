@@ -63,7 +63,9 @@ describe('skill progress', () => {
     return response.body;
   }
 
-  async function storedRows(personaUid: string): Promise<Array<{ archetypeUid: string; skillUid: string; progress: unknown; version: number }>> {
+  async function storedRows(
+    personaUid: string,
+  ): Promise<Array<{ archetypeUid: string; skillUid: string; progress: unknown; version: number }>> {
     const { rows } = await api.database.query(
       'SELECT "archetypeUid", "skillUid", progress, version FROM skill_progress WHERE "personaUid" = $1 ORDER BY "archetypeUid", "skillUid"',
       [personaUid],
@@ -155,7 +157,7 @@ describe('skill progress', () => {
       expect(await storedRows(player.personaUid)).toEqual([{ archetypeUid: 'cleric', skillUid: 'smite', progress: 2, version: 0 }]);
     });
 
-    it("restarts a deleted skill from 0: a number added after the delete is the whole progress", async () => {
+    it('restarts a deleted skill from 0: a number added after the delete is the whole progress', async () => {
       const player = await newPlayer();
       await progress(player, 'bard', 'lute', 10);
       expect((await api.delete(skillPath(player.personaUid, 'bard', 'lute'), { token: player.token })).status).toBe(200);
@@ -357,7 +359,7 @@ describe('skill progress', () => {
       expect(await storedRows(player.personaUid)).toEqual([]);
     });
 
-    it("lets a player write for each of their own personas", async () => {
+    it('lets a player write for each of their own personas', async () => {
       const player = await newPlayer();
       const second = await api.post<PersonaBody>('/personas', { name: 'Alt' }, { token: player.token });
       expect(second.status).toBe(201);

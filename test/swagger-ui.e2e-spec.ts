@@ -137,7 +137,7 @@ describe('Swagger UI in Chromium', () => {
       expect(document.components.schemas.CreateItemDto.properties.name.example).toBe('Iron sword');
     });
 
-    it("pre-fills POST /tickets and /sessions with bodies a player may send as they are: 201, the player in", async () => {
+    it('pre-fills POST /tickets and /sessions with bodies a player may send as they are: 201, the player in', async () => {
       const player = await api.signInPlayer('swagger-tryout');
       for (const path of ['/tickets', '/sessions']) {
         const examples = document.paths[path].post.requestBody!.content['application/json'].examples!;
@@ -174,7 +174,11 @@ describe('Swagger UI in Chromium', () => {
           }
         }
       }
-      expectStatus(operations.find((operation) => operation.name === 'GET /auth/idp1')!, '503', 'provider down');
+      expectStatus(
+        operations.find((operation) => operation.name === 'GET /auth/idp1')!,
+        '503',
+        'provider down',
+      );
       expect(problems).toEqual([]);
       // Each error shows its own example in the UI, not the schema's 400.
       const findItem = document.paths['/items/{id}'].get.responses;

@@ -117,7 +117,7 @@ describe('tickets', () => {
       expect(created).toMatchObject({ hostUid: player.uid, sessionUid: null, version: 0, status: 'SEARCHING' });
     });
 
-    it('lists tickets as a bare JSON array holding the caller\'s ticket', async () => {
+    it("lists tickets as a bare JSON array holding the caller's ticket", async () => {
       const player = await newPlayer('lister');
       const ticket = await createTicket(player, { numTeams: 3 });
 
@@ -295,19 +295,25 @@ describe('tickets', () => {
         () => ({ numTeams: 2, criteria: [{ name: 'skill', minValue: 1 }], statistics: [{ name: 'level', value: 3 }] }),
         'criteria.0.name',
       ],
-      [
-        'a criterion and no statistics at all',
-        () => ({ numTeams: 2, criteria: [{ name: 'skill', maxValue: 10 }] }),
-        'criteria.0.name',
-      ],
+      ['a criterion and no statistics at all', () => ({ numTeams: 2, criteria: [{ name: 'skill', maxValue: 10 }] }), 'criteria.0.name'],
       [
         'two statistics of the same name',
-        () => ({ numTeams: 2, statistics: [{ name: 'skill', value: 1 }, { name: 'skill', value: 2 }] }),
+        () => ({
+          numTeams: 2,
+          statistics: [
+            { name: 'skill', value: 1 },
+            { name: 'skill', value: 2 },
+          ],
+        }),
         'statistics',
       ],
       [
         'a criterion whose minValue exceeds its maxValue',
-        () => ({ numTeams: 2, criteria: [{ name: 'skill', minValue: 1400, maxValue: 1000 }], statistics: [{ name: 'skill', value: 1200 }] }),
+        () => ({
+          numTeams: 2,
+          criteria: [{ name: 'skill', minValue: 1400, maxValue: 1000 }],
+          statistics: [{ name: 'skill', value: 1200 }],
+        }),
         'criteria.0',
       ],
       [
@@ -317,7 +323,11 @@ describe('tickets', () => {
       ],
       ['a party larger than teamSize', (player) => ({ numTeams: 2, teamSize: 1, users: [player.uid, randomUUID()] }), 'users'],
       ['a party larger than the default teamSize of 1', (player) => ({ numTeams: 2, users: [player.uid, randomUUID()] }), 'users'],
-      ['numUsers different from the number of users', (player) => ({ numTeams: 2, teamSize: 2, users: [player.uid], numUsers: 2 }), 'numUsers'],
+      [
+        'numUsers different from the number of users',
+        (player) => ({ numTeams: 2, teamSize: 2, users: [player.uid], numUsers: 2 }),
+        'numUsers',
+      ],
       ['numUsers without users, other than 1', () => ({ numTeams: 2, teamSize: 3, numUsers: 3 }), 'numUsers'],
       ['the same user twice', (player) => ({ numTeams: 2, teamSize: 2, users: [player.uid, player.uid] }), 'users'],
       ['users that leave the player out', () => ({ numTeams: 2, teamSize: 2, users: [randomUUID(), randomUUID()] }), 'users'],
@@ -452,7 +462,10 @@ describe('tickets', () => {
       const first = await newPlayer('matched');
       const second = await newPlayer('matched');
       // A queue of their own, so that no other ticket of this file joins the match.
-      const queue = { criteria: [{ name: 'queue', minValue: 'conflict', maxValue: 'conflict' }], statistics: [{ name: 'queue', value: 'conflict' }] };
+      const queue = {
+        criteria: [{ name: 'queue', minValue: 'conflict', maxValue: 'conflict' }],
+        statistics: [{ name: 'queue', value: 'conflict' }],
+      };
       const mine = await createTicket(first, { numTeams: 2, teamSize: 1, ...queue });
       const theirs = await createTicket(second, { numTeams: 2, teamSize: 1, ...queue });
 

@@ -31,13 +31,13 @@ export class AchievementUnlocksRepository extends RecordRepository<AchievementUn
   async unlockOnce(achievementUid: string, userUid: string): Promise<AchievementUnlock | undefined> {
     let inserted: AchievementUnlock[];
     try {
-      inserted = (await this.dataSource.query(
+      inserted = await this.dataSource.query<AchievementUnlock[]>(
         `INSERT INTO "achievement_unlocks" ("achievementUid", "userUid")
          SELECT "uid", $2 FROM "achievements" WHERE "uid" = $1
          ON CONFLICT ("achievementUid", "userUid") DO NOTHING
          RETURNING *`,
         [achievementUid, userUid],
-      )) as AchievementUnlock[];
+      );
     } catch (error) {
       // The achievement was deleted between the SELECT and the foreign key check.
       const constraint = error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;

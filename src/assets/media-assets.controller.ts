@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, HttpCode, Post } from '@nestjs/common';
-import { ApiExtraModels, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Post } from '@nestjs/common';
+import { ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { CatalogController } from '../common/record.controller.js';
 import { AdminOnly } from '../common/policy.js';
-import { ApiErrors, ApiUidParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, RecordResponse } from '../common/route.decorators.js';
 import { CreateMediaAssetDto } from './dto/create-media-asset.dto.js';
 import { MediaFileDto } from './dto/media-file.dto.js';
 import { UpdateMediaAssetDto } from './dto/update-media-asset.dto.js';

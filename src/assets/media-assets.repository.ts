@@ -14,7 +14,7 @@ export class MediaAssetsRepository extends RecordRepository<MediaAsset> {
    * and the columns keep milliseconds. File dates then equal the asset's dates of the same write.
    */
   async transactionTime(transaction: Transaction): Promise<string> {
-    const [{ now }] = (await transaction.query('SELECT now()::timestamptz(3) AS now')) as Array<{ now: Date }>;
+    const [{ now }] = await transaction.query<Array<{ now: Date }>>('SELECT now()::timestamptz(3) AS now');
     return now.toISOString();
   }
 }

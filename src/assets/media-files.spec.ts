@@ -10,7 +10,12 @@ const T0 = '2026-11-22T09:00:00.000Z';
 const T1 = '2026-11-22T10:00:00.000Z';
 
 const PNG: MediaFileContent = { mimetype: 'image/png', name: 'a.png', uri: 'https://cdn.example.com/a.png', sha256sum: null };
-const WEBP: MediaFileContent = { mimetype: 'image/webp', name: 'a.webp', uri: 'https://cdn.example.com/a.webp', sha256sum: 'ab'.repeat(32) };
+const WEBP: MediaFileContent = {
+  mimetype: 'image/webp',
+  name: 'a.webp',
+  uri: 'https://cdn.example.com/a.webp',
+  sha256sum: 'ab'.repeat(32),
+};
 
 /** Deterministic uids: uid-1, uid-2, ... */
 function uidCounter(): () => string {
@@ -33,7 +38,15 @@ describe('mediaFileContent', () => {
 
 describe('stampMediaFiles', () => {
   it('stamps every file of a new asset with its own uid, both dates and version 0', () => {
-    const files = stampMediaFiles([['default', PNG], ['thumbnail', WEBP]], undefined, T0, uidCounter());
+    const files = stampMediaFiles(
+      [
+        ['default', PNG],
+        ['thumbnail', WEBP],
+      ],
+      undefined,
+      T0,
+      uidCounter(),
+    );
 
     expect(files).toEqual({
       default: { ...PNG, uid: 'uid-1', dateCreated: T0, dateModified: T0, version: 0 },
@@ -42,7 +55,14 @@ describe('stampMediaFiles', () => {
   });
 
   it('uses random UUIDs by default', () => {
-    const files = stampMediaFiles([['default', PNG], ['thumbnail', PNG]], undefined, T0);
+    const files = stampMediaFiles(
+      [
+        ['default', PNG],
+        ['thumbnail', PNG],
+      ],
+      undefined,
+      T0,
+    );
     expect(files.default.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(files.default.uid).not.toBe(files.thumbnail.uid);
   });
@@ -75,7 +95,15 @@ describe('stampMediaFiles', () => {
     });
 
     it('stamps a new key afresh and removes the keys not sent', () => {
-      const files = stampMediaFiles([['default', PNG], ['icon', WEBP]], previous, T1, uidCounter());
+      const files = stampMediaFiles(
+        [
+          ['default', PNG],
+          ['icon', WEBP],
+        ],
+        previous,
+        T1,
+        uidCounter(),
+      );
 
       expect(Object.keys(files)).toEqual(['default', 'icon']);
       expect(files.icon).toEqual({ ...WEBP, uid: 'uid-1', dateCreated: T1, dateModified: T1, version: 0 });
@@ -83,7 +111,15 @@ describe('stampMediaFiles', () => {
 
     it('gives a variant re-added after its removal a new identity', () => {
       const withoutBanner = stampMediaFiles([['default', PNG]], previous, T1, uidCounter());
-      const readded = stampMediaFiles([['default', PNG], ['banner', previous.banner]], withoutBanner, T1, uidCounter());
+      const readded = stampMediaFiles(
+        [
+          ['default', PNG],
+          ['banner', previous.banner],
+        ],
+        withoutBanner,
+        T1,
+        uidCounter(),
+      );
 
       expect(readded.banner).toMatchObject({ uid: 'uid-1', version: 0, dateCreated: T1 });
     });
@@ -129,7 +165,10 @@ describe('files validation (through the global validation pipe)', () => {
 
   it('accepts the service fields of a file sent back with it', async () => {
     await expect(
-      validate(CreateMediaAssetDto, { name: 'Art', files: { default: { ...FILE, uid: 'x', dateCreated: 'x', dateModified: 'x', version: 3 } } }),
+      validate(CreateMediaAssetDto, {
+        name: 'Art',
+        files: { default: { ...FILE, uid: 'x', dateCreated: 'x', dateModified: 'x', version: 3 } },
+      }),
     ).resolves.toBeInstanceOf(CreateMediaAssetDto);
   });
 
@@ -144,9 +183,17 @@ describe('files validation (through the global validation pipe)', () => {
     ['a digest of 65 characters', { name: 'Art', files: { default: { ...FILE, sha256sum: 'a'.repeat(65) } } }, 'files.default.sha256sum'],
     ['a digest that is a number', { name: 'Art', files: { default: { ...FILE, sha256sum: 12 } } }, 'files.default.sha256sum'],
     ['a media type with a space', { name: 'Art', files: { default: { ...FILE, mimetype: 'image/ png' } } }, 'files.default.mimetype'],
-    ['a media type of 256 characters', { name: 'Art', files: { default: { ...FILE, mimetype: `image/${'p'.repeat(250)}` } } }, 'files.default.mimetype'],
+    [
+      'a media type of 256 characters',
+      { name: 'Art', files: { default: { ...FILE, mimetype: `image/${'p'.repeat(250)}` } } },
+      'files.default.mimetype',
+    ],
     ['a javascript: uri', { name: 'Art', files: { default: { ...FILE, uri: 'javascript:alert(1)' } } }, 'files.default.uri'],
-    ['a uri longer than 2048', { name: 'Art', files: { default: { ...FILE, uri: `https://cdn.example.com/${'a'.repeat(2030)}` } } }, 'files.default.uri'],
+    [
+      'a uri longer than 2048',
+      { name: 'Art', files: { default: { ...FILE, uri: `https://cdn.example.com/${'a'.repeat(2030)}` } } },
+      'files.default.uri',
+    ],
     ['an empty file name', { name: 'Art', files: { default: { ...FILE, name: '' } } }, 'files.default.name'],
     ['a missing uri', { name: 'Art', files: { default: { mimetype: 'image/png', name: 'a.png' } } }, 'files.default.uri'],
   ])('refuses %s, naming %s', async (_case, body, field) => {

@@ -34,7 +34,10 @@ export class AuthController {
   @ApiOperation({ summary: 'Sign in with an idp1 (OpenID Connect) token' })
   @ApiHeader(PROVIDER_TOKEN_HEADER)
   @ApiOkResponse({ type: TokenDto })
-  @ApiErrors([401, 'UNAUTHORIZED: the provider token is missing, invalid or expired.'], [503, 'PROVIDER_UNAVAILABLE: the key set could not be fetched.'])
+  @ApiErrors(
+    [401, 'UNAUTHORIZED: the provider token is missing, invalid or expired.'],
+    [503, 'PROVIDER_UNAVAILABLE: the key set could not be fetched.'],
+  )
   @UseGuards(AuthGuard('idp1'))
   @HttpCode(200)
   @Get('idp1')
@@ -46,7 +49,10 @@ export class AuthController {
   @ApiOperation({ summary: 'Sign in with an idp2 (OAuth 2.0 introspection) token' })
   @ApiHeader(PROVIDER_TOKEN_HEADER)
   @ApiOkResponse({ type: TokenDto })
-  @ApiErrors([401, 'UNAUTHORIZED: the provider token is missing or not active.'], [503, 'PROVIDER_UNAVAILABLE: the provider did not answer in 5 s.'])
+  @ApiErrors(
+    [401, 'UNAUTHORIZED: the provider token is missing or not active.'],
+    [503, 'PROVIDER_UNAVAILABLE: the provider did not answer in 5 s.'],
+  )
   @UseGuards(AuthGuard('idp2'))
   @HttpCode(200)
   @Get('idp2')

@@ -45,8 +45,7 @@ import { UsersRepository } from './users.repository.js';
     {
       provide: DEV_IDENTITY_PROVIDER,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
-        !config.isProduction && !config.idp1.jwksUrl ? loadDevIdentityProvider(config.dataDir) : null,
+      useFactory: (config: AppConfig) => (!config.isProduction && !config.idp1.jwksUrl ? loadDevIdentityProvider(config.dataDir) : null),
     },
   ],
 })

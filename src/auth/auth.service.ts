@@ -28,9 +28,7 @@ export class AuthService {
   /** Exchanges a verified provider identity for our JWT, creating the user on the first sign-in. */
   async signIn(identity: ProviderIdentity): Promise<{ token: string }> {
     const user = await this.findOrCreateUser(identity);
-    const roles = this.config.adminUsers.includes(`${identity.provider}:${identity.subject}`)
-      ? [USER_ROLE, ADMIN_ROLE]
-      : [USER_ROLE];
+    const roles = this.config.adminUsers.includes(`${identity.provider}:${identity.subject}`) ? [USER_ROLE, ADMIN_ROLE] : [USER_ROLE];
     const claims: AccessTokenClaims = { sub: user.uid, roles };
     return { token: await this.jwt.signAsync(claims) };
   }

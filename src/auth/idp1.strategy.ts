@@ -11,7 +11,6 @@ import { DevIdentityProvider } from './dev-identity-provider.js';
 import { profileClaims, type ProviderIdentity } from './identity.js';
 import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
 
-
 /** Asymmetric algorithms only: an HS256 token "signed" with a provider's public key is refused. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 

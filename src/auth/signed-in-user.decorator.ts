@@ -3,6 +3,5 @@ import type { ProviderIdentity } from './identity.js';
 
 /** The identity a provider strategy verified (passport puts it on `request.user`). */
 export const SignedInUser = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): ProviderIdentity =>
-    context.switchToHttp().getRequest<{ user: ProviderIdentity }>().user,
+  (_data: unknown, context: ExecutionContext): ProviderIdentity => context.switchToHttp().getRequest<{ user: ProviderIdentity }>().user,
 );

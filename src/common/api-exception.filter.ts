@@ -52,7 +52,8 @@ const DATABASE_ERRORS: Record<string, [HttpStatus, ErrorCode, string]> = {
   '53300': [503, ErrorCode.DATABASE_UNAVAILABLE, 'the database has no free connections'],
 };
 
-const CONNECTION_ERRORS = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is/i;
+const CONNECTION_ERRORS =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is/i;
 
 const logger = new Logger('Errors');
 
@@ -64,7 +65,8 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
     return { ...body(error.getStatus(), error.code, error.message), ...error.extra };
   }
   // Fastify's own errors (body parsing, limits) reach the filter wrapped in an HttpException.
-  const fastifyCode = ((error as { cause?: unknown })?.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown })?.code;
+  const fastifyCode =
+    ((error as { cause?: unknown })?.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown })?.code;
   if (typeof fastifyCode === 'string' && FASTIFY_ERRORS[fastifyCode]) {
     return body(...FASTIFY_ERRORS[fastifyCode]);
   }
@@ -72,9 +74,7 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
     const status = error.getStatus();
     const response = error.getResponse();
     const message =
-      typeof response === 'object' && response !== null && 'message' in response
-        ? [response.message].flat().join('; ')
-        : error.message;
+      typeof response === 'object' && response !== null && 'message' in response ? [response.message].flat().join('; ') : error.message;
     return body(status, CODE_BY_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.VALIDATION_FAILED), message);
   }
   // A query's error comes wrapped by TypeORM; one raised outside a query (BEGIN, COMMIT, a connection
@@ -105,7 +105,7 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
 }
 
 function sqlStateOf(error: unknown): string | undefined {
-  const source = error instanceof QueryFailedError ? error.driverError : error;
+  const source: unknown = error instanceof QueryFailedError ? error.driverError : error;
   const { code, severity } = (source ?? {}) as { code?: unknown; severity?: unknown };
   // pg's DatabaseError has a severity; Node's own errors (ECONNRESET…) have codes that are not SQLSTATEs.
   const isDatabaseError = error instanceof QueryFailedError || typeof severity === 'string';

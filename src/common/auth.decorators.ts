@@ -22,6 +22,5 @@ export const OptionalAuth = () => SetMetadata(IS_OPTIONAL_AUTH, true);
 
 /** The signed-in caller; `undefined` only on @OptionalAuth() routes called anonymously. */
 export const CurrentCaller = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Caller | undefined =>
-    context.switchToHttp().getRequest<AuthenticatedRequest>().caller,
+  (_data: unknown, context: ExecutionContext): Caller | undefined => context.switchToHttp().getRequest<AuthenticatedRequest>().caller,
 );

@@ -71,5 +71,4 @@ export const forbidden = (message: string) => new ApiException(HttpStatus.FORBID
 
 export const conflict = (code: ErrorCode, message: string) => new ApiException(HttpStatus.CONFLICT, code, message);
 
-export const unauthorized = (message: string) =>
-  new ApiException(HttpStatus.UNAUTHORIZED, ErrorCode.UNAUTHORIZED, message);
+export const unauthorized = (message: string) => new ApiException(HttpStatus.UNAUTHORIZED, ErrorCode.UNAUTHORIZED, message);

@@ -16,12 +16,17 @@ import type { FieldType, QueryableFields } from './list-query.js';
  * refuse a document that shows one anyway.
  */
 
-const filterable = new Map<Function, Array<{ property: string; type?: FieldType }>>();
-const secret = new Map<Function, string[]>();
-const hidden = new Map<Function, string[]>();
+/** A class, as decorators see it (`target.constructor`). */
+type Class = abstract new (...args: never[]) => unknown;
 
-function mark(registry: Map<Function, string[]>, target: object, property: string | symbol): void {
-  registry.set(target.constructor, [...(registry.get(target.constructor) ?? []), String(property)]);
+const filterable = new Map<Class, Array<{ property: string; type?: FieldType }>>();
+const secret = new Map<Class, string[]>();
+const hidden = new Map<Class, string[]>();
+
+const classOf = (target: object) => target.constructor as Class;
+
+function mark(registry: Map<Class, string[]>, target: object, property: string | symbol): void {
+  registry.set(classOf(target), [...(registry.get(classOf(target)) ?? []), String(property)]);
 }
 
 /**
@@ -31,9 +36,7 @@ function mark(registry: Map<Function, string[]>, target: object, property: strin
  */
 export function Filterable(type?: FieldType): PropertyDecorator {
   return (target, property) => {
-    const fields = filterable.get(target.constructor) ?? [];
-    fields.push({ property: String(property), type });
-    filterable.set(target.constructor, fields);
+    filterable.set(classOf(target), [...(filterable.get(classOf(target)) ?? []), { property: String(property), type }]);
   };
 }
 
@@ -60,9 +63,13 @@ export function hiddenFromDocs(): Array<{ schema: string; property: string }> {
 }
 
 /** The classes from the entity up to Object, base classes first (their fields come first in lists). */
-function lineage(entity: Function): Function[] {
-  const chain: Function[] = [];
-  for (let current = entity; current && current !== Object && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+function lineage(entity: Class): Class[] {
+  const chain: Class[] = [];
+  for (
+    let current: Class | null = entity;
+    current && current !== Function.prototype;
+    current = Object.getPrototypeOf(current) as Class | null
+  ) {
     chain.unshift(current);
   }
   return chain;
@@ -77,10 +84,10 @@ const COLUMN_TYPES: Record<string, FieldType> = {
   timestamptz: 'date',
 };
 
-const queryableCache = new Map<Function, QueryableFields>();
+const queryableCache = new Map<Class, QueryableFields>();
 
 /** The fields lists of `entity` filter and sort on, with their types, in declaration order. */
-export function queryableFields(entity: Function): QueryableFields {
+export function queryableFields(entity: Class): QueryableFields {
   const known = queryableCache.get(entity);
   if (known) return known;
   const chain = lineage(entity);
@@ -96,10 +103,10 @@ export function queryableFields(entity: Function): QueryableFields {
   return fields;
 }
 
-const secretCache = new Map<Function, ReadonlySet<string> | null>();
+const secretCache = new Map<Class, ReadonlySet<string> | null>();
 
 /** The @Secret() fields of a record's class, or null when it has none (the common case, kept cheap). */
-export function secretFields(entity: Function): ReadonlySet<string> | null {
+export function secretFields(entity: Class): ReadonlySet<string> | null {
   let known = secretCache.get(entity);
   if (known === undefined) {
     const names = lineage(entity).flatMap((owner) => secret.get(owner) ?? []);

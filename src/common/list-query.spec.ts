@@ -227,21 +227,15 @@ describe('parseListQuery', () => {
 
     it('reads like(text) on a text field and leaves % and _ for the database layer to escape', () => {
       expect(parse({ name: 'like(ORD)' }).filters).toEqual([{ field: 'name', operator: 'like', values: ['ORD'] }]);
-      expect(parse({ name: 'like(50%_off)' }).filters).toEqual([
-        { field: 'name', operator: 'like', values: ['50%_off'] },
-      ]);
+      expect(parse({ name: 'like(50%_off)' }).filters).toEqual([{ field: 'name', operator: 'like', values: ['50%_off'] }]);
     });
 
     it('keeps a text value that only looks like SQL as a plain value', () => {
-      expect(parse({ name: "x' OR '1'='1" }).filters).toEqual([
-        { field: 'name', operator: 'eq', values: ["x' OR '1'='1"] },
-      ]);
+      expect(parse({ name: "x' OR '1'='1" }).filters).toEqual([{ field: 'name', operator: 'eq', values: ["x' OR '1'='1"] }]);
     });
 
     it('reads in(...) on a text field as several values', () => {
-      expect(parse({ name: 'in(Sword,Shield)' }).filters).toEqual([
-        { field: 'name', operator: 'in', values: ['Sword', 'Shield'] },
-      ]);
+      expect(parse({ name: 'in(Sword,Shield)' }).filters).toEqual([{ field: 'name', operator: 'in', values: ['Sword', 'Shield'] }]);
     });
 
     describe('typed values', () => {
@@ -261,8 +255,7 @@ describe('parseListQuery', () => {
           { field: 'ownerUid', operator: 'eq', values: ['a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d'] },
         ]);
         expect(
-          parse({ ownerUid: 'in(A1B2C3D4-E5F6-4A7B-8C9D-0E1F2A3B4C5D,11111111-2222-4333-8444-555555555555)' }).filters[0]
-            .values,
+          parse({ ownerUid: 'in(A1B2C3D4-E5F6-4A7B-8C9D-0E1F2A3B4C5D,11111111-2222-4333-8444-555555555555)' }).filters[0].values,
         ).toEqual(['a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', '11111111-2222-4333-8444-555555555555']);
       });
 

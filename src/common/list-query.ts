@@ -59,9 +59,7 @@ export function parseListQuery(raw: RawQuery, fields: QueryableFields, reserved:
 
   const sort = single(raw, 'sort');
   if (sort !== undefined && bracketSort.length > 0) {
-    throw badRequest('sort is given twice: use either sort=... or sort[field]=...', [
-      { field: 'sort', message: 'given twice' },
-    ]);
+    throw badRequest('sort is given twice: use either sort=... or sort[field]=...', [{ field: 'sort', message: 'given twice' }]);
   }
   const requested = sort !== undefined ? parseSortParameter(sort) : bracketSort;
   query.order = buildOrder(requested, fields);
@@ -99,9 +97,7 @@ function parseSortParameter(sort: string): Array<[string, string]> {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw badRequest('sort must be a JSON object such as {"name":"ASC"} or a field name', [
-      { field: 'sort', message: 'not valid JSON' },
-    ]);
+    throw badRequest('sort must be a JSON object such as {"name":"ASC"} or a field name', [{ field: 'sort', message: 'not valid JSON' }]);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw badRequest('sort must be a JSON object such as {"name":"ASC"}', [{ field: 'sort', message: 'not an object' }]);
@@ -125,9 +121,7 @@ function buildOrder(requested: Array<[string, string]>, fields: QueryableFields)
     }
     const direction = rawDirection.toUpperCase();
     if (direction !== 'ASC' && direction !== 'DESC') {
-      throw badRequest(`sort order of "${field}" must be ASC or DESC`, [
-        { field: `sort.${field}`, message: 'must be ASC or DESC' },
-      ]);
+      throw badRequest(`sort order of "${field}" must be ASC or DESC`, [{ field: `sort.${field}`, message: 'must be ASC or DESC' }]);
     }
     order.push({ field, direction });
   }

@@ -26,12 +26,10 @@ export abstract class RecordBodyDto {
   version?: number;
 
   @ApiHideProperty()
-
   @ReadOnlyField()
   dateCreated?: never;
 
   @ApiHideProperty()
-
   @ReadOnlyField()
   dateModified?: never;
 }

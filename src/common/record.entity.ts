@@ -29,7 +29,7 @@ export abstract class RecordEntity {
 
   /** The record as clients see it: every field but the @Secret() ones. */
   toJSON(): object {
-    const hidden = secretFields(this.constructor);
+    const hidden = secretFields(this.constructor as new () => RecordEntity);
     if (!hidden) return this;
     const visible: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(this)) if (!hidden.has(key)) visible[key] = value;

@@ -113,7 +113,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
     const update = transaction
       .createQueryBuilder()
       .update(this.entity)
-      .set({ ...patch, version: () => 'version + 1', dateModified: () => 'now()' } as QueryDeepPartialEntity<T>)
+      .set({ ...patch, version: () => 'version + 1', dateModified: () => 'now()' })
       .where('uid = :uid', { uid });
     if (expectedVersion !== undefined) update.andWhere('version = :expectedVersion', { expectedVersion });
     const [row] = (await update.returning('*').execute()).raw as T[];

@@ -126,7 +126,12 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
 function errorExample(status: ErrorStatus, description: string): ErrorBody {
   const named = description.match(/[A-Z][A-Z_]{2,}/)?.[0];
   const code = named && named in ErrorCode ? (named as ErrorCode) : ErrorCode.VALIDATION_FAILED;
-  const message = EXAMPLE_MESSAGES[code] ?? description.slice(description.indexOf(':') + 1).split(';')[0].trim();
+  const message =
+    EXAMPLE_MESSAGES[code] ??
+    description
+      .slice(description.indexOf(':') + 1)
+      .split(';')[0]
+      .trim();
   return {
     status,
     code,

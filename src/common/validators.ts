@@ -31,4 +31,3 @@ export function IsPrimitiveValue(options?: ValidationOptions): PropertyDecorator
  */
 export const EachNested = () =>
   applyDecorators(IsObject({ each: true, message: '$property must be a list of objects' }), ValidateNested({ each: true }));
-

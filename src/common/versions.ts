@@ -35,9 +35,7 @@ function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,10})"?\s*$/.exec(header);
   if (!match || Number(match[1]) > 2_147_483_647) {
-    throw badRequest('If-Match must hold a record version, such as "3"', [
-      { field: 'If-Match', message: 'not a version' },
-    ]);
+    throw badRequest('If-Match must hold a record version, such as "3"', [{ field: 'If-Match', message: 'not a version' }]);
   }
   return Number(match[1]);
 }

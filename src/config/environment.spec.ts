@@ -37,10 +37,7 @@ describe('parseEnvironment', () => {
 
   it('refuses production without JWT_SECRET and an identity provider, naming both', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
-    expect(problems).toEqual([
-      expect.stringContaining('JWT_SECRET is required'),
-      expect.stringContaining('IDP1_JWKS_URL'),
-    ]);
+    expect(problems).toEqual([expect.stringContaining('JWT_SECRET is required'), expect.stringContaining('IDP1_JWKS_URL')]);
   });
 
   it('accepts production with a secret and one provider, and gives no default admin there', () => {
@@ -56,9 +53,7 @@ describe('parseEnvironment', () => {
   });
 
   it('requires the idp1 and idp2 settings in complete sets', () => {
-    expect(problemsOf({ IDP1_JWKS_URL: 'https://id.example.com/jwks' })).toEqual([
-      expect.stringContaining('IDP1_ISSUER is required'),
-    ]);
+    expect(problemsOf({ IDP1_JWKS_URL: 'https://id.example.com/jwks' })).toEqual([expect.stringContaining('IDP1_ISSUER is required')]);
     expect(problemsOf({ IDP2_INTROSPECTION_URL: 'https://id.example.com/introspect' })).toEqual([
       expect.stringMatching(/IDP2_CLIENT_ID and IDP2_CLIENT_SECRET must be set/),
     ]);

@@ -244,7 +244,10 @@ function parseTrustProxy(value: string | undefined, problems: string[]): boolean
   const lower = value.toLowerCase();
   if (['true', 'yes', '1'].includes(lower)) return true;
   if (['false', 'no', '0'].includes(lower)) return false;
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   const bad = entries.filter((entry) => !PROXY_RANGE_NAMES.includes(entry) && !isAddressOrRange(entry));
   if (entries.length === 0 || bad.length > 0) {
     problems.push(
@@ -269,7 +272,10 @@ function isAddressOrRange(entry: string): boolean {
 /** CORS_ORIGINS: `*`, or comma-separated origins such as https://play.example.com (scheme, host, port). */
 function parseCorsOrigins(value: string | undefined, problems: string[]): string[] {
   if (value === undefined) return [];
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 1 && entries[0] === '*') return ['*'];
   const origins: string[] = [];
   for (const entry of entries) {

@@ -25,7 +25,9 @@ export async function openServiceDatabase(config: AppConfig): Promise<DatabaseLo
   const embedded = await startEmbeddedPostgres({
     directory,
     onUnexpectedExit: (pid) =>
-      new Logger('Database').error(`the embedded PostgreSQL (pid ${pid}) in ${directory} stopped: requests answer 503 until the service restarts`),
+      new Logger('Database').error(
+        `the embedded PostgreSQL (pid ${pid}) in ${directory} stopped: requests answer 503 until the service restarts`,
+      ),
   });
   return { url: embedded.url, description: `embedded PostgreSQL in ${directory}`, close: () => embedded.stop() };
 }

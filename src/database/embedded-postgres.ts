@@ -103,6 +103,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     throw new Error(
       `Embedded PostgreSQL did not start in ${directory}: ${error instanceof Error ? error.message : 'the server exited'}\n` +
         output.join('').trim(),
+      { cause: error },
     );
   }
 
@@ -112,7 +113,10 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   const owner: EmbeddedServerOwner = {
     pid: process.pid,
     port,
-    command: process.argv.slice(1).map((part) => relative(process.cwd(), part) || part).join(' '),
+    command: process.argv
+      .slice(1)
+      .map((part) => relative(process.cwd(), part) || part)
+      .join(' '),
     startedAt: new Date().toISOString(),
   };
   await writeFile(ownerFile(directory), `${JSON.stringify(owner)}\n`);

@@ -13,7 +13,12 @@ export function requireMayOfferFrom(caller: Caller, personaOneOwner: string | un
 }
 
 /** A PENDING trade is accepted or declined by persona two's owner, canceled by persona one's (or an admin). */
-export function requireMayAnswer(caller: Caller, personaUid: string, owner: string | undefined, action: 'accept' | 'decline' | 'cancel'): void {
+export function requireMayAnswer(
+  caller: Caller,
+  personaUid: string,
+  owner: string | undefined,
+  action: 'accept' | 'decline' | 'cancel',
+): void {
   if (!caller.isAdmin && owner !== caller.uid) throw forbidden(`only the owner of persona ${personaUid} may ${action} this trade`);
 }
 

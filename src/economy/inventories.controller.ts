@@ -1,16 +1,13 @@
-import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import type { ListQuery } from '../common/list-query.js';
-import { CountDto } from '../common/record.dto.js';
 import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, RecordResponse } from '../common/route.decorators.js';
 import { CreateTransactionDto } from './dto/create-transaction.dto.js';
 import { InventoryItem } from './inventory-item.entity.js';
 import { InventoriesService } from './inventories.service.js';
 import { InventoryTransaction } from './transaction.entity.js';
 import { TransactionsService } from './transactions.service.js';
-
 
 @ApiTags('inventories')
 @Controller('inventories')
@@ -43,7 +40,10 @@ export class InventoriesController extends RecordController({
   @ApiErrors(
     [400, 'VALIDATION_FAILED: malformed request, unknown persona or item.'],
     [403, 'FORBIDDEN: not your persona one, or AWARD/REMOVAL by a non-admin.'],
-    [409, 'INSUFFICIENT_QUANTITY: a giver holds too little; nothing moved and a FAILED transaction (transactionUid) was stored. IDEMPOTENCY_KEY_REUSED: the key was used for another request.'],
+    [
+      409,
+      'INSUFFICIENT_QUANTITY: a giver holds too little; nothing moved and a FAILED transaction (transactionUid) was stored. IDEMPOTENCY_KEY_REUSED: the key was used for another request.',
+    ],
   )
   @HttpCode(200)
   @Post('transaction')

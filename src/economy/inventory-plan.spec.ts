@@ -1,11 +1,4 @@
-import {
-  affectedHoldings,
-  applyMovements,
-  findShortages,
-  holdingKey,
-  planMovements,
-  type TransactionRequest,
-} from './inventory-plan.js';
+import { affectedHoldings, applyMovements, findShortages, holdingKey, planMovements, type TransactionRequest } from './inventory-plan.js';
 
 const trade = (one: Array<[string, number]>, two: Array<[string, number]> = []): TransactionRequest => ({
   type: 'TRADE',
@@ -43,7 +36,18 @@ describe('trade planning', () => {
   });
 
   it('conserves every traded item: deltas of a trade sum to zero per item', () => {
-    const movements = planMovements(trade([['sword', 2], ['gold', 7]], [['gold', 3], ['gem', 1]]));
+    const movements = planMovements(
+      trade(
+        [
+          ['sword', 2],
+          ['gold', 7],
+        ],
+        [
+          ['gold', 3],
+          ['gem', 1],
+        ],
+      ),
+    );
     const totals = new Map<string, number>();
     for (const { itemUid, delta } of movements) totals.set(itemUid, (totals.get(itemUid) ?? 0) + delta);
     expect([...totals.values()]).toEqual([0, 0, 0]);
@@ -53,30 +57,53 @@ describe('trade planning', () => {
 describe('shortages', () => {
   it('require each giver to hold its whole list before anything moves', () => {
     const request = trade([['sword', 2]], [['gold', 5]]);
-    expect(findShortages(request, holdings([['alice', 'sword', 2], ['bob', 'gold', 5]]))).toEqual([]);
-    expect(findShortages(request, holdings([['alice', 'sword', 1], ['bob', 'gold', 9]]))).toEqual([
-      { personaUid: 'alice', itemUid: 'sword', needed: 2, held: 1 },
-    ]);
+    expect(
+      findShortages(
+        request,
+        holdings([
+          ['alice', 'sword', 2],
+          ['bob', 'gold', 5],
+        ]),
+      ),
+    ).toEqual([]);
+    expect(
+      findShortages(
+        request,
+        holdings([
+          ['alice', 'sword', 1],
+          ['bob', 'gold', 9],
+        ]),
+      ),
+    ).toEqual([{ personaUid: 'alice', itemUid: 'sword', needed: 2, held: 1 }]);
   });
 
   it('do not count what a giver would receive in the same trade', () => {
     // Alice gives 5 gold and gets 3 back: she must hold 5, not 2.
-    expect(findShortages(trade([['gold', 5]], [['gold', 3]]), holdings([['alice', 'gold', 2], ['bob', 'gold', 3]]))).toHaveLength(1);
+    expect(
+      findShortages(
+        trade([['gold', 5]], [['gold', 3]]),
+        holdings([
+          ['alice', 'gold', 2],
+          ['bob', 'gold', 3],
+        ]),
+      ),
+    ).toHaveLength(1);
   });
 
   it('never apply to an award, and apply to a removal', () => {
     const award: TransactionRequest = { ...trade([['gem', 3]]), type: 'AWARD', personaTwoUid: null };
     expect(findShortages(award, new Map())).toEqual([]);
-    expect(findShortages({ ...award, type: 'REMOVAL' }, new Map())).toEqual([
-      { personaUid: 'alice', itemUid: 'gem', needed: 3, held: 0 },
-    ]);
+    expect(findShortages({ ...award, type: 'REMOVAL' }, new Map())).toEqual([{ personaUid: 'alice', itemUid: 'gem', needed: 3, held: 0 }]);
   });
 });
 
 describe('holdings', () => {
   it('after a trade are the holdings before plus the movements', () => {
     const request = trade([['sword', 2]], [['gold', 5]]);
-    const before = holdings([['alice', 'sword', 2], ['bob', 'gold', 5]]);
+    const before = holdings([
+      ['alice', 'sword', 2],
+      ['bob', 'gold', 5],
+    ]);
     const after = applyMovements(before, planMovements(request));
     expect(Object.fromEntries(after)).toEqual({
       'alice/sword': 0,

@@ -37,10 +37,10 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
 
   /** The rows of these personas for these items (a persona that holds none of an item has no row). */
   async holdings(transaction: Transaction, personaUids: string[], itemUids: string[]): Promise<HoldingRows> {
-    const rows = (await transaction.query(
+    const rows = await transaction.query<InventoryItem[]>(
       'SELECT * FROM inventory_items WHERE "personaUid" = ANY($1::uuid[]) AND "itemUid" = ANY($2::uuid[])',
       [personaUids, itemUids],
-    )) as InventoryItem[];
+    );
     return new Map(rows.map((row) => [holdingKey(row.personaUid, row.itemUid), row]));
   }
 

@@ -77,7 +77,15 @@ function snapshotsOf(request: TransactionRequest, affected: Holding[], before: H
       .map(({ itemUid }) => {
         const row = rows.get(holdingKey(personaUid, itemUid));
         return row
-          ? { uid: row.uid, personaUid, itemUid, quantity: row.quantity, version: row.version, dateCreated: row.dateCreated, dateModified: row.dateModified }
+          ? {
+              uid: row.uid,
+              personaUid,
+              itemUid,
+              quantity: row.quantity,
+              version: row.version,
+              dateCreated: row.dateCreated,
+              dateModified: row.dateModified,
+            }
           : { personaUid, itemUid, quantity: 0 };
       });
   const two = request.personaTwoUid;

@@ -1,10 +1,8 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import type { ListQuery } from '../common/list-query.js';
-import { CountDto } from '../common/record.dto.js';
 import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { InventoryTransaction } from './transaction.entity.js';
 import { TransactionsService } from './transactions.service.js';
 

@@ -146,7 +146,10 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     requireMayOfferFrom(caller, owners.get(personaOneUid));
     const missing = await this.items.missing([...new Set([...one, ...two].map((entry) => entry.itemUid))]);
     if (missing.length > 0) {
-      throw badRequest(`no such item: ${missing.join(', ')}`, missing.map((uid) => ({ field: 'itemUid', message: `no item ${uid}` })));
+      throw badRequest(
+        `no such item: ${missing.join(', ')}`,
+        missing.map((uid) => ({ field: 'itemUid', message: `no item ${uid}` })),
+      );
     }
   }
 
@@ -158,7 +161,12 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     return transaction;
   }
 
-  private async requireMayAnswer(db: Transaction, caller: Caller, personaUid: string, action: 'accept' | 'decline' | 'cancel'): Promise<void> {
+  private async requireMayAnswer(
+    db: Transaction,
+    caller: Caller,
+    personaUid: string,
+    action: 'accept' | 'decline' | 'cancel',
+  ): Promise<void> {
     if (caller.isAdmin) return;
     requireMayAnswer(caller, personaUid, (await this.personas.owners([personaUid], db)).get(personaUid), action);
   }

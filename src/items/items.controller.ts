@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { CatalogController } from '../common/record.controller.js';
 import { AdminOnly } from '../common/policy.js';
-import { ApiErrors, ApiUidParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, RecordResponse } from '../common/route.decorators.js';
 import { CreateItemDto } from './dto/create-item.dto.js';
 import { UpdateItemDto } from './dto/update-item.dto.js';
 import { Item } from './item.entity.js';

@@ -35,7 +35,7 @@ export class ItemsRepository extends RecordRepository<Item> {
 
   /** Whether `uid` is `parentUID` itself or one of its ancestors: making it the parent would loop. */
   async isAncestorOrSelf(transaction: Transaction, uid: string, parentUID: string): Promise<boolean> {
-    const [loop] = (await transaction.query(
+    const [loop] = await transaction.query<unknown[]>(
       `WITH RECURSIVE ancestors(uid, "parentUID") AS (
          SELECT uid, "parentUID" FROM items WHERE uid = $1
          UNION
@@ -43,7 +43,7 @@ export class ItemsRepository extends RecordRepository<Item> {
        )
        SELECT 1 FROM ancestors WHERE uid = $2 LIMIT 1`,
       [parentUID, uid],
-    )) as unknown[];
+    );
     return loop !== undefined;
   }
 

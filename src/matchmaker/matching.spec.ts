@@ -67,8 +67,20 @@ describe('criteria', () => {
 
 describe('fitness', () => {
   it('is the weighted sum of statistic differences, weight 1 by default', () => {
-    const a = ticket({ statistics: [{ name: 'skill', value: 100 }, { name: 'level', value: 10 }, { name: 'region', value: 'eu' }] });
-    const b = ticket({ statistics: [{ name: 'skill', value: 150 }, { name: 'level', value: 12 }, { name: 'region', value: 'us' }] });
+    const a = ticket({
+      statistics: [
+        { name: 'skill', value: 100 },
+        { name: 'level', value: 10 },
+        { name: 'region', value: 'eu' },
+      ],
+    });
+    const b = ticket({
+      statistics: [
+        { name: 'skill', value: 150 },
+        { name: 'level', value: 12 },
+        { name: 'region', value: 'us' },
+      ],
+    });
     expect(distance(a, b, {})).toBe(50 + 2 + 1);
     expect(distance(a, b, { skill: 0.1, region: 10 })).toBeCloseTo(5 + 2 + 10);
     expect(distance(a, ticket(), {})).toBe(0);

@@ -47,10 +47,7 @@ export function satisfies(criteria: Criterion[], statistics: Statistic[]): boole
 /** Two tickets can share a session: same shape, and each one's criteria hold for the other. */
 export function compatible(a: WaitingTicket, b: WaitingTicket): boolean {
   return (
-    a.numTeams === b.numTeams &&
-    a.teamSize === b.teamSize &&
-    satisfies(a.criteria, b.statistics) &&
-    satisfies(b.criteria, a.statistics)
+    a.numTeams === b.numTeams && a.teamSize === b.teamSize && satisfies(a.criteria, b.statistics) && satisfies(b.criteria, a.statistics)
   );
 }
 

@@ -1,9 +1,8 @@
-import { Body, Controller, Get, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import type { ListQuery } from '../common/list-query.js';
 import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, RecordResponse } from '../common/route.decorators.js';
 import { CreatePersonaDto } from './dto/create-persona.dto.js';
 import { Persona } from './persona.entity.js';
 import { PersonasService } from './personas.service.js';
@@ -11,7 +10,10 @@ import { PersonasService } from './personas.service.js';
 @ApiTags('personas')
 @Controller('personas')
 export class PersonasController extends RecordController({
-  entity: Persona, name: 'persona', plural: 'personas', listSummary: "List the caller's personas",
+  entity: Persona,
+  name: 'persona',
+  plural: 'personas',
+  listSummary: "List the caller's personas",
   count: false,
   listDescription: "The caller's personas (an admin sees everyone's).",
 }) {
@@ -27,5 +29,4 @@ export class PersonasController extends RecordController({
   create(@Body() body: CreatePersonaDto, @CurrentCaller() caller: Caller): Promise<Persona> {
     return this.personas.create(body.name, caller);
   }
-
 }

@@ -49,7 +49,7 @@ function recordHelmetHeaders(options: HelmetOptions): Record<string, string> {
   } as unknown as ServerResponse;
   let failure: unknown;
   helmet(options)({} as IncomingMessage, response, (error?: unknown) => (failure = error));
-  if (failure) throw failure;
+  if (failure) throw failure instanceof Error ? failure : new Error('helmet failed to compute the security headers', { cause: failure });
   return headers;
 }
 

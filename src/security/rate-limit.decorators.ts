@@ -19,7 +19,10 @@ export const NOT_RATE_LIMITED = 'x-not-rate-limited';
 
 /** No budget applies here (health probes, metrics scrapes). */
 export const NoRateLimit = () =>
-  applyDecorators(SkipThrottle(Object.fromEntries(Object.values(Budget).map((name) => [name, true]))), ApiExtension(NOT_RATE_LIMITED, true));
+  applyDecorators(
+    SkipThrottle(Object.fromEntries(Object.values(Budget).map((name) => [name, true]))),
+    ApiExtension(NOT_RATE_LIMITED, true),
+  );
 
 /** The stricter sign-in budget applies here (the sign-in routes create users and call the providers). */
 export const SignInRateLimit = () => SetMetadata(SIGN_IN_RATE_LIMIT, true);

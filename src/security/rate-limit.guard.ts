@@ -39,8 +39,8 @@ export class RateLimitGuard extends ThrottlerGuard {
     super(options, storage, reflector);
   }
 
-  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return !this.config.rateLimit.enabled || context.getType() !== 'http';
+  protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return Promise.resolve(!this.config.rateLimit.enabled || context.getType() !== 'http');
   }
 
   protected override handleRequest(request: ThrottlerRequest): Promise<boolean> {
@@ -76,7 +76,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     return `ip:${await this.getTracker(request)}`;
   }
 
-  protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected override throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
     const retryAfter = Math.max(1, detail.timeToBlockExpire);
     void context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(retryAfter));
     const budget = detail.key.startsWith(`${Budget.SIGN_IN}:`)
@@ -84,10 +84,12 @@ export class RateLimitGuard extends ThrottlerGuard {
       : detail.tracker.startsWith('user:')
         ? 'requests for this user'
         : 'requests from this address';
-    throw new ApiException(
-      HttpStatus.TOO_MANY_REQUESTS,
-      ErrorCode.RATE_LIMITED,
-      `too many ${budget}: at most ${detail.limit} a minute; retry in ${retryAfter} s`,
+    return Promise.reject(
+      new ApiException(
+        HttpStatus.TOO_MANY_REQUESTS,
+        ErrorCode.RATE_LIMITED,
+        `too many ${budget}: at most ${detail.limit} a minute; retry in ${retryAfter} s`,
+      ),
     );
   }
 }

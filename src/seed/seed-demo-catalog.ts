@@ -54,7 +54,11 @@ export async function seedDemoCatalog(dataSource: DataSource): Promise<SeedRepor
         uid,
         name,
         description,
-        files: stampMediaFiles(Object.entries(files).map(([key, file]) => [key, mediaFileContent(file)]), undefined, now),
+        files: stampMediaFiles(
+          Object.entries(files).map(([key, file]) => [key, mediaFileContent(file)]),
+          undefined,
+          now,
+        ),
         version: 0,
         ownerUid: null,
       })),

@@ -23,10 +23,15 @@ describe('session roster', () => {
   });
 
   it('keeps the teams given, adds their members to users and seats the rest', () => {
-    const roster = buildRoster(2, 2, ['a'], [
-      { id: 7, members: ['b'] },
-      { id: 9, members: [] },
-    ]);
+    const roster = buildRoster(
+      2,
+      2,
+      ['a'],
+      [
+        { id: 7, members: ['b'] },
+        { id: 9, members: [] },
+      ],
+    );
     expect(roster).toEqual({
       users: ['a', 'b'],
       teams: [
@@ -39,8 +44,32 @@ describe('session roster', () => {
   it('refuses more users than seats, the wrong number of teams, duplicate ids and double seats', () => {
     expect(refusal(() => buildRoster(1, 2, ['a', 'b', 'c'], undefined))).toMatch(/do not fit/);
     expect(refusal(() => buildRoster(2, 2, [], [{ id: 0, members: [] }]))).toMatch(/numTeams \(2\)/);
-    expect(refusal(() => buildRoster(2, 2, [], [{ id: 1, members: [] }, { id: 1, members: [] }]))).toMatch(/distinct/);
-    expect(refusal(() => buildRoster(2, 2, [], [{ id: 0, members: ['a'] }, { id: 1, members: ['a'] }]))).toMatch(/two teams/);
+    expect(
+      refusal(() =>
+        buildRoster(
+          2,
+          2,
+          [],
+          [
+            { id: 1, members: [] },
+            { id: 1, members: [] },
+          ],
+        ),
+      ),
+    ).toMatch(/distinct/);
+    expect(
+      refusal(() =>
+        buildRoster(
+          2,
+          2,
+          [],
+          [
+            { id: 0, members: ['a'] },
+            { id: 1, members: ['a'] },
+          ],
+        ),
+      ),
+    ).toMatch(/two teams/);
     expect(refusal(() => buildRoster(1, 1, [], [{ id: 0, members: ['a', 'b'] }]))).toMatch(/more than teamSize/);
   });
 
@@ -56,7 +85,13 @@ describe('session roster', () => {
 
   it('removes a leaver from users and their team', () => {
     const roster = buildRoster(2, 1, ['a', 'b'], undefined);
-    expect(unseat(roster, 'a')).toEqual({ users: ['b'], teams: [{ id: 0, members: [] }, { id: 1, members: ['b'] }] });
+    expect(unseat(roster, 'a')).toEqual({
+      users: ['b'],
+      teams: [
+        { id: 0, members: [] },
+        { id: 1, members: ['b'] },
+      ],
+    });
     expect(unseat(roster, 'nobody')).toEqual(roster);
   });
 });

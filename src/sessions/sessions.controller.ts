@@ -1,11 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
-import { CountDto } from '../common/record.dto.js';
 import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, IfMatch, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { recordUpdate } from '../common/versions.js';
 import { CreateSessionDto } from './dto/create-session.dto.js';
 import { UpdateSessionDto } from './dto/update-session.dto.js';
@@ -85,12 +83,10 @@ export class SessionsController extends RecordController({
   @ApiUidParam('id', 'session')
   @ApiQuery({ name: 'password', required: false, description: 'The join password, when the session has one.' })
   @RecordResponse(Session)
-  @ApiErrors(
-    400,
-    [403, 'FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED.'],
-    404,
-    [409, 'CONFLICT: the session is full or has ended.'],
-  )
+  @ApiErrors(400, [403, 'FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED.'], 404, [
+    409,
+    'CONFLICT: the session is full or has ended.',
+  ])
   @Get(':id/join')
   join(@UidParam() id: string, @CurrentCaller() caller: Caller, @Query('password') password?: string): Promise<Session> {
     return this.sessions.join(id, caller, typeof password === 'string' ? password : undefined);

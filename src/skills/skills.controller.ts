@@ -24,12 +24,18 @@ class SkillIdPipe implements PipeTransform<string, string> {
 
 const ArchetypeParam = () => Param('archetypeUid', new SkillIdPipe('archetypeUid'));
 const SkillParam = () => Param('skillUid', new SkillIdPipe('skillUid'));
-const ApiPath = (...names: Array<'archetypeUid' | 'skillUid'>) => (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
-  ApiParam({ name: 'personaUid', format: 'uuid', type: 'string', description: "The persona's uid." })(target, key, descriptor);
-  for (const name of names) {
-    ApiParam({ name, schema: { type: 'string', pattern: SKILL_ID.source }, description: `The game's ${name.replace('Uid', '')} id.` })(target, key, descriptor);
-  }
-};
+const ApiPath =
+  (...names: Array<'archetypeUid' | 'skillUid'>) =>
+  (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
+    ApiParam({ name: 'personaUid', format: 'uuid', type: 'string', description: "The persona's uid." })(target, key, descriptor);
+    for (const name of names) {
+      ApiParam({ name, schema: { type: 'string', pattern: SKILL_ID.source }, description: `The game's ${name.replace('Uid', '')} id.` })(
+        target,
+        key,
+        descriptor,
+      );
+    }
+  };
 
 /**
  * Skill progress, under /personas/{personaUid}/... Reads are public (optional auth), like a player's

@@ -1,11 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, HttpCode, Post, Put } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
-import { CountDto } from '../common/record.dto.js';
 import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, IfMatch, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { recordUpdate } from '../common/versions.js';
 import { CreateTicketDto } from './dto/create-ticket.dto.js';
 import { UpdateTicketDto } from './dto/update-ticket.dto.js';

@@ -77,8 +77,8 @@ export class Cluster {
         ...this.extraEnvironment,
       },
     });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const instance: Instance = {
       index,
       port,
@@ -90,9 +90,13 @@ export class Cluster {
       exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
     };
     this.instances[index] = instance;
-    await waitUntil(async () => (await fetch(`${instance.url}/health/ready`)).ok, 60_000, () => {
-      if (child.exitCode !== null) throw new Error(`instance ${index} exited early:\n${output}`);
-    });
+    await waitUntil(
+      async () => (await fetch(`${instance.url}/health/ready`)).ok,
+      60_000,
+      () => {
+        if (child.exitCode !== null) throw new Error(`instance ${index} exited early:\n${output}`);
+      },
+    );
     return instance;
   }
 
@@ -127,14 +131,7 @@ export interface Reply {
 }
 
 /** One JSON request; a network failure (refused, reset) is reported as status 0 with the error code. */
-export async function call(
-  base: string,
-  method: string,
-  path: string,
-  token?: string,
-  body?: unknown,
-  timeoutMs = 20_000,
-): Promise<Reply> {
+export async function call(base: string, method: string, path: string, token?: string, body?: unknown, timeoutMs = 20_000): Promise<Reply> {
   const started = Date.now();
   try {
     const response = await fetch(`${base}${path}`, {
@@ -189,7 +186,7 @@ export function postOnNewConnection(
         let text = '';
         response.on('data', (chunk: Buffer) => (text += chunk.toString()));
         response.on('end', () => {
-          let parsed: { code?: string } = {};
+          let parsed: { code?: string };
           try {
             parsed = JSON.parse(text) as { code?: string };
           } catch {
@@ -200,7 +197,9 @@ export function postOnNewConnection(
         response.on('error', (error: NodeJS.ErrnoException) => resolve({ key: idempotencyKey, status: 0, body: { code: error.code } }));
       },
     );
-    outgoing.on('error', (error: NodeJS.ErrnoException) => resolve({ key: idempotencyKey, status: 0, body: { code: error.code ?? 'network' } }));
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ key: idempotencyKey, status: 0, body: { code: error.code ?? 'network' } }),
+    );
     outgoing.end(payload);
   });
 }

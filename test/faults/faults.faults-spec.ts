@@ -23,7 +23,9 @@ describe('faults and scale-out', () => {
   };
   /** The log lines of any instance that mention a request id. */
   const loggedFor = (requestId: unknown) =>
-    cluster.instances.flatMap((instance) => instance.output.split('\n').filter((line) => typeof requestId === 'string' && line.includes(requestId)));
+    cluster.instances.flatMap((instance) =>
+      instance.output.split('\n').filter((line) => typeof requestId === 'string' && line.includes(requestId)),
+    );
 
   beforeAll(async () => {
     execFileSync('npx', ['nest', 'build'], { stdio: 'pipe' });
@@ -100,9 +102,11 @@ describe('faults and scale-out', () => {
       Promise.all(players.map((player) => call(next(), 'GET', `/sessions/${session.body.uid}/join`, player.token))),
       Promise.all(Array.from({ length: 60 }, () => call(next(), 'POST', skillPath, players[0].token, { value: 1 }))),
       Promise.all(
-        players.slice(10).map((player) =>
-          call(next(), 'POST', '/tickets', player.token, { numTeams: 2, teamSize: 2, statistics: [{ name: 'skill', value: 1 }] }),
-        ),
+        players
+          .slice(10)
+          .map((player) =>
+            call(next(), 'POST', '/tickets', player.token, { numTeams: 2, teamSize: 2, statistics: [{ name: 'skill', value: 1 }] }),
+          ),
       ),
       // 200 trades from 24 clients at a time: load, not a stampede (many more at once on 12 personas
       // queue on their row locks past the pools' 5 s wait, and 503 is then the right answer).
@@ -189,7 +193,9 @@ describe('faults and scale-out', () => {
       phase = 'during';
       await cluster.stopDatabase();
       await new Promise((resolve) => setTimeout(resolve, outageMs / 2));
-      readyDuringOutage = await Promise.all(cluster.instances.map(async (instance) => (await call(instance.url, 'GET', '/health/ready')).status));
+      readyDuringOutage = await Promise.all(
+        cluster.instances.map(async (instance) => (await call(instance.url, 'GET', '/health/ready')).status),
+      );
       await new Promise((resolve) => setTimeout(resolve, outageMs / 2));
       await cluster.startDatabase();
       const restartedAt = Date.now();
@@ -199,7 +205,8 @@ describe('faults and scale-out', () => {
         return statuses.every((status) => status === 200);
       }, 30_000).catch((error: Error) => {
         const state = cluster.instances.map(
-          (instance, index) => `instance ${index}: ready ${statuses[index]}, exit ${instance.process.exitCode}\n${instance.output.slice(-1500)}`,
+          (instance, index) =>
+            `instance ${index}: ready ${statuses[index]}, exit ${instance.process.exitCode}\n${instance.output.slice(-1500)}`,
         );
         throw new Error(`${error.message} after the database came back\n${state.join('\n')}`);
       });
@@ -213,7 +220,10 @@ describe('faults and scale-out', () => {
 
     const during = phases.during;
     const slowest = Math.max(...during.map((reply) => reply.took));
-    const stored = await cluster.db.query(`SELECT count(*)::int AS n FROM transactions WHERE uid = ANY($1::uuid[]) AND status = 'COMPLETED'`, [acknowledged]);
+    const stored = await cluster.db.query(
+      `SELECT count(*)::int AS n FROM transactions WHERE uid = ANY($1::uuid[]) AND status = 'COMPLETED'`,
+      [acknowledged],
+    );
     console.log(
       'database outage',
       JSON.stringify({

@@ -44,7 +44,17 @@ interface Parameter {
 }
 
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        requestBody?: { content: Record<string, { schema: Schema }> };
+        responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+      }
+    >
+  >;
   components: { schemas: Record<string, Schema> };
 }
 
@@ -94,21 +104,133 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
 
 /** Strings that have broken parsers, SQL, JSON and unicode handling somewhere before. */
 export const NASTY_STRINGS = [
-  '', ' ', '\t', 'null', 'undefined', 'NaN', '-NaN', 'Infinity', '-Infinity', '-1', '-0', '0', '1.5', '.5', '1e309', '-1e309', '1e-400',
-  '0x1F', '0b11', '1_000', '١٢', '１２', '9'.repeat(40), '2147483648', '-2147483649', '9007199254740993', '1,2', ' 7 ',
-  "' OR '1'='1", "'; DROP TABLE items; --", '" OR 1=1 --', '1; SELECT pg_sleep(10)', 'name"; DROP TABLE users; --',
-  '$1', ':uid', '?', '%', '_', '\\', '\\%', '%_%', '*', "E'\\x00'", '/*', '*/', '--',
-  '{"$gt":""}', '{"__proto__":{"isAdmin":true}}', '{"constructor":{"prototype":{"isAdmin":true}}}', '[]', '{}', '[{}]', 'true', 'false',
-  '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf',
-  '\u0000', 'a\u0000b', '\ud800', 'x\udfffx', '\udc00\ud800', '\u202e', '\ufeff', '\u200b', '😀', '𝕏', 'ǅ', 'İ', 'ß', '\u0085', '\r\n', '\x1b[31m',
-  '../../etc/passwd', '..', '%2e%2e%2f', '%00', '%zz', '%', '<script>alert(1)</script>', '${7*7}', '{{7*7}}', '#{7*7}',
-  '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '00000000-0000-4000-8000-00000000000g',
-  '{00000000-0000-4000-8000-000000000000}', '00000000000040008000000000000000',
-  'gt(1)', 'gt()', 'in()', 'in(,)', 'range(1)', 'range(,)', 'range(2,1)', 'like()', 'like(%)', 'like(\\)', 'ne(null)', 'gt(1) OR 1=1',
-  `in(${'1,'.repeat(150)}1)`, 'in(a,b', 'lte(9999-12-31)', 'gte(-1e309)',
-  'ASC', 'DESC', 'desc', 'asc; drop table x', 'ASC NULLS FIRST', 'RANDOM()',
-  '2024-02-30', '0000-01-01', '9999-12-31T23:59:59.999999Z', '2024-01-01T25:00:00Z', '1970-01-01T00:00:00+99:99', '-001000-01-01',
-  'en', 'pt-BR', 'x-klingon', 'zh-Hant-TW-u-nu-hanidec', '*;q=0.5', 'en;q=NaN', 'en;q=-1', ',,,;;;',
+  '',
+  ' ',
+  '\t',
+  'null',
+  'undefined',
+  'NaN',
+  '-NaN',
+  'Infinity',
+  '-Infinity',
+  '-1',
+  '-0',
+  '0',
+  '1.5',
+  '.5',
+  '1e309',
+  '-1e309',
+  '1e-400',
+  '0x1F',
+  '0b11',
+  '1_000',
+  '١٢',
+  '１２',
+  '9'.repeat(40),
+  '2147483648',
+  '-2147483649',
+  '9007199254740993',
+  '1,2',
+  ' 7 ',
+  "' OR '1'='1",
+  "'; DROP TABLE items; --",
+  '" OR 1=1 --',
+  '1; SELECT pg_sleep(10)',
+  'name"; DROP TABLE users; --',
+  '$1',
+  ':uid',
+  '?',
+  '%',
+  '_',
+  '\\',
+  '\\%',
+  '%_%',
+  '*',
+  "E'\\x00'",
+  '/*',
+  '*/',
+  '--',
+  '{"$gt":""}',
+  '{"__proto__":{"isAdmin":true}}',
+  '{"constructor":{"prototype":{"isAdmin":true}}}',
+  '[]',
+  '{}',
+  '[{}]',
+  'true',
+  'false',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffx',
+  '\udc00\ud800',
+  '\u202e',
+  '\ufeff',
+  '\u200b',
+  '😀',
+  '𝕏',
+  'ǅ',
+  'İ',
+  'ß',
+  '\u0085',
+  '\r\n',
+  '\x1b[31m',
+  '../../etc/passwd',
+  '..',
+  '%2e%2e%2f',
+  '%00',
+  '%zz',
+  '%',
+  '<script>alert(1)</script>',
+  '${7*7}',
+  '{{7*7}}',
+  '#{7*7}',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  '00000000-0000-4000-8000-00000000000g',
+  '{00000000-0000-4000-8000-000000000000}',
+  '00000000000040008000000000000000',
+  'gt(1)',
+  'gt()',
+  'in()',
+  'in(,)',
+  'range(1)',
+  'range(,)',
+  'range(2,1)',
+  'like()',
+  'like(%)',
+  'like(\\)',
+  'ne(null)',
+  'gt(1) OR 1=1',
+  `in(${'1,'.repeat(150)}1)`,
+  'in(a,b',
+  'lte(9999-12-31)',
+  'gte(-1e309)',
+  'ASC',
+  'DESC',
+  'desc',
+  'asc; drop table x',
+  'ASC NULLS FIRST',
+  'RANDOM()',
+  '2024-02-30',
+  '0000-01-01',
+  '9999-12-31T23:59:59.999999Z',
+  '2024-01-01T25:00:00Z',
+  '1970-01-01T00:00:00+99:99',
+  '-001000-01-01',
+  'en',
+  'pt-BR',
+  'x-klingon',
+  'zh-Hant-TW-u-nu-hanidec',
+  '*;q=0.5',
+  'en;q=NaN',
+  'en;q=-1',
+  ',,,;;;',
 ];
 
 const nastyString = fc.constantFrom(...NASTY_STRINGS);
@@ -117,16 +239,33 @@ const nastyString = fc.constantFrom(...NASTY_STRINGS);
  * Single characters that break storage, escaping or display when they sit inside an otherwise fine
  * value. NUL comes thrice: PostgreSQL stores it in neither text nor jsonb.
  */
-const SPIKES = ['\u0000', '\u0000', '\u0000', '\ud800', '\udfff', '\u202e', '\u2028', '\ufeff', '\u0085', '\x7f', '\r\n', "'", '"', '\\', '%', '_', '😀', '\u0301'];
+const SPIKES = [
+  '\u0000',
+  '\u0000',
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\u202e',
+  '\u2028',
+  '\ufeff',
+  '\u0085',
+  '\x7f',
+  '\r\n',
+  "'",
+  '"',
+  '\\',
+  '%',
+  '_',
+  '😀',
+  '\u0301',
+];
 
 /** `base` with a spike character put in somewhere: a value that passes a length check but not the storage. */
 export function spiked(base: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  return fc
-    .tuple(base, fc.constantFrom(...SPIKES), fc.nat())
-    .map(([text, spike, at]) => {
-      const index = text.length === 0 ? 0 : at % (text.length + 1);
-      return text.slice(0, index) + spike + text.slice(index);
-    });
+  return fc.tuple(base, fc.constantFrom(...SPIKES), fc.nat()).map(([text, spike, at]) => {
+    const index = text.length === 0 ? 0 : at % (text.length + 1);
+    return text.slice(0, index) + spike + text.slice(index);
+  });
 }
 
 /** Any string a client could send: nasty literals, random unicode, huge ones, number-like and uuid-like ones. */
@@ -148,7 +287,9 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.oneof(fc.double(), fc.integer(), fc.bigInt()).map(String) },
   {
     weight: 1,
-    arbitrary: fc.uuid().chain((uuid) => fc.constantFrom(uuid, uuid.toUpperCase(), uuid.slice(1), `${uuid}0`, uuid.replace(/-/g, ''), ` ${uuid}`)),
+    arbitrary: fc
+      .uuid()
+      .chain((uuid) => fc.constantFrom(uuid, uuid.toUpperCase(), uuid.slice(1), `${uuid}0`, uuid.replace(/-/g, ''), ` ${uuid}`)),
   },
 );
 
@@ -157,16 +298,35 @@ class RawJson {
   constructor(readonly text: string) {}
 }
 
-const depth = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 20, max: 200 }) }, { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 50_000 }) });
+const depth = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 20, max: 200 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 50_000 }) },
+);
 
 const rawJson: fc.Arbitrary<RawJson> = fc.oneof(
   depth.map((n) => new RawJson('['.repeat(n) + ']'.repeat(n))),
   depth.map((n) => new RawJson('{"a":'.repeat(n) + '1' + '}'.repeat(n))),
   fc.constantFrom(
     ...[
-      '1e400', '-1e400', '1E+2', '123456789012345678901234567890', '-0', '0.0000000000000000000001', '1.0', '-9007199254740993',
-      '"\\u0000"', '"a\\u0000b"', '"\\ud800"', '"\\udc00\\ud800"', '"\\uDFFF"', '"\\u202e"', '{"__proto__":{"admin":true}}',
-      '{"a":1,"a":2}', '{"":""}', '[null]', '[[],[[]]]',
+      '1e400',
+      '-1e400',
+      '1E+2',
+      '123456789012345678901234567890',
+      '-0',
+      '0.0000000000000000000001',
+      '1.0',
+      '-9007199254740993',
+      '"\\u0000"',
+      '"a\\u0000b"',
+      '"\\ud800"',
+      '"\\udc00\\ud800"',
+      '"\\uDFFF"',
+      '"\\u202e"',
+      '{"__proto__":{"admin":true}}',
+      '{"a":1,"a":2}',
+      '{"":""}',
+      '[null]',
+      '[[],[[]]]',
     ].map((text) => new RawJson(text)),
   ),
 );
@@ -176,7 +336,27 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: hostileString },
   {
     weight: 2,
-    arbitrary: fc.constantFrom(null, true, false, 0, -1, -0.5, 1.5, 1e308, -1e308, 2147483648, -2147483649, 9007199254740993, [], {}, [null], [[]], { '': '' }),
+    arbitrary: fc.constantFrom(
+      null,
+      true,
+      false,
+      0,
+      -1,
+      -0.5,
+      1.5,
+      1e308,
+      -1e308,
+      2147483648,
+      -2147483649,
+      // Past Number.MAX_SAFE_INTEGER on purpose: a client's JSON may hold it.
+      // eslint-disable-next-line no-loss-of-precision
+      9007199254740993,
+      [],
+      {},
+      [null],
+      [[]],
+      { '': '' },
+    ),
   },
   { weight: 1, arbitrary: fc.double() },
   { weight: 1, arbitrary: fc.integer({ min: -2_147_483_648, max: 2_147_483_647 }) },
@@ -200,7 +380,10 @@ export function toJsonText(value: unknown): string {
 // Values from schemas
 // ---------------------------------------------------------------------------------------------------
 
-const FIELD_NAMES = fc.oneof(nastyString, fc.constantFrom('uid', 'version', 'ownerUid', 'userUid', 'passwordHash', 'isAdmin', 'roles', 'createdByUid'));
+const FIELD_NAMES = fc.oneof(
+  nastyString,
+  fc.constantFrom('uid', 'version', 'ownerUid', 'userUid', 'passwordHash', 'isAdmin', 'roles', 'createdByUid'),
+);
 
 type Path = Array<string | number>;
 
@@ -226,7 +409,8 @@ export class SchemaValues {
     const schema = this.resolve(raw);
     const generated = this.validByType(schema);
     const options: Array<fc.WeightedArbitrary<unknown>> = [{ weight: 3, arbitrary: generated }];
-    if (schema.example !== undefined) options.push({ weight: 2, arbitrary: fc.constant(schema.example).map((value) => structuredClone(value)) });
+    if (schema.example !== undefined)
+      options.push({ weight: 2, arbitrary: fc.constant(schema.example).map((value) => structuredClone(value)) });
     if (schema.nullable) options.push({ weight: 1, arbitrary: fc.constant(null) });
     return fc.oneof(...options);
   }
@@ -234,17 +418,22 @@ export class SchemaValues {
   /** A valid value with exactly one thing wrong: a spiked string, a hostile value, a field missing, added or wrapped in a list. */
   withOneFault(schema: Schema): fc.Arbitrary<unknown> {
     return fc
-      .tuple(this.valid(schema), fc.constantFrom('spike', 'spike', 'spike', 'replace', 'replace', 'drop', 'extra', 'number', 'wrap', 'wrap'), fc.nat(), hostileJson, FIELD_NAMES, fc.constantFrom(...SPIKES), fc.nat())
+      .tuple(
+        this.valid(schema),
+        fc.constantFrom('spike', 'spike', 'spike', 'replace', 'replace', 'drop', 'extra', 'number', 'wrap', 'wrap'),
+        fc.nat(),
+        hostileJson,
+        FIELD_NAMES,
+        fc.constantFrom(...SPIKES),
+        fc.nat(),
+      )
       .map(([value, fault, pick, hostile, name, spike, at]) => withFault(value, fault, pick, hostile, name, spike, at));
   }
 
   /** Anything goes, at every level: wrong types, extra fields, hostile strings. */
   chaos(raw: Schema, level = 0): fc.Arbitrary<unknown> {
     const schema = this.resolve(raw);
-    return fc.oneof(
-      { weight: 4, arbitrary: this.chaosByType(schema, level) },
-      { weight: level === 0 ? 0 : 1, arbitrary: hostileJson },
-    );
+    return fc.oneof({ weight: 4, arbitrary: this.chaosByType(schema, level) }, { weight: level === 0 ? 0 : 1, arbitrary: hostileJson });
   }
 
   private validByType(schema: Schema): fc.Arbitrary<unknown> {
@@ -255,7 +444,10 @@ export class SchemaValues {
         return this.validString(schema);
       case 'integer':
       case 'number':
-        return fc.integer({ min: Math.max(schema.minimum ?? -1_000_000, -2_147_483_648), max: Math.min(schema.maximum ?? 1_000_000, 2_147_483_647) });
+        return fc.integer({
+          min: Math.max(schema.minimum ?? -1_000_000, -2_147_483_648),
+          max: Math.min(schema.maximum ?? 1_000_000, 2_147_483_647),
+        });
       case 'boolean':
         return fc.boolean();
       case 'array':
@@ -265,7 +457,10 @@ export class SchemaValues {
         const entries = Object.entries(schema.properties ?? {}).map(([name, property]) =>
           required.has(name)
             ? this.valid(property).map((value): [string, unknown] | undefined => [name, value])
-            : fc.option(this.valid(property).map((value): [string, unknown] => [name, value]), { nil: undefined }),
+            : fc.option(
+                this.valid(property).map((value): [string, unknown] => [name, value]),
+                { nil: undefined },
+              ),
         );
         if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
           const values = schema.additionalProperties;
@@ -278,9 +473,11 @@ export class SchemaValues {
   }
 
   private validString(schema: Schema): fc.Arbitrary<string> {
-    if (schema.format === 'uuid') return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...this.knownUidsOrOne()) }, { weight: 1, arbitrary: fc.uuid() });
+    if (schema.format === 'uuid')
+      return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...this.knownUidsOrOne()) }, { weight: 1, arbitrary: fc.uuid() });
     if (schema.format === 'uri') return fc.constantFrom('https://cdn.example.com/a.png', 'http://localhost:8080/x?y=1');
-    if (schema.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
+    if (schema.format === 'date-time')
+      return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
     if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
     const maxLength = Math.max(1, Math.min(schema.maxLength ?? 30, 30));
     return fc.string({ unit: 'grapheme-composite', minLength: Math.min(schema.minLength ?? 1, maxLength), maxLength });
@@ -301,8 +498,12 @@ export class SchemaValues {
         return fc.array(this.chaos(schema.items ?? {}, level + 1), { maxLength: 4 });
       default: {
         const required = new Set(schema.required ?? []);
-        const entries: Array<fc.Arbitrary<[string, unknown] | undefined>> = Object.entries(schema.properties ?? {}).map(([name, property]) =>
-          fc.option(this.chaos(property, level + 1).map((value): [string, unknown] => [name, value]), { nil: undefined, freq: required.has(name) ? 9 : 2 }),
+        const entries: Array<fc.Arbitrary<[string, unknown] | undefined>> = Object.entries(schema.properties ?? {}).map(
+          ([name, property]) =>
+            fc.option(
+              this.chaos(property, level + 1).map((value): [string, unknown] => [name, value]),
+              { nil: undefined, freq: required.has(name) ? 9 : 2 },
+            ),
         );
         if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
           entries.push(fc.tuple(fc.oneof(fc.constant('default'), FIELD_NAMES), this.chaos(schema.additionalProperties, level + 1)));
@@ -322,7 +523,8 @@ export class SchemaValues {
 /** Own properties even for names like __proto__, as JSON.parse would make them. */
 function toObject(pairs: Array<[string, unknown] | undefined>): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (const pair of pairs) if (pair) Object.defineProperty(result, pair[0], { value: pair[1], enumerable: true, writable: true, configurable: true });
+  for (const pair of pairs)
+    if (pair) Object.defineProperty(result, pair[0], { value: pair[1], enumerable: true, writable: true, configurable: true });
   return result;
 }
 
@@ -359,6 +561,7 @@ function withFault(value: unknown, fault: string, pick: number, hostile: unknown
     case 'number': {
       const path = choose(places.filter((place) => typeof at(copy, place) === 'number'));
       if (!path) break;
+      // eslint-disable-next-line no-loss-of-precision -- past MAX_SAFE_INTEGER on purpose, as above
       set(path, [-1, 0.5, -0.5, 1e308, -1e308, 2147483648, 9007199254740993, 0][position % 8]);
       return copy;
     }
@@ -370,10 +573,12 @@ function withFault(value: unknown, fault: string, pick: number, hostile: unknown
     }
     case 'wrap': {
       // A list where a record was expected: [record] in its place.
-      const path = choose(places.filter((place) => {
-        const node = at(copy, place);
-        return node !== null && typeof node === 'object' && !Array.isArray(node);
-      }));
+      const path = choose(
+        places.filter((place) => {
+          const node = at(copy, place);
+          return node !== null && typeof node === 'object' && !Array.isArray(node);
+        }),
+      );
       if (!path) return [copy];
       set(path, [at(copy, path)]);
       return copy;
@@ -470,17 +675,20 @@ export function percentEncode(text: string): string {
 /** An `a=b&c=d` query string, encoded as a client would, or now and then sent raw (`%zz`, `&`, `=` as they are). */
 function queryText(pairs: Array<[string, string]>, raw: boolean): string {
   if (pairs.length === 0) return '';
+  // eslint-disable-next-line no-control-regex -- control characters are what a raw query must encode
   const encode = raw ? (text: string) => text.replace(/[#\s\x00-\x1f\x7f]|[^\x00-\x7f]+/g, percentEncode) : percentEncode;
   return `?${pairs.map(([key, value]) => `${encode(key)}=${encode(value)}`).join('&')}`;
 }
 
 /** A filter value the field's type allows (then wrapped in an operator, and maybe spiked). */
 function typedFilterValue(operation: Operation, values: SchemaValues): fc.Arbitrary<[string, string]> {
-  const properties = operation.listItem ? values.resolve(operation.listItem).properties ?? {} : {};
+  const properties = operation.listItem ? (values.resolve(operation.listItem).properties ?? {}) : {};
   const fields = (operation.listFields ?? []).filter((field) => properties[field]);
   if (fields.length === 0) return fc.tuple(fc.constant('uid'), fc.uuid());
   return fc.constantFrom(...fields).chain((field) => {
-    const value = values.valid(properties[field]).map((raw) => (raw !== null && typeof raw === 'object' ? JSON.stringify(raw) : String(raw)));
+    const value = values
+      .valid(properties[field])
+      .map((raw) => (raw !== null && typeof raw === 'object' ? JSON.stringify(raw) : String(raw)));
     const wrapped = fc.oneof(
       value,
       fc.tuple(fc.constantFrom('ne', 'gt', 'gte', 'lt', 'lte', 'like'), value).map(([op, text]) => `${op}(${text})`),
@@ -499,15 +707,21 @@ function listQuery(operation: Operation, values: SchemaValues): fc.Arbitrary<Arr
     .map((pairs) => toJsonText(Object.fromEntries(pairs)));
   const sortValue = fc.oneof(sortObject, field, hostileString, hostileJson.map(toJsonText));
   const operator = fc.constantFrom('', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'range', 'like', 'between', 'eq', 'GT');
-  const argument = fc.oneof(hostileString, spiked(fc.constantFrom('Sword', '12', '2026-01-01', 'true', '00000000-0000-4000-8000-000000000000')));
-  const filterValue = fc.tuple(operator, fc.array(argument, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([op, args, closed]) =>
-    op === '' ? args[0] : `${op}(${args.join(',')}${closed ? ')' : ''}`,
+  const argument = fc.oneof(
+    hostileString,
+    spiked(fc.constantFrom('Sword', '12', '2026-01-01', 'true', '00000000-0000-4000-8000-000000000000')),
   );
+  const filterValue = fc
+    .tuple(operator, fc.array(argument, { minLength: 1, maxLength: 3 }), fc.boolean())
+    .map(([op, args, closed]) => (op === '' ? args[0] : `${op}(${args.join(',')}${closed ? ')' : ''}`));
   const pair: fc.Arbitrary<[string, string]> = fc.oneof(
     fc.tuple(fc.constant('limit'), fc.oneof(hostileString, fc.integer({ min: -5, max: 2000 }).map(String))),
     fc.tuple(fc.constant('skip'), fc.oneof(hostileString, fc.integer({ min: -5, max: 2 ** 53 }).map(String))),
     fc.tuple(fc.constant('sort'), sortValue),
-    fc.tuple(field.map((name) => `sort[${name}]`), direction),
+    fc.tuple(
+      field.map((name) => `sort[${name}]`),
+      direction,
+    ),
     fc.tuple(field, filterValue),
     typedFilterValue(operation, values),
     typedFilterValue(operation, values),
@@ -523,7 +737,11 @@ function otherQuery(operation: Operation): fc.Arbitrary<Array<[string, string]>>
 
 function body(operation: Operation, values: SchemaValues): fc.Arbitrary<{ payload?: string; contentType?: string }> {
   const json = (text: fc.Arbitrary<string>) =>
-    fc.tuple(text, fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }))
+    fc
+      .tuple(
+        text,
+        fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
+      )
       .map(([payload, contentType]) => ({ payload, contentType }));
   const malformed = fc.oneof(
     fc.constantFrom('{', '{"name":', '[1,2', 'nul', '{"a":1}}', "{'a':1}", '{"a":1,}', '\ufeff{}', '{"a":"\u0000"}', ' ', '\u0000'),
@@ -534,7 +752,12 @@ function body(operation: Operation, values: SchemaValues): fc.Arbitrary<{ payloa
     { weight: 3, arbitrary: json(hostileJson.map(toJsonText)) },
     { weight: 2, arbitrary: json(malformed) },
     { weight: 1, arbitrary: json(oversized) },
-    { weight: 1, arbitrary: fc.tuple(hostileString, fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined })).map(([payload, contentType]) => ({ payload, contentType })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(hostileString, fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined }))
+        .map(([payload, contentType]) => ({ payload, contentType })),
+    },
   );
   if (!operation.body) return fc.oneof({ weight: 8, arbitrary: fc.constant({}) }, { weight: 2, arbitrary: any });
   return fc.oneof(
@@ -564,7 +787,11 @@ export function fuzzRequest(operation: Operation, targets: FuzzTargets): fc.Arbi
   );
   const extraHeaders = fc.record(
     {
-      'if-match': fc.oneof(headerValue, fc.nat().map((version) => `"${version}"`), fc.constantFrom('*', 'W/"0"', '"0", "1"')),
+      'if-match': fc.oneof(
+        headerValue,
+        fc.nat().map((version) => `"${version}"`),
+        fc.constantFrom('*', 'W/"0"', '"0", "1"'),
+      ),
       'idempotency-key': headerValue,
       'accept-language': headerValue,
       'x-request-id': headerValue,

@@ -68,7 +68,12 @@ export class TestApp {
     const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
     url.pathname = `/${databaseName}`;
 
-    const config = parseEnvironment({ ...BASE_ENVIRONMENT, DATA_DIR: process.env.TEST_DATA_DIR, DATABASE_URL: url.toString(), ...environment });
+    const config = parseEnvironment({
+      ...BASE_ENVIRONMENT,
+      DATA_DIR: process.env.TEST_DATA_DIR,
+      DATABASE_URL: url.toString(),
+      ...environment,
+    });
 
     const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
     const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), {

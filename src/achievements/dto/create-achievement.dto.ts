@@ -18,7 +18,13 @@ export class CreateAchievementDto extends RecordBodyDto {
    * The badge shown for the achievement. Its form is the game's choice (the interface document leaves
    * it open): a media asset uid, a URL, a sprite name. At most 2048 characters.
    */
-  @ApiProperty({ type: 'string', nullable: true, required: false, maxLength: 2048, example: 'https://cdn.example.com/badges/dragon-slayer.png' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    required: false,
+    maxLength: 2048,
+    example: 'https://cdn.example.com/badges/dragon-slayer.png',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2048)

@@ -25,7 +25,7 @@ export class CreateMediaAssetDto extends RecordBodyDto {
     description:
       `The file variants, by key (1 to ${MAX_VARIANTS} keys of 1 to 64 characters of A-Z, a-z, 0-9, _, . and -). ` +
       '`default` is required. The whole map is replaced on update: variants left out are removed; a variant ' +
-      'sent unchanged keeps its uid, dates and version, a changed one gets version + 1. The service\'s ' +
+      "sent unchanged keeps its uid, dates and version, a changed one gets version + 1. The service's " +
       'fields of a file (uid, dates, version) may be sent back and are ignored.',
     additionalProperties: { $ref: getSchemaPath(MediaFileDto) },
     example: MEDIA_FILES_EXAMPLE,

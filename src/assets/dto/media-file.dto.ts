@@ -28,10 +28,7 @@ export class MediaFileDto {
   @ApiProperty({ example: 'https://cdn.example.com/items/sword-iron.png', format: 'uri', maxLength: 2048 })
   @IsString()
   @MaxLength(2048)
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-    { message: 'must be an http or https URL' },
-  )
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: 'must be an http or https URL' })
   uri: string;
 
   /** Hex SHA-256 digest of the file (64 characters); stored in lower case. */
@@ -81,9 +78,7 @@ export class NotAMediaFileMap extends Map<string, MediaFileDto> {}
 export function toMediaFileMap(raw: unknown): unknown {
   if (raw === undefined) return raw;
   if (!isPlainObject(raw)) return new NotAMediaFileMap();
-  return new Map(
-    Object.entries(raw).map(([key, value]) => [key, isPlainObject(value) ? plainToInstance(MediaFileDto, value) : null]),
-  );
+  return new Map(Object.entries(raw).map(([key, value]) => [key, isPlainObject(value) ? plainToInstance(MediaFileDto, value) : null]));
 }
 
 /** What is wrong with the map as a whole (its keys), or undefined. The variants are checked one by one elsewhere. */
@@ -91,7 +86,7 @@ export function mediaFileMapProblem(value: unknown): string | undefined {
   if (!(value instanceof Map) || value instanceof NotAMediaFileMap) {
     return 'must be an object mapping variant keys (default, thumbnail, ...) to file objects';
   }
-  const badKey = [...value.keys()].find((key: string) => !VARIANT_KEY.test(key));
+  const badKey = [...(value as Map<string, unknown>).keys()].find((key) => !VARIANT_KEY.test(key));
   if (badKey !== undefined) {
     return `has the variant key ${JSON.stringify(badKey)}: keys are 1 to 64 characters of A-Z, a-z, 0-9, _, . and -`;
   }

@@ -54,9 +54,7 @@ export class SessionsAndTickets1763800000001 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "tickets_users_idx" ON "tickets" USING gin ("users")`);
     await queryRunner.query(`CREATE INDEX "tickets_hostUid_idx" ON "tickets" ("hostUid")`);
     // The matchmaker's queue: waiting tickets, oldest first.
-    await queryRunner.query(
-      `CREATE INDEX "tickets_searching_idx" ON "tickets" ("dateCreated", "uid") WHERE "status" = 'SEARCHING'`,
-    );
+    await queryRunner.query(`CREATE INDEX "tickets_searching_idx" ON "tickets" ("dateCreated", "uid") WHERE "status" = 'SEARCHING'`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -61,9 +61,7 @@ export class AssetsAndAchievements1763800000002 implements MigrationInterface {
         CONSTRAINT "achievement_unlocks_achievementUid_userUid_key" UNIQUE ("achievementUid", "userUid")
       )`);
     // The caller's unlocks, in list order.
-    await queryRunner.query(
-      `CREATE INDEX "achievement_unlocks_userUid_idx" ON "achievement_unlocks" ("userUid", "dateCreated", "uid")`,
-    );
+    await queryRunner.query(`CREATE INDEX "achievement_unlocks_userUid_idx" ON "achievement_unlocks" ("userUid", "dateCreated", "uid")`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

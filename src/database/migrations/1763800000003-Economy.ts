@@ -84,9 +84,7 @@ export class Economy1763800000003 implements MigrationInterface {
         "version" integer NOT NULL DEFAULT 0,
         CONSTRAINT "skill_progress_skill_key" UNIQUE ("personaUid", "archetypeUid", "skillUid")
       )`);
-    await queryRunner.query(
-      `CREATE INDEX "skill_progress_persona_idx" ON "skill_progress" ("personaUid", "dateCreated", "uid")`,
-    );
+    await queryRunner.query(`CREATE INDEX "skill_progress_persona_idx" ON "skill_progress" ("personaUid", "dateCreated", "uid")`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -26,7 +26,13 @@ export class CreateItemDto extends RecordBodyDto {
   cost?: number;
 
   /** Up to 100 `{ name, value }` pairs (default none). */
-  @ApiProperty({ type: [StatDto], example: [{ name: 'damage', value: 12 }, { name: 'twoHanded', value: false }] })
+  @ApiProperty({
+    type: [StatDto],
+    example: [
+      { name: 'damage', value: 12 },
+      { name: 'twoHanded', value: false },
+    ],
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)

@@ -11,8 +11,7 @@ function IsProgressValue(): PropertyDecorator {
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message:
-          'value must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)',
+        message: 'value must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)',
       },
       validator: {
         validate: (value: unknown) =>
