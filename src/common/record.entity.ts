@@ -32,7 +32,7 @@ export abstract class RecordEntity {
     const hidden = secretFields(this.constructor as new () => RecordEntity);
     if (!hidden) return this;
     const visible: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(this)) if (!hidden.has(key)) visible[key] = value;
+    for (const key in this) if (!hidden.has(key)) visible[key] = this[key];
     return visible;
   }
 }
