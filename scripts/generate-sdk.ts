@@ -32,7 +32,8 @@ export async function renderSdkSchema(document: OpenAPIObject): Promise<string> 
 async function buildDocument(): Promise<OpenAPIObject> {
   const { NestFactory } = await import('@nestjs/core');
   const { AppModule } = await import('../src/app.module.js');
-  const { createFastifyAdapter, createOpenApiDocument } = await import('../src/app.setup.js');
+  const { createFastifyAdapter } = await import('../src/app.setup.js');
+  const { createOpenApiDocument } = await import('../src/openapi/openapi.document.js');
   const { parseEnvironment } = await import('../src/config/environment.js');
   // The document must not depend on the machine that generates it: the development defaults, whatever
   // the shell says (a production shell without JWT_SECRET would otherwise stop here).

@@ -34,7 +34,6 @@ export function createGameBackendClient(options: GameBackendClientOptions): Game
   const client = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch,
-    querySerializer: serializeQuery,
   });
   const { token } = options;
   if (token !== undefined) {
@@ -50,26 +49,4 @@ export function createGameBackendClient(options: GameBackendClientOptions): Game
     client.use(authorize);
   }
   return client;
-}
-
-/**
- * The list routes take their filters as plain query parameters (`cost=lt(200)`); the document
- * describes them as one `filters` object. Its entries become parameters of their own here, next to
- * `limit`, `skip` and `sort`.
- */
-export function serializeQuery(query: Record<string, unknown>): string {
-  const search = new URLSearchParams();
-  const append = (name: string, value: unknown) => {
-    if (value === undefined || value === null) return;
-    if (Array.isArray(value)) for (const entry of value as Array<string | number | boolean>) search.append(name, String(entry));
-    else search.append(name, typeof value === 'string' ? value : JSON.stringify(value));
-  };
-  for (const [name, value] of Object.entries(query)) {
-    if (name === 'filters' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [field, filter] of Object.entries(value)) append(field, filter);
-    } else {
-      append(name, value);
-    }
-  }
-  return search.toString();
 }

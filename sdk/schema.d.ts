@@ -876,16 +876,51 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        HealthDto: Record<string, never>;
+        HealthDto: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+        };
         /** @enum {string} */
         ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "DUPLICATE" | "INSUFFICIENT_QUANTITY" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorDetail: {
+            /**
+             * @description The field or query parameter at fault, as a path (`stats.0.name`).
+             * @example limit
+             */
+            field: string;
+            /** @example must not exceed 1000 */
+            message: string;
+        };
         ErrorBody: {
-            /** @example 400 */
+            /**
+             * @description The HTTP status, repeated for clients that only see the body.
+             * @example 400
+             */
             status: number;
             /** @example VALIDATION_FAILED */
             code: components["schemas"]["ErrorCode"];
-            /** @example limit must not exceed 1000 */
+            /**
+             * @description What went wrong, for a developer to read.
+             * @example limit must not exceed 1000
+             */
             message: string;
+            /**
+             * @description The request id, also sent as the `X-Request-Id` header: quote it when reporting a problem.
+             * @example 5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15
+             */
+            requestId: string;
+            /** @description Field-level details, where there are any. */
+            errors?: components["schemas"]["ErrorDetail"][];
+            /** @description On VERSION_CONFLICT: the version the record has now. */
+            currentVersion?: number;
+            /**
+             * Format: uuid
+             * @description On INSUFFICIENT_QUANTITY: the FAILED transaction that was stored.
+             */
+            transactionUid?: string;
         };
         TokenDto: {
             /** @example eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0YzFiM2EzZSJ9.c2lnbmF0dXJl */
@@ -893,11 +928,29 @@ export interface components {
         };
         CreatePersonaDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /**
              * @description The name shown to other players.
              * @example Mira the Swift
@@ -932,11 +985,29 @@ export interface components {
         };
         CreateItemDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /** @example Iron sword */
             name: string;
             /** @example A plain but trusty blade. */
@@ -1030,11 +1101,29 @@ export interface components {
         };
         UpdateItemDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /** @example Iron sword */
             name?: string;
             /** @example A plain but trusty blade. */
@@ -1077,7 +1166,10 @@ export interface components {
             parentUID?: string | null;
         };
         CountDto: {
-            /** @description How many records the caller may see match the filters (limit and skip do not cap it). */
+            /**
+             * @description How many records the caller may see match the filters (limit and skip do not cap it).
+             * @example 42
+             */
             count: number;
         };
         /**
@@ -1102,11 +1194,29 @@ export interface components {
         };
         CreateSessionDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /**
              * @description How many teams (1..100).
              * @example 2
@@ -1156,6 +1266,16 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
+            /**
+             * Format: uuid
+             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
+             */
+            readonly hostUid?: string;
+            /**
+             * Format: uuid
+             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
+             */
+            readonly serverUid?: string | null;
         };
         Team: {
             /**
@@ -1211,11 +1331,29 @@ export interface components {
         };
         UpdateSessionDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /**
              * @description How many teams (1..100).
              * @example 2
@@ -1265,6 +1403,16 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
+            /**
+             * Format: uuid
+             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
+             */
+            readonly hostUid?: string;
+            /**
+             * Format: uuid
+             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
+             */
+            readonly serverUid?: string | null;
         };
         CriterionDto: {
             /**
@@ -1291,11 +1439,29 @@ export interface components {
         };
         CreateTicketDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /**
              * @description Teams in the session wanted (1..100).
              * @example 2
@@ -1346,6 +1512,16 @@ export interface components {
              * @enum {string}
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
+            /**
+             * Format: uuid
+             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
+             */
+            readonly hostUid?: string;
+            /**
+             * Format: uuid
+             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
+             */
+            readonly sessionUid?: string | null;
         };
         /**
          * @description SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only.
@@ -1416,11 +1592,29 @@ export interface components {
         };
         UpdateTicketDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /**
              * @description Teams in the session wanted (1..100).
              * @example 2
@@ -1471,9 +1665,17 @@ export interface components {
              * @enum {string}
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
+            /**
+             * Format: uuid
+             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
+             */
+            readonly hostUid?: string;
+            /**
+             * Format: uuid
+             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
+             */
+            readonly sessionUid?: string | null;
         };
-        /** @enum {string} */
-        TransactionType: "TRADE" | "AWARD" | "REMOVAL";
         ItemQuantityDto: {
             /**
              * Format: uuid
@@ -1486,9 +1688,12 @@ export interface components {
              */
             quantity: number;
         };
-        CreateTransactionDto: {
-            /** @default TRADE */
-            type?: components["schemas"]["TransactionType"];
+        TradeTransactionDto: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "TRADE";
             /**
              * Format: uuid
              * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
@@ -1496,10 +1701,9 @@ export interface components {
             personaOneUid: string;
             /**
              * Format: uuid
-             * @description Required for a TRADE (another persona); absent for AWARD and REMOVAL.
              * @example d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60
              */
-            personaTwoUid?: string | null;
+            personaTwoUid: string;
             /**
              * @example [
              *       {
@@ -1509,8 +1713,86 @@ export interface components {
              *     ]
              */
             personaOneInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+            /** @example [] */
             personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
         };
+        AwardTransactionDto: {
+            /**
+             * Format: uuid
+             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
+             */
+            personaOneUid: string;
+            /**
+             * @example [
+             *       {
+             *         "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+             *         "quantity": 1
+             *       }
+             *     ]
+             */
+            personaOneInventoryItems: components["schemas"]["ItemQuantityDto"][];
+            /**
+             * @description No place in an award or a removal.
+             * @example null
+             */
+            personaTwoUid?: null;
+            /**
+             * @description Empty, if sent.
+             * @example []
+             */
+            personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "AWARD";
+        };
+        RemovalTransactionDto: {
+            /**
+             * Format: uuid
+             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
+             */
+            personaOneUid: string;
+            /**
+             * @example [
+             *       {
+             *         "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+             *         "quantity": 1
+             *       }
+             *     ]
+             */
+            personaOneInventoryItems: components["schemas"]["ItemQuantityDto"][];
+            /**
+             * @description No place in an award or a removal.
+             * @example null
+             */
+            personaTwoUid?: null;
+            /**
+             * @description Empty, if sent.
+             * @example []
+             */
+            personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "REMOVAL";
+        };
+        /** @enum {string} */
+        TransactionType: "TRADE" | "AWARD" | "REMOVAL";
+        /**
+         * @example {
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaTwoUid": "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ]
+         *     }
+         */
+        CreateTransactionDto: components["schemas"]["TradeTransactionDto"] | components["schemas"]["AwardTransactionDto"] | components["schemas"]["RemovalTransactionDto"];
         /**
          * @description PENDING (waiting for persona two's owner), COMPLETED, FAILED (a quantity was short), CANCELED or DECLINED.
          * @enum {string}
@@ -1689,11 +1971,29 @@ export interface components {
         };
         CreateMediaAssetDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /** @example Iron sword artwork */
             name: string;
             /** @example Inventory icon and thumbnail of the iron sword. */
@@ -1768,11 +2068,29 @@ export interface components {
         };
         UpdateMediaAssetDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /** @example Iron sword artwork */
             name?: string;
             /** @example Inventory icon and thumbnail of the iron sword. */
@@ -1799,11 +2117,29 @@ export interface components {
         };
         CreateTextAssetDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /** @example Welcome banner */
             name: string;
             /** @example Shown on the title screen. */
@@ -1866,11 +2202,29 @@ export interface components {
         };
         UpdateTextAssetDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /** @example Welcome banner */
             name?: string;
             /** @example Shown on the title screen. */
@@ -1891,11 +2245,29 @@ export interface components {
         };
         CreateAchievementDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /** @example Dragon slayer */
             name: string;
             /** @example Defeat the red dragon of the northern peaks. */
@@ -1960,11 +2332,29 @@ export interface components {
         };
         UpdateAchievementDto: {
             /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
             /** @example Dragon slayer */
             name?: string;
             /** @example Defeat the red dragon of the northern peaks. */
@@ -1997,6 +2387,8 @@ export interface operations {
             /** @description Metrics in the Prometheus text exposition format. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2016,6 +2408,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2035,6 +2429,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2044,6 +2440,10 @@ export interface operations {
             /** @description DATABASE_UNAVAILABLE: the database did not answer. */
             503: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,6 +2474,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2083,6 +2485,8 @@ export interface operations {
             /** @description UNAUTHORIZED: the provider token is missing, invalid or expired. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2100,6 +2504,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2119,6 +2525,10 @@ export interface operations {
             /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
             503: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2149,6 +2559,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2158,6 +2570,8 @@ export interface operations {
             /** @description UNAUTHORIZED: the provider token is missing or not active. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2175,6 +2589,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2194,6 +2610,10 @@ export interface operations {
             /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
             503: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2215,12 +2635,32 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, userUid, name. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, userUid, name. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, userUid, name as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                userUid?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
             };
             header?: never;
             path?: never;
@@ -2230,6 +2670,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2239,6 +2681,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2262,6 +2706,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2279,6 +2725,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2289,6 +2737,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2312,6 +2781,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    /** @description The path of the record created, e.g. `/items/{uid}`. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2321,6 +2796,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2344,6 +2821,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2358,9 +2837,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2371,6 +2890,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2394,6 +2934,10 @@ export interface operations {
             /** @description The persona, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2403,6 +2947,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2426,6 +2972,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2443,6 +2991,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2460,6 +3010,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2476,6 +3028,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ItemsController_findAll: {
@@ -2483,12 +3056,48 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: string;
+                /** @description Sorts on cost, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[cost]"?: string;
+                /** @description Sorts on assetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[assetId]"?: string;
+                /** @description Sorts on iconAssetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[iconAssetId]"?: string;
+                /** @description Sorts on parentUID, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[parentUID]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                description?: string;
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                cost?: string;
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                assetId?: string;
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                iconAssetId?: string;
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                parentUID?: string;
             };
             header?: never;
             path?: never;
@@ -2498,6 +3107,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2507,6 +3118,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2530,6 +3143,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2547,6 +3162,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2557,6 +3174,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2580,6 +3218,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    /** @description The path of the record created, e.g. `/items/{uid}`. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2589,6 +3233,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2612,6 +3258,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2629,6 +3277,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2643,9 +3293,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2656,6 +3346,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2679,6 +3390,10 @@ export interface operations {
             /** @description The item, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2688,6 +3403,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2711,6 +3428,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2728,6 +3447,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2745,6 +3466,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2761,13 +3484,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ItemsController_update: {
         parameters: {
             query?: never;
-            header: {
-                "if-match": string;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: string;
             };
             path: {
                 /** @description The item's uid (UUID). */
@@ -2783,6 +3528,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2792,6 +3541,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2815,6 +3566,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2832,6 +3585,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2849,6 +3604,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2866,6 +3623,8 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2881,9 +3640,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2894,6 +3693,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -2917,6 +3737,8 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2924,6 +3746,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2947,6 +3771,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2964,6 +3790,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2981,6 +3809,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2998,6 +3828,8 @@ export interface operations {
             /** @description CONFLICT: the item is the parent of other items. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,9 +3844,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3025,6 +3897,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3038,12 +3931,48 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: string;
+                /** @description Sorts on cost, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[cost]"?: string;
+                /** @description Sorts on assetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[assetId]"?: string;
+                /** @description Sorts on iconAssetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[iconAssetId]"?: string;
+                /** @description Sorts on parentUID, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[parentUID]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                description?: string;
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                cost?: string;
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                assetId?: string;
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                iconAssetId?: string;
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                parentUID?: string;
             };
             header?: never;
             path?: never;
@@ -3053,6 +3982,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3062,6 +3993,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3085,6 +4018,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3102,6 +4037,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3112,6 +4049,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3125,12 +4083,48 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: string;
+                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: string;
+                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: string;
+                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: string;
+                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                visibility?: string;
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numTeams?: string;
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                teamSize?: string;
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                hostUid?: string;
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                serverUid?: string;
             };
             header?: never;
             path?: never;
@@ -3140,6 +4134,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3149,6 +4145,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3172,6 +4170,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3189,6 +4189,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3199,6 +4201,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3222,6 +4245,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    /** @description The path of the record created, e.g. `/items/{uid}`. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3231,6 +4260,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3254,6 +4285,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3268,9 +4301,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3281,6 +4354,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3301,13 +4395,36 @@ export interface operations {
             /** @description All sessions removed; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "MALFORMED_JSON",
+                     *       "message": "the body is not valid JSON",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3325,6 +4442,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3339,9 +4458,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3352,6 +4511,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3375,6 +4555,10 @@ export interface operations {
             /** @description The session, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3384,6 +4568,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3407,6 +4593,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,6 +4612,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +4631,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3457,13 +4649,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SessionsController_update: {
         parameters: {
             query?: never;
-            header: {
-                "if-match": string;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: string;
             };
             path: {
                 /** @description The session's uid (UUID). */
@@ -3479,6 +4693,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3488,6 +4706,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,6 +4731,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3528,6 +4750,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3545,6 +4769,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3562,6 +4788,8 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,9 +4805,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3590,6 +4858,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3613,6 +4902,8 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3620,6 +4911,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3643,6 +4936,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3660,6 +4955,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3677,6 +4974,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3691,9 +4990,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3704,6 +5043,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3729,6 +5089,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3738,6 +5102,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3761,6 +5127,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3778,6 +5146,8 @@ export interface operations {
             /** @description FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3795,6 +5165,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3812,6 +5184,8 @@ export interface operations {
             /** @description CONFLICT: the session is full or has ended. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3829,6 +5203,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3839,6 +5215,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3862,6 +5259,8 @@ export interface operations {
             /** @description Left; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3869,6 +5268,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3892,6 +5293,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3909,6 +5312,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3926,6 +5331,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3936,6 +5343,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -3949,12 +5377,48 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: string;
+                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: string;
+                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: string;
+                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: string;
+                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                visibility?: string;
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numTeams?: string;
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                teamSize?: string;
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                hostUid?: string;
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                serverUid?: string;
             };
             header?: never;
             path?: never;
@@ -3964,6 +5428,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3973,6 +5439,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3996,6 +5464,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4013,6 +5483,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4023,6 +5495,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4036,12 +5529,48 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: string;
+                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: string;
+                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: string;
+                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: string;
+                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numTeams?: string;
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                teamSize?: string;
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numUsers?: string;
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                hostUid?: string;
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                sessionUid?: string;
             };
             header?: never;
             path?: never;
@@ -4051,6 +5580,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4060,6 +5591,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4083,6 +5616,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4100,6 +5635,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4110,6 +5647,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4133,6 +5691,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    /** @description The path of the record created, e.g. `/items/{uid}`. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4142,6 +5706,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +5731,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4179,9 +5747,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4192,6 +5800,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4212,13 +5841,36 @@ export interface operations {
             /** @description All tickets removed; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "MALFORMED_JSON",
+                     *       "message": "the body is not valid JSON",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4236,6 +5888,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4250,9 +5904,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4263,6 +5957,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4286,6 +6001,10 @@ export interface operations {
             /** @description The ticket, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4295,6 +6014,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4318,6 +6039,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4335,6 +6058,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4352,6 +6077,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4368,13 +6095,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TicketsController_update: {
         parameters: {
             query?: never;
-            header: {
-                "if-match": string;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: string;
             };
             path: {
                 /** @description The ticket's uid (UUID). */
@@ -4390,6 +6139,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4399,6 +6152,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,6 +6177,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4439,6 +6196,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4456,6 +6215,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4473,6 +6234,8 @@ export interface operations {
             /** @description VERSION_CONFLICT, or CONFLICT: the ticket has been matched already. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4488,9 +6251,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4501,6 +6304,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4524,6 +6348,8 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4531,6 +6357,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4554,6 +6382,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4571,6 +6401,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4588,6 +6420,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4602,9 +6436,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4621,6 +6495,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TicketsController_count: {
@@ -4628,12 +6523,48 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: string;
+                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: string;
+                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: string;
+                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: string;
+                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numTeams?: string;
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                teamSize?: string;
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numUsers?: string;
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                hostUid?: string;
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                sessionUid?: string;
             };
             header?: never;
             path?: never;
@@ -4643,6 +6574,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4652,6 +6585,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4675,6 +6610,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4692,6 +6629,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4702,6 +6641,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4729,6 +6689,10 @@ export interface operations {
             /** @description COMPLETED, or PENDING for a trade awaiting persona two. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4738,6 +6702,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: malformed request, unknown persona or item. */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4761,6 +6727,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4778,6 +6746,8 @@ export interface operations {
             /** @description FORBIDDEN: not your persona one, or AWARD/REMOVAL by a non-admin. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4795,6 +6765,8 @@ export interface operations {
             /** @description INSUFFICIENT_QUANTITY: a giver holds too little; nothing moved and a FAILED transaction (transactionUid) was stored. IDEMPOTENCY_KEY_REUSED: the key was used for another request. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4809,9 +6781,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4822,6 +6834,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4835,12 +6868,36 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, personaUid, itemUid, quantity as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: string;
+                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: string;
+                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaUid?: string;
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                itemUid?: string;
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                quantity?: string;
             };
             header?: never;
             path?: never;
@@ -4850,6 +6907,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4859,6 +6918,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4882,6 +6943,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4899,6 +6962,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4909,6 +6974,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4922,12 +7008,36 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, personaUid, itemUid, quantity as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: string;
+                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: string;
+                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaUid?: string;
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                itemUid?: string;
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                quantity?: string;
             };
             header?: never;
             path?: never;
@@ -4937,6 +7047,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4946,6 +7058,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4969,6 +7083,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4986,6 +7102,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4996,6 +7114,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5019,6 +7158,10 @@ export interface operations {
             /** @description The inventory item, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5028,6 +7171,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5051,6 +7196,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5068,6 +7215,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5085,6 +7234,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5095,6 +7246,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5117,6 +7289,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5126,6 +7302,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +7327,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,6 +7346,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5183,6 +7365,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5200,6 +7384,8 @@ export interface operations {
             /** @description CONFLICT: no longer PENDING; INSUFFICIENT_QUANTITY: a giver holds too little (FAILED). */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5214,9 +7400,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5227,6 +7453,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5249,6 +7496,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5258,6 +7509,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5281,6 +7534,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5298,6 +7553,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5315,6 +7572,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5332,6 +7591,8 @@ export interface operations {
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5346,9 +7607,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5359,6 +7660,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5381,6 +7703,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5390,6 +7716,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5413,6 +7741,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5430,6 +7760,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5447,6 +7779,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5464,6 +7798,8 @@ export interface operations {
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5478,9 +7814,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5491,6 +7867,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5504,12 +7901,40 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: string;
+                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: string;
+                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                type?: string;
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaOneUid?: string;
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaTwoUid?: string;
             };
             header?: never;
             path?: never;
@@ -5519,6 +7944,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5528,6 +7955,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5551,6 +7980,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5568,6 +7999,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5578,6 +8011,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5591,12 +8045,40 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: string;
+                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: string;
+                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                type?: string;
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaOneUid?: string;
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaTwoUid?: string;
             };
             header?: never;
             path?: never;
@@ -5606,6 +8088,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5615,6 +8099,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5638,6 +8124,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,6 +8143,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5665,6 +8155,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5688,6 +8199,10 @@ export interface operations {
             /** @description The transaction, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5697,6 +8212,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5720,6 +8237,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5737,6 +8256,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5754,6 +8275,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5770,6 +8293,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SkillsController_findAllByArchetype: {
@@ -5777,12 +8321,36 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: string;
+                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: string;
+                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                archetypeUid?: string;
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                skillUid?: string;
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                enabled?: string;
             };
             header?: never;
             path: {
@@ -5797,6 +8365,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5806,6 +8376,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5829,6 +8401,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5846,6 +8420,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5863,6 +8439,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5873,6 +8451,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -5898,6 +8497,8 @@ export interface operations {
             /** @description Reset; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5905,6 +8506,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5928,6 +8531,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5945,6 +8550,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5962,6 +8569,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5976,9 +8585,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5995,6 +8644,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SkillsController_countByArchetype: {
@@ -6002,12 +8672,36 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: string;
+                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: string;
+                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                archetypeUid?: string;
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                skillUid?: string;
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                enabled?: string;
             };
             header?: never;
             path: {
@@ -6022,6 +8716,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6031,6 +8727,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6054,6 +8752,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6071,6 +8771,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6088,6 +8790,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6098,6 +8802,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6124,6 +8849,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6133,6 +8862,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6156,6 +8887,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6173,6 +8906,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6190,6 +8925,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6200,6 +8937,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6227,6 +8985,8 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6234,6 +8994,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6257,6 +9019,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6274,6 +9038,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6291,6 +9057,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6305,9 +9073,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6318,6 +9126,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6349,6 +9178,8 @@ export interface operations {
             /** @description Progress recorded. */
             204: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6356,6 +9187,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6379,6 +9212,8 @@ export interface operations {
             /** @description UNAUTHORIZED: anonymous (unless ANONYMOUS_WRITES=true) or a bad token. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6396,6 +9231,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6413,6 +9250,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6427,9 +9266,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6440,6 +9319,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6453,12 +9353,36 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: string;
+                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: string;
+                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                archetypeUid?: string;
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                skillUid?: string;
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                enabled?: string;
             };
             header?: never;
             path: {
@@ -6471,6 +9395,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6480,6 +9406,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6503,6 +9431,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6520,6 +9450,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6537,6 +9469,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6547,6 +9481,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6560,12 +9515,36 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: string;
+                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: string;
+                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                archetypeUid?: string;
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                skillUid?: string;
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                enabled?: string;
             };
             header?: never;
             path: {
@@ -6578,6 +9557,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6587,6 +9568,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6610,6 +9593,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6627,6 +9612,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6644,6 +9631,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6660,6 +9649,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     MediaAssetsController_findAll: {
@@ -6667,12 +9677,32 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                description?: string;
             };
             header?: never;
             path?: never;
@@ -6682,6 +9712,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6691,6 +9723,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6714,6 +9748,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6731,6 +9767,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6741,6 +9779,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6764,6 +9823,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    /** @description The path of the record created, e.g. `/items/{uid}`. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6773,6 +9838,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6796,6 +9863,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6813,6 +9882,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6827,9 +9898,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6840,6 +9951,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -6863,6 +9995,10 @@ export interface operations {
             /** @description The media asset, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6872,6 +10008,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6895,6 +10033,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6912,6 +10052,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6929,6 +10071,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6945,13 +10089,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     MediaAssetsController_update: {
         parameters: {
             query?: never;
-            header: {
-                "if-match": string;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: string;
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -6967,6 +10133,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6976,6 +10146,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6999,6 +10171,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7016,6 +10190,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7033,6 +10209,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7050,6 +10228,8 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7065,9 +10245,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7078,6 +10298,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7101,6 +10342,8 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7108,6 +10351,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7131,6 +10376,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7148,6 +10395,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7165,6 +10414,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7179,9 +10430,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7192,6 +10483,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7205,12 +10517,32 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                description?: string;
             };
             header?: never;
             path?: never;
@@ -7220,6 +10552,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7229,6 +10563,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7252,6 +10588,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7269,6 +10607,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7279,6 +10619,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7292,12 +10653,32 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                description?: string;
             };
             header?: never;
             path?: never;
@@ -7307,6 +10688,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7316,6 +10699,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7339,6 +10724,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7356,6 +10743,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7366,6 +10755,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7389,6 +10799,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    /** @description The path of the record created, e.g. `/items/{uid}`. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7398,6 +10814,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7421,6 +10839,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7438,6 +10858,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7452,9 +10874,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7465,6 +10927,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7493,6 +10976,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The language of the text, when one matched (not for the default text). */
+                    "Content-Language"?: string;
+                    /** @description `Accept-Language`: the answer depends on it. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7502,6 +10991,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: a malformed id or lang. */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7525,6 +11016,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7542,6 +11035,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7559,6 +11054,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7569,6 +11066,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7592,6 +11110,10 @@ export interface operations {
             /** @description The text asset, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7601,6 +11123,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7624,6 +11148,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7641,6 +11167,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7658,6 +11186,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7674,13 +11204,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TextAssetsController_update: {
         parameters: {
             query?: never;
-            header: {
-                "if-match": string;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: string;
             };
             path: {
                 /** @description The text asset's uid (UUID). */
@@ -7696,6 +11248,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7705,6 +11261,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7728,6 +11286,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7745,6 +11305,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7762,6 +11324,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7779,6 +11343,8 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7794,9 +11360,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7807,6 +11413,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7830,6 +11457,8 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7837,6 +11466,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7860,6 +11491,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7877,6 +11510,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7894,6 +11529,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7908,9 +11545,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -7921,6 +11598,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -7934,12 +11632,32 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                description?: string;
             };
             header?: never;
             path?: never;
@@ -7949,6 +11667,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7958,6 +11678,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7981,6 +11703,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7998,6 +11722,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8008,6 +11734,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -8021,12 +11768,36 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description, badge as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: string;
+                /** @description Sorts on badge, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[badge]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                description?: string;
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                badge?: string;
             };
             header?: never;
             path?: never;
@@ -8036,6 +11807,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8045,6 +11818,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8068,6 +11843,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8085,6 +11862,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8095,6 +11874,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -8118,6 +11918,12 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    /** @description The path of the record created, e.g. `/items/{uid}`. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8127,6 +11933,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8150,6 +11958,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token (and ANONYMOUS_WRITES is off), or an invalid one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8167,6 +11977,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8181,9 +11993,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8194,6 +12046,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -8214,13 +12087,36 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "MALFORMED_JSON",
+                     *       "message": "the body is not valid JSON",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8238,6 +12134,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8252,9 +12150,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8271,6 +12209,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AchievementsController_findUnlocked: {
@@ -8278,12 +12237,32 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, achievementUid, userUid as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on achievementUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[achievementUid]"?: string;
+                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                achievementUid?: string;
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                userUid?: string;
             };
             header?: never;
             path?: never;
@@ -8293,6 +12272,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8302,6 +12283,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8325,6 +12308,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8342,6 +12327,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8352,6 +12339,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -8374,6 +12382,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8383,6 +12395,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8406,6 +12420,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8423,6 +12439,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8440,6 +12458,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8450,6 +12470,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -8473,6 +12514,10 @@ export interface operations {
             /** @description The achievement definition, with `ETag: "<version>"`. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8482,6 +12527,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8505,6 +12552,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8522,6 +12571,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8539,6 +12590,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8555,13 +12608,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AchievementsController_update: {
         parameters: {
             query?: never;
-            header: {
-                "if-match": string;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: string;
             };
             path: {
                 /** @description The achievement definition's uid (UUID). */
@@ -8577,6 +12652,10 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8586,6 +12665,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8609,6 +12690,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8626,6 +12709,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8643,6 +12728,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8660,6 +12747,8 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8675,9 +12764,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8688,6 +12817,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -8711,6 +12861,8 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8718,6 +12870,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8741,6 +12895,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8758,6 +12914,8 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8775,6 +12933,8 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8789,9 +12949,49 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8808,6 +13008,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AchievementsController_count: {
@@ -8815,12 +13036,36 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or sort[field]=DESC. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Any of uid, dateCreated, dateModified, version, name, description, badge as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring). */
-                filters?: {
-                    [key: string]: string;
-                };
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: string;
+                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: string;
+                /** @description Sorts on badge, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[badge]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                description?: string;
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                badge?: string;
             };
             header?: never;
             path?: never;
@@ -8830,6 +13075,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8839,6 +13086,8 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8862,6 +13111,8 @@ export interface operations {
             /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
             401: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8879,6 +13130,8 @@ export interface operations {
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
             429: {
                 headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8889,6 +13142,27 @@ export interface operations {
                      *       "status": 429,
                      *       "code": "RATE_LIMITED",
                      *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */

@@ -1,19 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
+import { AllowedMethods } from './common/allowed-methods.js';
 import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
-import { hiddenFromDocs } from './common/fields.js';
-import { ErrorBody } from './common/errors.js';
-import { RequestValidationPipe } from './common/validation.pipe.js';
-import { sendRecordETags } from './common/versions.js';
+import { parseJsonBody, RequestValidationPipe } from './common/validation.pipe.js';
+import { sendRecordHeaders } from './common/versions.js';
 import { APP_CONFIG } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { createOpenApiDocument } from './openapi/openapi.document.js';
 import { enableCors, registerSecurityHeaders, SECURITY_HEADERS } from './security/http-security.js';
-import { documentRateLimits } from './security/rate-limit.openapi.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
@@ -58,20 +56,25 @@ export function createFastifyAdapter({ trustProxy }: Pick<AppConfig, 'trustProxy
 export function configureApp(app: NestFastifyApplication): void {
   registerSecurityHeaders(app);
   enableCors(app, app.get<AppConfig>(APP_CONFIG).corsOrigins);
-  app.useGlobalPipes(new RequestValidationPipe());
-  app.useGlobalFilters(new ApiExceptionFilter());
-
   const fastify = app.getHttpAdapter().getInstance();
+  app.useGlobalPipes(new RequestValidationPipe());
+  app.useGlobalFilters(new ApiExceptionFilter(new AllowedMethods(fastify)));
+
   // Clients send `Content-Type: application/json` with an empty body on DELETE; Fastify would refuse
   // that (nestjs/nest#15743), so an empty JSON body counts as no body. Only JSON is parsed: anything
   // else is 415 (text/plain has a built-in parser, removed here).
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
+  app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
     if (body.length === 0) done(null, undefined);
-    else void parseJson(request as never, body as unknown as string, done);
+    else {
+      try {
+        done(null, parseJsonBody(body as unknown as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    }
   });
   fastify.removeContentTypeParser('text/plain');
-  sendRecordETags(fastify);
+  sendRecordHeaders(fastify);
 
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
@@ -91,39 +94,4 @@ export function configureApp(app: NestFastifyApplication): void {
     customSiteTitle: 'Game backend API',
     swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
   });
-}
-
-/**
- * The OpenAPI document served at /docs-json. `npm run sdk` writes the same document to openapi.json
- * (scripts/generate-sdk.ts), so anything that changes the document belongs here, not in configureApp.
- */
-export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const document = documentRateLimits(SwaggerModule.createDocument(app, openApiConfig(), { extraModels: [ErrorBody] }));
-  for (const { schema, property } of hiddenFromDocs()) {
-    const shown = (document.components?.schemas?.[schema] as { properties?: Record<string, unknown> } | undefined)?.properties;
-    if (shown && property in shown) {
-      throw new Error(`${schema}.${property} is @Secret() or @ReadOnlyField() but the OpenAPI document shows it: add @ApiHideProperty()`);
-    }
-  }
-  return document;
-}
-
-function openApiConfig() {
-  return new DocumentBuilder()
-    .setTitle('Game backend')
-    .setDescription(
-      'REST API of the game backend: sign-in through identity providers, sessions and matchmaking, ' +
-        'assets, items, achievements, inventories, trades and skill progress.\n\n' +
-        'Sign in with `GET /auth/idp1` or `/auth/idp2`, then press **Authorize** and enter ' +
-        '`jwt <token>` with the token you got back.\n\n' +
-        'Every error answers with the `ErrorBody` JSON (`status`, `code`, `message`, `requestId`).',
-    )
-    .setVersion('1')
-    .addSecurity('jwt', {
-      type: 'apiKey',
-      in: 'header',
-      name: 'Authorization',
-      description: 'Enter `jwt <token>` (the word jwt, a space, then the token from /auth/idp1 or /auth/idp2).',
-    })
-    .build();
 }

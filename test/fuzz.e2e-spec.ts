@@ -173,7 +173,9 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         body = response.body;
       }
     }
-    return { status: response.statusCode, body, headers: response.headers };
+    const result = { status: response.statusCode, body, headers: response.headers };
+    TestApp.checkContract(request.method, request.url, result);
+    return result;
   }
 
   /** The request, with long strings cut short for the report. */

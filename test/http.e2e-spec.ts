@@ -178,7 +178,7 @@ describe('HTTP machinery', () => {
       expect(schemas.Session.properties).not.toHaveProperty('passwordHash');
       expect(schemas.CreateSessionDto.properties.password.writeOnly).toBe(true);
       const join = document.paths['/sessions/{id}/join'].get;
-      expect(Object.keys(join.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429']);
+      expect(Object.keys(join.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429', '503']);
     });
   });
 });

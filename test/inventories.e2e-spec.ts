@@ -215,9 +215,11 @@ describe('inventories and transactions', () => {
       const updated = await api.put(`/inventories/${row.uid}`, { quantity: 100 }, { token: admin });
       const deleted = await api.delete(`/inventories/${row.uid}`, { token: admin });
 
-      expectErrorBody(created, 404, 'NOT_FOUND');
-      expectErrorBody(updated, 404, 'NOT_FOUND');
-      expectErrorBody(deleted, 404, 'NOT_FOUND');
+      // The paths exist (for reading), so the other methods are 405 naming what they serve.
+      expectErrorBody(created, 405, 'METHOD_NOT_ALLOWED');
+      expectErrorBody(updated, 405, 'METHOD_NOT_ALLOWED');
+      expectErrorBody(deleted, 405, 'METHOD_NOT_ALLOWED');
+      expect(updated.headers.allow).toBe('GET, HEAD');
       expect(await holdings(player.personaUid)).toEqual({ [apples]: 3 });
       expect((await api.get<InventoryItemBody>(`/inventories/${row.uid}`, { token: player.token })).body).toEqual(row);
     });

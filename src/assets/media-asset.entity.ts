@@ -31,7 +31,7 @@ export class MediaFile implements StoredMediaFile {
   dateModified: string;
 
   /** 0 when the variant was added, +1 each time its mimetype, name, uri or sha256sum changed. */
-  @ApiProperty({ example: 0 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 0 })
   version: number;
 }
 

@@ -12,7 +12,7 @@ import { UpdateTextAssetDto } from './dto/update-text-asset.dto.js';
 import { ASSET_LIST_ADDITION } from './media-assets.controller.js';
 import { TextAsset } from './text-asset.entity.js';
 import { TextAssetsService } from './text-assets.service.js';
-import { DEFAULT_TEXT_KEY, isLanguageTag, parseAcceptLanguage } from './text-language.js';
+import { DEFAULT_TEXT_KEY, isLanguageTag, LANGUAGE_TAG, parseAcceptLanguage } from './text-language.js';
 
 @ApiTags('text assets')
 @Controller('assets/text')
@@ -52,10 +52,19 @@ export class TextAssetsController extends CatalogController({
     name: 'lang',
     required: false,
     description: 'A BCP 47 language tag; when given, Accept-Language is not consulted.',
-    schema: { type: 'string', example: 'pt-BR' },
+    schema: { type: 'string', pattern: LANGUAGE_TAG.source, maxLength: 64, example: 'pt-BR' },
   })
   @ApiHeader({ name: 'Accept-Language', required: false, description: 'e.g. `pt-BR, pt;q=0.9, en;q=0.5`' })
-  @ApiOkResponse({ type: ResolvedTextDto })
+  @ApiOkResponse({
+    type: ResolvedTextDto,
+    headers: {
+      'Content-Language': {
+        description: 'The language of the text, when one matched (not for the default text).',
+        schema: { type: 'string' },
+      },
+      Vary: { description: '`Accept-Language`: the answer depends on it.', schema: { type: 'string', example: 'Accept-Language' } },
+    },
+  })
   @ApiErrors([400, 'VALIDATION_FAILED: a malformed id or lang.'], 404)
   @Get(':id/resolve')
   async resolve(

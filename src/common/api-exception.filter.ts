@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
+import type { AllowedMethods } from './allowed-methods.js';
 import { ApiException, type ErrorBody, ErrorCode } from './errors.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -114,11 +115,28 @@ function sqlStateOf(error: unknown): string | undefined {
 
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
+  constructor(private readonly allowedMethods?: AllowedMethods) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
-    const errorBody = toErrorBody(exception, http.getRequest<FastifyRequest>().id);
-    if (errorBody.status === 503) reply.header('Retry-After', '5');
+    const request = http.getRequest<FastifyRequest>();
+    let errorBody = toErrorBody(exception, request.id);
+    // No route matched: a path that exists under other methods is a 405 naming them, not a 404.
+    if (errorBody.status === 404 && request.routeOptions.url === undefined) {
+      const allowed = this.allowedMethods?.of(request.url) ?? [];
+      if (allowed.length > 0) {
+        void reply.header('Allow', allowed.join(', '));
+        const path = request.url.split('?')[0];
+        errorBody = {
+          status: 405,
+          code: ErrorCode.METHOD_NOT_ALLOWED,
+          message: `${request.method} is not allowed on ${path}: it answers ${allowed.join(', ')}`,
+          requestId: request.id,
+        };
+      }
+    }
+    if (errorBody.status === 503) void reply.header('Retry-After', '5');
     void reply.status(errorBody.status).type('application/json; charset=utf-8').send(errorBody);
   }
 }

@@ -1,4 +1,5 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 
 /** Who is calling, as the JwtGuard read it from our token. */
@@ -18,7 +19,10 @@ export const IS_OPTIONAL_AUTH = 'auth:optional';
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 /** A token may be sent: without one the caller is anonymous, with a bad one the answer is 401. */
-export const OptionalAuth = () => SetMetadata(IS_OPTIONAL_AUTH, true);
+export const OptionalAuth = () => applyDecorators(SetMetadata(IS_OPTIONAL_AUTH, true), ApiExtension(OPTIONAL_AUTH_EXTENSION, true));
+
+/** Marks optional-auth operations in the generated document; src/openapi/ turns it into their security alternatives. */
+export const OPTIONAL_AUTH_EXTENSION = 'x-optional-auth';
 
 /** The signed-in caller; `undefined` only on @OptionalAuth() routes called anonymously. */
 export const CurrentCaller = createParamDecorator(

@@ -22,29 +22,32 @@ export enum ErrorCode {
   INTERNAL_ERROR = 'INTERNAL_ERROR',
 }
 
+// The Swagger plugin reads *.dto.ts and *.entity.ts files only: these classes state their schema.
 export class ErrorDetail {
-  /** The field or query parameter at fault, as a path (`stats.0.name`). */
+  @ApiProperty({ description: 'The field or query parameter at fault, as a path (`stats.0.name`).', example: 'limit' })
   field: string;
+  @ApiProperty({ example: 'must not exceed 1000' })
   message: string;
 }
 
 /** The body of every error response. */
 export class ErrorBody {
-  /** The HTTP status, repeated for clients that only see the body. */
-  @ApiProperty({ example: 400 })
+  @ApiProperty({ type: 'integer', description: 'The HTTP status, repeated for clients that only see the body.', example: 400 })
   status: number;
   @ApiProperty({ enum: ErrorCode, enumName: 'ErrorCode', example: ErrorCode.VALIDATION_FAILED })
   code: ErrorCode;
-  /** What went wrong, for a developer to read. */
-  @ApiProperty({ example: 'limit must not exceed 1000' })
+  @ApiProperty({ description: 'What went wrong, for a developer to read.', example: 'limit must not exceed 1000' })
   message: string;
-  /** The request id, also sent as the `X-Request-Id` header: quote it when reporting a problem. */
+  @ApiProperty({
+    description: 'The request id, also sent as the `X-Request-Id` header: quote it when reporting a problem.',
+    example: '5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15',
+  })
   requestId: string;
-  /** Field-level details, where there are any. */
+  @ApiProperty({ type: [ErrorDetail], required: false, description: 'Field-level details, where there are any.' })
   errors?: ErrorDetail[];
-  /** On VERSION_CONFLICT: the version the record has now. */
+  @ApiProperty({ type: 'integer', required: false, description: 'On VERSION_CONFLICT: the version the record has now.' })
   currentVersion?: number;
-  /** On INSUFFICIENT_QUANTITY: the FAILED transaction that was stored. */
+  @ApiProperty({ format: 'uuid', required: false, description: 'On INSUFFICIENT_QUANTITY: the FAILED transaction that was stored.' })
   transactionUid?: string;
 }
 

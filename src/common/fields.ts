@@ -12,8 +12,8 @@ import type { FieldType, QueryableFields } from './list-query.js';
  * unfilterable until its declaration says otherwise.
  *
  * The Swagger CLI plugin reads `@ApiHideProperty()` from the source text, not from a decorator that
- * wraps it, so secret and read-only fields carry it too; hiddenFromDocs() lets the document's builder
- * refuse a document that shows one anyway.
+ * wraps it, so secret fields carry it too; hiddenFromDocs() lets the document's builder refuse a
+ * document that shows one anyway.
  */
 
 /** A class, as decorators see it (`target.constructor`). */
@@ -52,18 +52,17 @@ export function Secret(): PropertyDecorator {
  * A field a client may send back with a record it read (docs/CONTRACT.md section 1) but never sets:
  * class-transformer drops its value when the body becomes its DTO, before validation, so it is
  * accepted and ignored (@Allow: the whitelist still sees the class's own empty field). Create and
- * update bodies (PartialType) share the mark.
+ * update bodies (PartialType) share the mark. The document declares it `readOnly: true`.
  */
-export const ReadOnlyField = () =>
-  applyDecorators(Allow(), Exclude({ toClassOnly: true }), (target: object, property: string | symbol) => mark(hidden, target, property));
+export const ReadOnlyField = () => applyDecorators(Allow(), Exclude({ toClassOnly: true }));
 
 /** The fields the OpenAPI document must not show, by class name (the document's schema names). */
 export function hiddenFromDocs(): Array<{ schema: string; property: string }> {
   return [...hidden].flatMap(([owner, properties]) => properties.map((property) => ({ schema: owner.name, property })));
 }
 
-/** The classes from the entity up to Object, base classes first (their fields come first in lists). */
-function lineage(entity: Class): Class[] {
+/** The classes from `entity` up to its root, base classes first (their fields come first in lists). */
+export function lineage(entity: Class): Class[] {
   const chain: Class[] = [];
   for (
     let current: Class | null = entity;
@@ -115,3 +114,46 @@ export function secretFields(entity: Class): ReadonlySet<string> | null {
   }
   return known;
 }
+
+/** A body whose shape depends on one of its fields, for the OpenAPI document (a oneOf with a discriminator). */
+export interface BodyAlternativesSpec {
+  /** The field that tells the shapes apart. */
+  propertyName: string;
+  /** Its values and the class of each shape (thunks: the classes may be declared further down). */
+  mapping: Record<string, () => Class>;
+  /** What Swagger UI pre-fills. */
+  example: object;
+}
+
+const alternatives = new Map<string, BodyAlternativesSpec>();
+
+/**
+ * Documents the body class as one of several shapes told apart by a field (the class itself validates
+ * every shape, with the rules between fields no schema can state). List the shapes' classes in the
+ * controller's @ApiExtraModels().
+ */
+export const BodyAlternatives =
+  (spec: BodyAlternativesSpec): ClassDecorator =>
+  (target) => {
+    alternatives.set(target.name, spec);
+  };
+
+/** The documented bodies with alternative shapes, by class name. */
+export function bodyAlternatives(): ReadonlyMap<string, BodyAlternativesSpec> {
+  return alternatives;
+}
+
+/**
+ * The keys a map property must hold (its object schema's `required`), given in @ApiProperty() under this
+ * name, since there `required` says whether the property itself is; the document's builder moves them.
+ */
+export const REQUIRED_KEYS = 'x-required-keys';
+
+/** The OpenAPI description of a read-only uid a body may carry back (a session's hostUid, a ticket's sessionUid). */
+export const READ_ONLY_UID = {
+  type: 'string',
+  format: 'uuid',
+  readOnly: true,
+  required: false,
+  example: '4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15',
+} as const;

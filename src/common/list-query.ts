@@ -198,3 +198,43 @@ function describe(type: FieldType): string {
     date: 'an ISO 8601 date',
   }[type];
 }
+
+/**
+ * The filter syntax of a field as a JSON Schema pattern, for the OpenAPI document: what the parser above
+ * accepts, so that a client generated from the document sends filters the service takes. Text fields
+ * take any text (equality, or like()), so they have none. Where the parser checks more than a pattern
+ * can (a calendar date that exists, an integer above 999,999,999 that still fits PostgreSQL's integer),
+ * the pattern is the stricter of the two.
+ */
+export function filterPattern(type: FieldType): string | undefined {
+  const value = VALUE_PATTERNS[typeof type === 'object' ? 'enum' : type];
+  if (value === undefined) return undefined;
+  const one = ` *(?:${typeof value === 'function' ? value(type as { enum: readonly string[] }) : value}) *`;
+  const list = `in\\(${one}(?:,${one}){0,${MAX_IN_VALUES - 1}}\\)`;
+  if (type === 'boolean') return `^(?:${one}|ne\\(${one}\\)|${list})$`;
+  return `^(?:${one}|(?:ne|gt|gte|lt|lte)\\(${one}\\)|${list}|range\\(${one},${one}\\))$`;
+}
+
+/** The longest filter value a text field takes: the value, or `like(` value `)`. */
+export const MAX_FILTER_LENGTH = MAX_VALUE_LENGTH + 'like()'.length;
+
+const VALUE_PATTERNS: Record<Exclude<FieldType, object> | 'enum', string | ((type: { enum: readonly string[] }) => string) | undefined> = {
+  string: undefined,
+  uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
+  integer: '-?[0-9]{1,9}',
+  number: '-?[0-9]{1,15}(?:\\.[0-9]{1,15})?(?:[eE][+-]?[0-9]{1,2})?',
+  boolean: 'true|false',
+  date: '[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])(?:[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,6})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9])?)?',
+  enum: (type) => type.enum.join('|'),
+};
+
+/** The `sort` parameter as a JSON Schema pattern: a sortable field's name, or a JSON object of them. */
+export function sortPattern(fields: readonly string[]): string {
+  const field = fields.join('|');
+  const direction = '[Aa][Ss][Cc]|[Dd][Ee][Ss][Cc]';
+  const entry = `\\s*"(?:${field})"\\s*:\\s*"(?:${direction})"\\s*`;
+  return `^\\s*(?:(?:${field})|\\{(?:${entry}(?:,${entry})*)?\\})\\s*$`;
+}
+
+/** A sort[field] parameter's value as a JSON Schema pattern. */
+export const SORT_DIRECTION_PATTERN = '^(?:[Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$';

@@ -6,7 +6,7 @@ import { AdminOnly } from './policy.js';
 import { CountDto, type RecordBodyDto, type WritableFields } from './record.dto.js';
 import type { RecordEntity } from './record.entity.js';
 import type { RecordService } from './record.service.js';
-import { ApiErrors, ApiListQuery, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from './route.decorators.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from './route.decorators.js';
 import { recordUpdate } from './versions.js';
 
 /**
@@ -39,7 +39,6 @@ export function RecordController<T extends RecordEntity>(options: RecordRoutesOp
     protected constructor(protected readonly service: RecordService<T>) {}
 
     @ApiOperation({ summary: options.listSummary ?? `List ${plural}`, description: listDescription })
-    @ApiListQuery(entity)
     @ApiOkResponse({ type: [entity] })
     @ApiErrors(400)
     @Get()
@@ -61,7 +60,6 @@ export function RecordController<T extends RecordEntity>(options: RecordRoutesOp
 
   abstract class CountedRoutes extends RecordRoutes {
     @ApiOperation({ summary: count!.summary, description: count!.description })
-    @ApiListQuery(entity)
     @ApiOkResponse({ type: CountDto })
     @ApiErrors(400)
     @applyDecorators(...(options.count ? [OptionalAuth()] : []))

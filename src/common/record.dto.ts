@@ -1,6 +1,7 @@
-import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsInt, IsUUID, Max, Min } from 'class-validator';
 import { ReadOnlyField } from './fields.js';
+import { IsOmittable } from './validators.js';
 
 /**
  * Fields a client may send back with a record it read (docs/CONTRACT.md section 1). They are accepted and
@@ -9,8 +10,9 @@ import { ReadOnlyField } from './fields.js';
  * resource whose records carry more read-only fields declares them with @ReadOnlyField() in its body.
  */
 export abstract class RecordBodyDto {
-  @ApiHideProperty()
-  @IsOptional()
+  /** The record's uid, when a record read is sent back: it must name the record being updated. */
+  @ApiProperty({ format: 'uuid', readOnly: true, required: false, example: '0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70' })
+  @IsOmittable()
   @IsUUID()
   uid?: string;
 
@@ -19,17 +21,19 @@ export abstract class RecordBodyDto {
    * written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
    */
   @ApiProperty({ type: 'integer', required: false, example: 0 })
-  @IsOptional()
+  @IsOmittable()
   @IsInt()
   @Min(0)
   @Max(2_147_483_647)
   version?: number;
 
-  @ApiHideProperty()
+  /** Sent back with a record read; ignored. */
+  @ApiProperty({ type: 'string', format: 'date-time', readOnly: true, required: false, example: '2026-11-22T09:38:09.291Z' })
   @ReadOnlyField()
   dateCreated?: never;
 
-  @ApiHideProperty()
+  /** Sent back with a record read; ignored. */
+  @ApiProperty({ type: 'string', format: 'date-time', readOnly: true, required: false, example: '2026-11-22T09:38:09.291Z' })
   @ReadOnlyField()
   dateModified?: never;
 }
@@ -37,6 +41,7 @@ export abstract class RecordBodyDto {
 /** The answer of every count route. */
 export class CountDto {
   /** How many records the caller may see match the filters (limit and skip do not cap it). */
+  @ApiProperty({ type: 'integer', minimum: 0, example: 42 })
   count: number;
 }
 

@@ -1,9 +1,10 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, Headers, Param, ParseUUIDPipe } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, Param, ParseUUIDPipe } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiCreatedResponse,
   ApiForbiddenResponse,
+  ApiHeader,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiParam,
@@ -16,7 +17,16 @@ import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { badRequest, ErrorBody, ErrorCode } from './errors.js';
 import { queryableFields } from './fields.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, parseListQuery } from './list-query.js';
+import {
+  DEFAULT_LIMIT,
+  filterPattern,
+  MAX_FILTER_LENGTH,
+  MAX_LIMIT,
+  parseListQuery,
+  type QueryableFields,
+  SORT_DIRECTION_PATTERN,
+  sortPattern,
+} from './list-query.js';
 
 /** A record id from the path; a malformed one is 400 (an unknown one is the service's 404). */
 export const UidParam = (name = 'id') =>
@@ -27,60 +37,125 @@ export const UidParam = (name = 'id') =>
     }),
   );
 
-/** The `If-Match` header, for versioned writes. */
-export const IfMatch = () => Headers('if-match');
+/** Applies method decorators from a parameter decorator, so that a parameter documents itself. */
+const documenting =
+  (...decorators: MethodDecorator[]) =>
+  (target: object, key: string | symbol | undefined): void => {
+    for (const decorator of decorators) decorator(target, key!, Object.getOwnPropertyDescriptor(target, key!)!);
+  };
 
-/** The list rules of docs/CONTRACT.md section 2 applied to the entity's @Filterable() fields: limit, skip, sort, filters. */
-export const ListQueryParam = createParamDecorator((entity: Type, context: ExecutionContext) =>
+/** `If-Match: "3"`: the version a write builds on (parsed by versions.ts; CONTRACT.md section 3). */
+export const IF_MATCH_PATTERN = '^\\s*(?:\\*|(?:W/)?"?[0-9]{1,10}"?)\\s*$';
+
+/** The `If-Match` header of a versioned write: optional, and documented with its form. */
+export const IfMatch = createParamDecorator(
+  (_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<FastifyRequest>().headers['if-match'],
+  [
+    documenting(
+      ApiHeader({
+        name: 'If-Match',
+        required: false,
+        description: 'The version the write builds on, as the record\'s ETag (`"3"`); `*` or absent: whatever the current one is.',
+        schema: { type: 'string', pattern: IF_MATCH_PATTERN, example: '"3"' },
+      }),
+    ),
+  ],
+);
+
+/**
+ * The list rules of docs/CONTRACT.md section 2 over the entity's @Filterable() fields (limit, skip,
+ * sort, filters), parsed from the query and documented from the same fields: each filterable field is
+ * a query parameter whose pattern is the filter syntax the parser takes.
+ */
+export const ListQueryParam =
+  (entity: Type): ParameterDecorator =>
+  (target, key, index) => {
+    parsedListQuery(entity)(target, key, index);
+    documenting(...listQueryDocs(queryableFields(entity)))(target, key);
+  };
+
+const parsedListQuery = createParamDecorator((entity: Type, context: ExecutionContext) =>
   parseListQuery(context.switchToHttp().getRequest<FastifyRequest>().query as Record<string, string>, queryableFields(entity)),
 );
 
-/** Documents limit, skip, sort and the filterable fields of a list or count route over `entity`. */
-export function ApiListQuery(entity: Type) {
-  const names = Object.keys(queryableFields(entity)).join(', ');
-  return applyDecorators(
+function listQueryDocs(fields: QueryableFields): MethodDecorator[] {
+  const names = Object.keys(fields);
+  return [
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } }),
-    ApiQuery({ name: 'skip', required: false, schema: { type: 'integer', minimum: 0, default: 0 } }),
+    ApiQuery({ name: 'skip', required: false, schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } }),
     ApiQuery({
       name: 'sort',
       required: false,
       description:
-        `A JSON object of fields and orders, e.g. {"dateCreated":"DESC"}; a bare field name (ascending); or ` +
-        `sort[field]=DESC. Sortable: ${names}. Default: dateCreated ASC, uid ASC; uid always breaks ties.`,
-      schema: { type: 'string' },
+        'A sortable field\'s name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. ' +
+        `Sortable: ${names.join(', ')}. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].`,
+      schema: { type: 'string', pattern: sortPattern(names) },
+      // Beside the schema, not in it: Swagger UI shows it, but "Try it out" does not send it.
       example: '{"dateCreated":"DESC"}',
     }),
-    ApiQuery({
-      name: 'filters',
-      required: false,
-      description:
-        `Any of ${names} as a query parameter filters on it: field=value (equality), or field=ne(x), gt(x), ` +
-        'gte(x), lt(x), lte(x), in(a,b,...), range(low,high) (inclusive), like(text) (case-insensitive substring).',
-      style: 'form',
-      explode: true,
-      // Without an empty example, Swagger UI's "Try it out" sends additionalProp1=string&…: a 400.
-      schema: { type: 'object', additionalProperties: { type: 'string' }, example: {} },
+    ...names.map((name) =>
+      ApiQuery({
+        name: `sort[${name}]`,
+        required: false,
+        description: `Sorts on ${name}, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort.`,
+        // No example: Swagger UI's "Try it out" would send it, next to sort's own (a 400).
+        schema: { type: 'string', pattern: SORT_DIRECTION_PATTERN },
+      }),
+    ),
+    ...Object.entries(fields).map(([name, type]) => {
+      const pattern = filterPattern(type);
+      const operators =
+        type === 'string'
+          ? 'like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high)'
+          : type === 'boolean'
+            ? 'ne(x), in(a,b)'
+            : 'ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive)';
+      return ApiQuery({
+        name,
+        required: false,
+        description: `Filters on ${name}: a value (equality), or ${operators}.`,
+        schema: { type: 'string', ...(pattern ? { pattern } : { maxLength: MAX_FILTER_LENGTH }) },
+      });
     }),
-  );
+  ];
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route answers one record, sent with `ETag: "<version>"` (@RecordResponse, sendRecordETags). */
+    /** The route answers one record: sent with `ETag: "<version>"` (@RecordResponse, sendRecordHeaders). */
     sendsETag?: boolean;
+    /** The route creates a record: its answer says where the record is (`Location`). */
+    sendsLocation?: boolean;
   }
 }
 
+const ETAG_HEADER = {
+  ETag: {
+    required: true,
+    description: 'The record\'s version, quoted (`"3"`): send it back as If-Match to update safely.',
+    schema: { type: 'string', example: '"0"' },
+  },
+};
+const LOCATION_HEADER = {
+  Location: {
+    required: true,
+    description: 'The path of the record created, e.g. `/items/{uid}`.',
+    schema: { type: 'string', format: 'uri-reference' },
+  },
+};
+
 /**
  * A route that answers one record: documented with its type (201 for a create), and sent with
- * `ETag: "<version>"` (docs/CONTRACT.md section 3) by the hook in versions.ts. Routes that answer
- * anything else carry no ETag, whatever their body holds.
+ * `ETag: "<version>"` (docs/CONTRACT.md section 3) and, for a create, `Location` by the hook in
+ * versions.ts. Routes that answer anything else carry neither, whatever their body holds.
  */
 export function RecordResponse(type: Type, options: { status?: 200 | 201; description?: string } = {}) {
   const { status = 200, description } = options;
   return applyDecorators(
-    status === 201 ? ApiCreatedResponse({ type, description }) : ApiOkResponse({ type, description }),
-    RouteConfig({ sendsETag: true }),
+    status === 201
+      ? ApiCreatedResponse({ type, description, headers: { ...ETAG_HEADER, ...LOCATION_HEADER } })
+      : ApiOkResponse({ type, description, headers: ETAG_HEADER }),
+    RouteConfig({ sendsETag: true, sendsLocation: status === 201 }),
   );
 }
 

@@ -1,4 +1,6 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { errorCodes } from 'fastify';
+import secureJson from 'secure-json-parse';
 import { badRequest, type ErrorDetail } from './errors.js';
 
 /**
@@ -43,6 +45,31 @@ export class RequestValidationPipe extends ValidationPipe {
 }
 
 export const MAX_BODY_DEPTH = 64;
+
+/**
+ * A JSON body, parsed as Fastify would (secure-json-parse), but saying why a valid JSON text is
+ * refused: a `__proto__` key, or a `constructor` key holding `prototype`, could change the prototypes
+ * of the objects the service builds from the body (prototype poisoning), so such bodies are a 400
+ * naming the key, not "not valid JSON".
+ */
+export function parseJsonBody(text: string): unknown {
+  try {
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    if (/forbidden prototype property/.test(message)) {
+      throw badRequest('the body holds a "__proto__" key, which is refused: it could change object prototypes', [
+        { field: 'body', message: 'holds a "__proto__" key' },
+      ]);
+    }
+    if (/forbidden constructor property/.test(message)) {
+      throw badRequest('the body holds a "constructor" key with a "prototype", which is refused: it could change object prototypes', [
+        { field: 'body', message: 'holds "constructor.prototype"' },
+      ]);
+    }
+    throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+  }
+}
 
 /** Whether objects and arrays nest more than `limit` levels deep (the body itself is level 1). Iterative. */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {

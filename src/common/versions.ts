@@ -41,16 +41,20 @@ function parseIfMatch(header: string | undefined): number | undefined {
 }
 
 /**
- * Sends `ETag: "<version>"` with the record of every route declared with @RecordResponse(). A Fastify
- * preSerialization hook (it sees the object a handler returned, before it becomes JSON) rather than a
- * Nest interceptor: the only global interceptor made Nest wrap every handler in rxjs Observables and
- * an async scope, for one header (docs/PERFORMANCE.md).
+ * Sends `ETag: "<version>"` with the record of every route declared with @RecordResponse(), and for a
+ * create `Location: <route path>/<uid>`. A Fastify preSerialization hook (it sees the object a handler
+ * returned, before it becomes JSON) rather than a Nest interceptor: the only global interceptor made
+ * Nest wrap every handler in rxjs Observables and an async scope, for one header (docs/PERFORMANCE.md).
  */
-export function sendRecordETags(fastify: FastifyInstance): void {
+export function sendRecordHeaders(fastify: FastifyInstance): void {
   fastify.addHook('preSerialization', (request, reply, payload, done) => {
-    if (request.routeOptions.config.sendsETag === true) {
-      const version = (payload as { version?: unknown } | null)?.version;
-      if (typeof version === 'number') void reply.header('ETag', `"${version}"`);
+    const { config, url } = request.routeOptions;
+    if (config.sendsETag === true) {
+      const record = payload as { version?: unknown; uid?: unknown } | null;
+      if (typeof record?.version === 'number') void reply.header('ETag', `"${record.version}"`);
+      if (config.sendsLocation === true && reply.statusCode === 201 && typeof record?.uid === 'string') {
+        void reply.header('Location', `${url}/${record.uid}`);
+      }
     }
     done(null, payload);
   });

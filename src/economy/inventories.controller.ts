@@ -1,15 +1,16 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { RecordController } from '../common/record.controller.js';
 import { ApiErrors, RecordResponse } from '../common/route.decorators.js';
-import { CreateTransactionDto } from './dto/create-transaction.dto.js';
+import { AwardTransactionDto, CreateTransactionDto, RemovalTransactionDto, TradeTransactionDto } from './dto/create-transaction.dto.js';
 import { InventoryItem } from './inventory-item.entity.js';
 import { InventoriesService } from './inventories.service.js';
 import { InventoryTransaction } from './transaction.entity.js';
-import { TransactionsService } from './transactions.service.js';
+import { IDEMPOTENCY_KEY, TransactionsService } from './transactions.service.js';
 
 @ApiTags('inventories')
+@ApiExtraModels(TradeTransactionDto, AwardTransactionDto, RemovalTransactionDto)
 @Controller('inventories')
 export class InventoriesController extends RecordController({
   entity: InventoryItem,
@@ -35,6 +36,7 @@ export class InventoriesController extends RecordController({
     name: 'Idempotency-Key',
     required: false,
     description: 'Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction.',
+    schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source, example: 'trade-2f6a1c9e-0001' },
   })
   @RecordResponse(InventoryTransaction, { description: 'COMPLETED, or PENDING for a trade awaiting persona two.' })
   @ApiErrors(

@@ -13,7 +13,7 @@ export class ItemQuantityEntry {
   @ApiProperty({ format: 'uuid' })
   itemUid: string;
 
-  @ApiProperty({ example: 2, minimum: 1 })
+  @ApiProperty({ type: 'integer', example: 2, minimum: 1 })
   quantity: number;
 }
 
@@ -31,10 +31,10 @@ export class InventorySnapshot {
   @ApiProperty({ format: 'uuid' })
   itemUid: string;
 
-  @ApiProperty({ example: 3 })
+  @ApiProperty({ type: 'integer', example: 3, minimum: 0 })
   quantity: number;
 
-  @ApiProperty({ required: false })
+  @ApiProperty({ type: 'integer', required: false, minimum: 0 })
   version?: number;
 
   @ApiProperty({ type: 'string', format: 'date-time', required: false })

@@ -16,7 +16,8 @@ import type { InventoryTransaction } from './transaction.entity.js';
 import { TransactionProcessor } from './transaction-processor.js';
 import { TransactionsRepository } from './transactions.repository.js';
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** What an Idempotency-Key may be: 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * Trades, awards and removals as clients ask for them: the request checked (shape, permissions,

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/auth.decorators.js';
 import { NoRateLimit } from '../security/rate-limit.decorators.js';
@@ -7,7 +7,7 @@ import { ApiException, ErrorCode } from '../common/errors.js';
 import { ApiErrors } from '../common/route.decorators.js';
 
 export class HealthDto {
-  /** `ok` */
+  @ApiProperty({ enum: ['ok'], example: 'ok' })
   status: string;
 }
 

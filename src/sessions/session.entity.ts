@@ -12,7 +12,7 @@ export type SessionVisibility = (typeof SESSION_VISIBILITIES)[number];
 
 export class Team {
   /** The team's number, 0 to numTeams - 1 unless the creator chose others. */
-  @ApiProperty({ example: 0 })
+  @ApiProperty({ type: 'integer', example: 0 })
   id: number;
 
   /** Uids of the users on the team. */

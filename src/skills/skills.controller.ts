@@ -4,7 +4,7 @@ import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorat
 import { badRequest } from '../common/errors.js';
 import type { ListQuery } from '../common/list-query.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ApiListQuery, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { AddProgressDto } from './dto/add-progress.dto.js';
 import { SkillProgress } from './skill-progress.entity.js';
 import { SkillsService } from './skills.service.js';
@@ -49,7 +49,6 @@ export class SkillsController {
 
   @ApiOperation({ summary: "List a persona's progress in an archetype's skills" })
   @ApiPath('archetypeUid')
-  @ApiListQuery(SkillProgress)
   @ApiOkResponse({ type: [SkillProgress] })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
@@ -78,7 +77,6 @@ export class SkillsController {
 
   @ApiOperation({ summary: "Count a persona's skills in an archetype" })
   @ApiPath('archetypeUid')
-  @ApiListQuery(SkillProgress)
   @ApiOkResponse({ type: CountDto })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
@@ -144,7 +142,6 @@ export class SkillsController {
 
   @ApiOperation({ summary: "List a persona's progress in every skill" })
   @ApiPath()
-  @ApiListQuery(SkillProgress)
   @ApiOkResponse({ type: [SkillProgress] })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
@@ -155,7 +152,6 @@ export class SkillsController {
 
   @ApiOperation({ summary: "Count a persona's skills" })
   @ApiPath()
-  @ApiListQuery(SkillProgress)
   @ApiOkResponse({ type: CountDto })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()

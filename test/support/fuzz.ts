@@ -14,7 +14,8 @@ import fc from 'fast-check';
 
 export interface Schema {
   $ref?: string;
-  type?: string;
+  /** OpenAPI 3.1: a type, or several (`['string', 'null']`); resolve() leaves one, and `nullable`. */
+  type?: string | string[];
   format?: string;
   enum?: unknown[];
   nullable?: boolean;
@@ -24,6 +25,7 @@ export interface Schema {
   items?: Schema;
   allOf?: Schema[];
   oneOf?: Schema[];
+  anyOf?: Schema[];
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -401,6 +403,16 @@ export class SchemaValues {
       current = { ...this.document.components.schemas[current.$ref.replace('#/components/schemas/', '')], ...withoutRef(current) };
     }
     if (current.allOf?.length) current = { ...this.resolve(current.allOf[0]), ...withoutAllOf(current) };
+    // OpenAPI 3.1 says "or null" with a type list, or with anyOf [schema, { type: 'null' }].
+    if (Array.isArray(current.type)) {
+      const types = current.type.filter((type) => type !== 'null');
+      current = { ...current, type: types[0], nullable: current.nullable || types.length < current.type.length };
+    }
+    const orNull = current.anyOf?.length === 2 ? current.anyOf.find((option) => option.type !== 'null') : undefined;
+    if (orNull && current.anyOf!.some((option) => option.type === 'null')) {
+      const { anyOf: _anyOf, ...rest } = current;
+      current = { ...this.resolve(orNull), ...rest, nullable: true };
+    }
     return current;
   }
 

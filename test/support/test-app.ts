@@ -8,7 +8,9 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
 import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
 import { parseEnvironment } from '../../src/config/environment.js';
+import { createOpenApiDocument } from '../../src/openapi/openapi.document.js';
 import type { PersonaBody, TokenBody } from './api-types.js';
+import { ApiContract } from './contract.js';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -50,6 +52,9 @@ export interface SignedInPlayer {
 }
 
 export class TestApp {
+  /** The OpenAPI document every answer is checked against (one per test file: it does not depend on configuration). */
+  private static contract: ApiContract | undefined;
+
   private constructor(
     readonly app: NestFastifyApplication,
     readonly database: pg.Pool,
@@ -83,6 +88,7 @@ export class TestApp {
     configureApp(app);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
+    TestApp.contract ??= new ApiContract(createOpenApiDocument(app));
     const database = new pg.Pool({ connectionString: url.toString(), max: 2 });
     // An idle connection that PostgreSQL terminates (DROP DATABASE … WITH (FORCE) when a file closes)
     // is reported as a pool 'error' event; unhandled, it would fail whatever test runs next.
@@ -101,7 +107,14 @@ export class TestApp {
     const response = await this.app.inject({ method: method as 'GET', url: path, headers, payload });
     let body: unknown = response.body;
     if (String(response.headers['content-type'] ?? '').includes('json') && response.body !== '') body = response.json();
-    return { status: response.statusCode, body: body as T, headers: response.headers };
+    const result = { status: response.statusCode, body: body as T, headers: response.headers };
+    TestApp.checkContract(method, path, result);
+    return result;
+  }
+
+  /** Fails the test when the OpenAPI document does not describe this answer (test/support/contract.ts). */
+  static checkContract(method: string, url: string, response: TestResponse): void {
+    TestApp.contract?.check(method, url, response);
   }
 
   get<T = any>(path: string, options?: RequestOptions) {
@@ -147,6 +160,7 @@ export class TestApp {
   }
 
   async close(): Promise<void> {
+    TestApp.contract?.report();
     await this.app.close();
     await this.database.end();
     const admin = new pg.Client(process.env.TEST_DATABASE_ADMIN_URL);

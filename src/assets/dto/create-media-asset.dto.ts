@@ -2,7 +2,8 @@ import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, ValidateNested } from 'class-validator';
 import { RecordBodyDto } from '../../common/record.dto.js';
-import { IsMediaFileMap, MAX_VARIANTS, MEDIA_FILES_EXAMPLE, MediaFileDto, toMediaFileMap } from './media-file.dto.js';
+import { REQUIRED_KEYS } from '../../common/fields.js';
+import { IsMediaFileMap, MAX_VARIANTS, MEDIA_FILES_EXAMPLE, MediaFileDto, toMediaFileMap, VARIANT_KEY } from './media-file.dto.js';
 
 export class CreateMediaAssetDto extends RecordBodyDto {
   @ApiProperty({ example: 'Iron sword artwork', minLength: 1, maxLength: 200 })
@@ -28,6 +29,11 @@ export class CreateMediaAssetDto extends RecordBodyDto {
       "sent unchanged keeps its uid, dates and version, a changed one gets version + 1. The service's " +
       'fields of a file (uid, dates, version) may be sent back and are ignored.',
     additionalProperties: { $ref: getSchemaPath(MediaFileDto) },
+    // ApiProperty's own `required` says whether the property is; the map's required keys go by this name.
+    ...{ [REQUIRED_KEYS]: ['default'] },
+    minProperties: 1,
+    maxProperties: MAX_VARIANTS,
+    ...{ propertyNames: { pattern: VARIANT_KEY.source } },
     example: MEDIA_FILES_EXAMPLE,
   })
   @Transform(({ obj, key }) => toMediaFileMap((obj as Record<string, unknown>)[key]))

@@ -1,7 +1,10 @@
 import { registerDecorator, type ValidationOptions } from 'class-validator';
-import { DEFAULT_TEXT_KEY, isLanguageTag } from '../text-language.js';
+import { DEFAULT_TEXT_KEY, isLanguageTag, LANGUAGE_TAG } from '../text-language.js';
 
 export const MAX_LANGUAGES = 200;
+
+/** A key of a text map, as a JSON Schema pattern: `default` or a BCP 47 tag (of at most 64 characters). */
+export const TEXT_KEY_PATTERN = `^(?:${DEFAULT_TEXT_KEY}|(?=.{1,64}$)${LANGUAGE_TAG.source.slice(1, -1)})$`;
 export const MAX_TEXT_LENGTH = 100_000;
 
 /**

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { BodyAlternatives } from '../../common/fields.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { TRANSACTION_TYPES, type TransactionType } from '../inventory-plan.js';
 
@@ -10,7 +11,7 @@ export class ItemQuantityDto {
   itemUid: string;
 
   /** A positive whole number (at most 1,000,000,000). */
-  @ApiProperty({ example: 2, minimum: 1 })
+  @ApiProperty({ type: 'integer', example: 2, minimum: 1 })
   @IsInt()
   @Min(1)
   @Max(1_000_000_000)
@@ -23,6 +24,15 @@ export class ItemQuantityDto {
  * made by an admin, is processed at once; otherwise it waits PENDING for persona two's owner.
  * AWARD (admins) adds persona one's list to its inventory; REMOVAL (admins) takes it away.
  */
+@BodyAlternatives({
+  propertyName: 'type',
+  mapping: { TRADE: () => TradeTransactionDto, AWARD: () => AwardTransactionDto, REMOVAL: () => RemovalTransactionDto },
+  example: {
+    personaOneUid: '2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b',
+    personaTwoUid: 'd3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60',
+    personaOneInventoryItems: [{ itemUid: '7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d', quantity: 1 }],
+  },
+})
 export class CreateTransactionDto {
   @ApiProperty({ enum: TRANSACTION_TYPES, enumName: 'TransactionType', required: false, default: 'TRADE' })
   @IsOmittable()
@@ -54,4 +64,56 @@ export class CreateTransactionDto {
   @EachNested()
   @Type(() => ItemQuantityDto)
   personaTwoInventoryItems?: ItemQuantityDto[];
+}
+
+// The body's three shapes, for the OpenAPI document (CreateTransactionDto validates them all, with the
+// cross-field rules no schema states: see TransactionsService.checkRequest). @BodyAlternatives() makes
+// the document's CreateTransactionDto a oneOf of them, told apart by `type`.
+const ITEM_LIST_EXAMPLE = [{ itemUid: '7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d', quantity: 1 }];
+const PERSONA_ONE_EXAMPLE = '2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b';
+
+/**
+ * A trade between two personas (the default type). persona two must differ from persona one, the two
+ * lists together must move something, and a list may not name an item twice.
+ */
+export class TradeTransactionDto {
+  @ApiProperty({ enum: ['TRADE'], required: false, default: 'TRADE', example: 'TRADE' })
+  type?: 'TRADE';
+
+  @ApiProperty({ format: 'uuid', example: PERSONA_ONE_EXAMPLE })
+  personaOneUid: string;
+
+  @ApiProperty({ format: 'uuid', example: 'd3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60' })
+  personaTwoUid: string;
+
+  @ApiProperty({ type: [ItemQuantityDto], required: false, maxItems: 100, example: ITEM_LIST_EXAMPLE })
+  personaOneInventoryItems?: ItemQuantityDto[];
+
+  @ApiProperty({ type: [ItemQuantityDto], required: false, maxItems: 100, example: [] })
+  personaTwoInventoryItems?: ItemQuantityDto[];
+}
+
+/** An admin's award to persona one (AWARD), or removal from it (REMOVAL): one list, no persona two. */
+class OnePersonaTransactionDto {
+  @ApiProperty({ format: 'uuid', example: PERSONA_ONE_EXAMPLE })
+  personaOneUid: string;
+
+  @ApiProperty({ type: [ItemQuantityDto], minItems: 1, maxItems: 100, example: ITEM_LIST_EXAMPLE })
+  personaOneInventoryItems: ItemQuantityDto[];
+
+  @ApiProperty({ type: 'null', required: false, description: 'No place in an award or a removal.', example: null })
+  personaTwoUid?: null;
+
+  @ApiProperty({ type: [ItemQuantityDto], required: false, maxItems: 0, description: 'Empty, if sent.', example: [] })
+  personaTwoInventoryItems?: ItemQuantityDto[];
+}
+
+export class AwardTransactionDto extends OnePersonaTransactionDto {
+  @ApiProperty({ enum: ['AWARD'], example: 'AWARD' })
+  type: 'AWARD';
+}
+
+export class RemovalTransactionDto extends OnePersonaTransactionDto {
+  @ApiProperty({ enum: ['REMOVAL'], example: 'REMOVAL' })
+  type: 'REMOVAL';
 }

@@ -1,13 +1,13 @@
-import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
-import { ReadOnlyField } from '../../common/fields.js';
+import { READ_ONLY_UID, ReadOnlyField } from '../../common/fields.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { SESSION_STATUSES, SESSION_VISIBILITIES, type SessionStatus, type SessionVisibility } from '../session.entity.js';
 
 export class TeamDto {
-  @ApiProperty({ example: 0 })
+  @ApiProperty({ type: 'integer', example: 0 })
   @IsInt()
   @Min(0)
   @Max(10_000)
@@ -22,14 +22,14 @@ export class TeamDto {
 
 export class CreateSessionDto extends RecordBodyDto {
   /** How many teams (1..100). */
-  @ApiProperty({ example: 2 })
+  @ApiProperty({ type: 'integer', example: 2 })
   @IsInt()
   @Min(1)
   @Max(100)
   numTeams: number;
 
   /** Seats per team (1..1000); the session holds numTeams × teamSize users (at most 10,000). */
-  @ApiProperty({ example: 4 })
+  @ApiProperty({ type: 'integer', example: 4 })
   @IsInt()
   @Min(1)
   @Max(1000)
@@ -87,11 +87,11 @@ export class CreateSessionDto extends RecordBodyDto {
   password?: string | null;
 
   // Set by the service; a client may send them back with a session it read.
-  @ApiHideProperty()
+  @ApiProperty(READ_ONLY_UID)
   @ReadOnlyField()
   hostUid?: never;
 
-  @ApiHideProperty()
+  @ApiProperty({ ...READ_ONLY_UID, nullable: true })
   @ReadOnlyField()
   serverUid?: never;
 }

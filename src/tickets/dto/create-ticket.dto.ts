@@ -1,7 +1,7 @@
-import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, IsUUID, Length, Max, Min, ValidateIf } from 'class-validator';
-import { ReadOnlyField } from '../../common/fields.js';
+import { READ_ONLY_UID, ReadOnlyField } from '../../common/fields.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable, IsPrimitiveValue } from '../../common/validators.js';
 import type { Primitive } from '../ticket.entity.js';
@@ -43,14 +43,14 @@ export class StatisticDto {
 
 export class CreateTicketDto extends RecordBodyDto {
   /** Teams in the session wanted (1..100). */
-  @ApiProperty({ example: 2 })
+  @ApiProperty({ type: 'integer', example: 2 })
   @IsInt()
   @Min(1)
   @Max(100)
   numTeams: number;
 
   /** Seats per team (1..1000, default 1). The ticket's users must fit on one team. */
-  @ApiProperty({ example: 2, required: false, default: 1 })
+  @ApiProperty({ type: 'integer', example: 2, required: false, default: 1 })
   @IsOmittable()
   @IsInt()
   @Min(1)
@@ -67,7 +67,7 @@ export class CreateTicketDto extends RecordBodyDto {
   users?: string[];
 
   /** The number of users; the service sets it from `users`, and a different value is refused. */
-  @ApiProperty({ example: 1, required: false })
+  @ApiProperty({ type: 'integer', example: 1, required: false })
   @IsOmittable()
   @IsInt()
   @Min(1)
@@ -98,11 +98,11 @@ export class CreateTicketDto extends RecordBodyDto {
   status?: (typeof CLIENT_TICKET_STATUSES)[number];
 
   // Set by the service; a client may send them back with a ticket it read.
-  @ApiHideProperty()
+  @ApiProperty(READ_ONLY_UID)
   @ReadOnlyField()
   hostUid?: never;
 
-  @ApiHideProperty()
+  @ApiProperty({ ...READ_ONLY_UID, nullable: true })
   @ReadOnlyField()
   sessionUid?: never;
 }
