@@ -50,3 +50,4 @@ export function createGameBackendClient(options: GameBackendClientOptions): Game
   }
   return client;
 }
+export * from './realtime.js';

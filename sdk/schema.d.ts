@@ -872,6 +872,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realtime/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a ticket to open the realtime socket (browsers)
+         * @description Browsers cannot set headers on a WebSocket: open `/realtime?ticket=<ticket>` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt <token>` on the upgrade instead.
+         */
+        post: operations["RealtimeController_issueTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read your events (the realtime inbox, without a socket)
+         * @description The events the socket would send, oldest first: every event after `after` (the id of the last one you got), up to `limit`. Without `after`: from the oldest kept (REALTIME_RETENTION). Poll with the last id to follow along.
+         */
+        get: operations["RealtimeController_notifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2365,6 +2405,161 @@ export interface components {
              * @example https://cdn.example.com/badges/dragon-slayer.png
              */
             badge?: string | null;
+        };
+        TicketUpdatedEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * @example ticket.updated
+             * @enum {string}
+             */
+            type: "ticket.updated";
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            /** @description The ticket: MATCH_FOUND with sessionUid once matched. */
+            data: components["schemas"]["Ticket"];
+        };
+        SessionUpdatedEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * @example session.updated
+             * @enum {string}
+             */
+            type: "session.updated";
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            data: components["schemas"]["Session"];
+        };
+        SessionDeletedEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * @example session.deleted
+             * @enum {string}
+             */
+            type: "session.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            /** @description The session as it was. */
+            data: components["schemas"]["Session"];
+        };
+        TransactionPendingEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * @example transaction.pending
+             * @enum {string}
+             */
+            type: "transaction.pending";
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            /** @description A trade awaiting your persona: accept, decline. */
+            data: components["schemas"]["InventoryTransaction"];
+        };
+        TransactionUpdatedEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * @example transaction.updated
+             * @enum {string}
+             */
+            type: "transaction.updated";
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            /** @description COMPLETED, DECLINED, CANCELED or FAILED. */
+            data: components["schemas"]["InventoryTransaction"];
+        };
+        InventoryChange: {
+            /** Format: uuid */
+            personaUid: string;
+            /** @description The holdings that changed, as they are now (quantity 0: none left). */
+            holdings: components["schemas"]["InventorySnapshot"][];
+        };
+        InventoryUpdatedEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * @example inventory.updated
+             * @enum {string}
+             */
+            type: "inventory.updated";
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            data: components["schemas"]["InventoryChange"];
+        };
+        AchievementUnlockedEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * @example achievement.unlocked
+             * @enum {string}
+             */
+            type: "achievement.unlocked";
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            data: components["schemas"]["AchievementUnlock"];
+        };
+        RealtimeTicketDto: {
+            /**
+             * @description Open the socket with `/realtime?ticket=<ticket>` within 30 s; it works once.
+             * @example kq3v0v2oVw2Qm1y9Pj0m2bIY3x3x3x3x3x3x3x3x3x3
+             */
+            ticket: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T12:00:30.000Z
+             */
+            expiresAt: string;
         };
     };
     responses: never;
@@ -13081,6 +13276,256 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    RealtimeController_issueTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RealtimeTicketDto"];
+                };
+            };
+            /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "MALFORMED_JSON",
+                     *       "message": "the body is not valid JSON",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    RealtimeController_notifications: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The last event's id. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"])[];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */

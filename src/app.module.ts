@@ -16,6 +16,8 @@ import { nestLoggerOptions, ROOT_LOGGER, RootLoggerModule } from './logging.js';
 import { MatchmakerModule } from './matchmaker/matchmaker.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PersonasModule } from './personas/personas.module.js';
+import { OutboxModule } from './realtime/event-outbox.js';
+import { RealtimeModule } from './realtime/realtime.module.js';
 import { RateLimitGuard } from './security/rate-limit.guard.js';
 import { SecurityModule } from './security/security.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
@@ -34,6 +36,7 @@ export class AppModule {
         LoggerModule.forRootAsync({ inject: [ROOT_LOGGER], useFactory: (logger: Logger) => nestLoggerOptions(logger) }),
         DatabaseModule,
         MetricsModule,
+        OutboxModule,
         HealthModule,
         SecurityModule,
         AuthModule,
@@ -46,6 +49,7 @@ export class AppModule {
         SkillsModule,
         AssetsModule,
         AchievementsModule,
+        RealtimeModule,
       ],
       // The global guards, in the order they run. The rate limiter comes first, so that floods of bad
       // tokens are counted too; the JwtGuard then reads the caller (every route needs our token unless

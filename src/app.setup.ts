@@ -11,6 +11,8 @@ import type { AppConfig } from './config/environment.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { createOpenApiDocument } from './openapi/openapi.document.js';
+import { RealtimeWsAdapter } from './realtime/realtime.adapter.js';
+import { RealtimeAuth } from './realtime/realtime.auth.js';
 import { enableCors, registerSecurityHeaders, SECURITY_HEADERS } from './security/http-security.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -88,6 +90,9 @@ export function configureApp(app: NestFastifyApplication): void {
     logRequest(logger, request, reply);
     done();
   });
+
+  // /realtime: upgrades decided (and refused with the JSON error body) before a socket opens.
+  app.useWebSocketAdapter(new RealtimeWsAdapter(app, app.get(RealtimeAuth)));
 
   SwaggerModule.setup('docs', app, createOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',

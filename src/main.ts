@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { configureApp, createFastifyAdapter } from './app.setup.js';
 import { EnvironmentError, loadConfig } from './config/environment.js';
 import { openServiceDatabase } from './database/database-location.js';
+import { EmbeddedPostgresInUseError } from './database/embedded-postgres.js';
 
 async function bootstrap(): Promise<void> {
   const environment = loadConfig();
@@ -50,7 +51,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  // A configuration problem is the operator's to fix: say what is wrong, not where in the code.
-  console.error(error instanceof EnvironmentError ? error.message : error);
+  // A configuration or data-folder problem is the operator's to fix: say what is wrong, not where in the code.
+  console.error(error instanceof EnvironmentError || error instanceof EmbeddedPostgresInUseError ? error.message : error);
   process.exit(1);
 });

@@ -150,6 +150,11 @@ const TABLE: Row[] = [
   { route: 'POST /transactions/{id}/decline',                         cells: [401,      403,     404,     200], call: byId((w) => w.pendingTrade()) },
   { route: 'POST /transactions/{id}/cancel',                          cells: [401,      200,     404,     200], call: byId((w) => w.pendingTrade()) },
 
+  // Realtime: every signed-in user opens their own socket and reads their own inbox (test/realtime.e2e-spec.ts
+  // shows that nobody receives another's events).
+  { route: 'POST /realtime/tickets',                                  cells: [401,      201,     201,     201] },
+  { route: 'GET /notifications',                                      cells: [401,      200,     200,     200] },
+
   // Skill progress: public reads (optional auth), writes by the persona's owner or an admin (403 to
   // others: acting for a persona names it on purpose), anonymous writes 401 (ANONYMOUS_WRITES is off).
   { route: 'GET /personas/{personaUid}/skills',                       cells: ['sees',   'sees',  'sees',  'sees'], call: inSkill },

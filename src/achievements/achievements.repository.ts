@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { column, RecordRepository } from '../common/record.repository.js';
+import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { EventOutbox } from '../realtime/event-outbox.js';
 import { AchievementUnlock } from './achievement-unlock.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';
 
@@ -14,7 +15,10 @@ export class AchievementsRepository extends RecordRepository<AchievementDefiniti
 
 @Injectable()
 export class AchievementUnlocksRepository extends RecordRepository<AchievementUnlock> {
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly outbox: EventOutbox,
+  ) {
     super(dataSource, AchievementUnlock, 'achievement unlock');
   }
 
@@ -26,25 +30,37 @@ export class AchievementUnlocksRepository extends RecordRepository<AchievementUn
   /**
    * Records the unlock once and answers it; undefined when the achievement does not exist. The unique
    * key (achievementUid, userUid) decides between concurrent unlocks: ON CONFLICT DO NOTHING waits for
-   * the other insert, and the SELECT that follows (a new snapshot) finds its row.
+   * the other insert, and the SELECT that follows (a new snapshot) finds its row. The first unlock is
+   * pushed to the user (`achievement.unlocked`), in its transaction.
    */
   async unlockOnce(achievementUid: string, userUid: string): Promise<AchievementUnlock | undefined> {
-    let inserted: AchievementUnlock[];
+    const created = await this.transaction(async (transaction) => {
+      const row = await this.insertUnlock(transaction, achievementUid, userUid);
+      const unlock = row && transaction.create(AchievementUnlock, row);
+      if (unlock) await this.outbox.record(transaction, 'achievement.unlocked', unlock, { users: [userUid] });
+      return unlock;
+    });
+    if (created) return created;
+    const found = await this.dataSource.manager.findOneBy(AchievementUnlock, { achievementUid, userUid });
+    return found ?? undefined;
+  }
+
+  /** The new unlock's row; undefined when it existed already, or the achievement does not. */
+  private async insertUnlock(transaction: Transaction, achievementUid: string, userUid: string): Promise<AchievementUnlock | undefined> {
     try {
-      inserted = await this.dataSource.query<AchievementUnlock[]>(
+      const [row] = await transaction.query<AchievementUnlock[]>(
         `INSERT INTO "achievement_unlocks" ("achievementUid", "userUid")
          SELECT "uid", $2 FROM "achievements" WHERE "uid" = $1
          ON CONFLICT ("achievementUid", "userUid") DO NOTHING
          RETURNING *`,
         [achievementUid, userUid],
       );
+      return row;
     } catch (error) {
       // The achievement was deleted between the SELECT and the foreign key check.
       const constraint = error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;
       if (constraint === 'achievement_unlocks_achievementUid_fkey') return undefined;
       throw error;
     }
-    const record = inserted[0] ?? (await this.dataSource.manager.findOneBy(AchievementUnlock, { achievementUid, userUid }));
-    return record ? this.dataSource.manager.create(AchievementUnlock, record) : undefined;
   }
 }

@@ -14,6 +14,8 @@ export const USER_ROLE = 'user';
 export interface AccessTokenClaims {
   sub: string;
   roles: string[];
+  /** Set by the JWT library when it signs. */
+  exp?: number;
 }
 
 @Injectable()

@@ -39,7 +39,12 @@ export class JwtGuard implements CanActivate {
       throw unauthorized('the token is invalid or has expired: sign in again');
     }
     if (typeof claims.sub !== 'string' || !Array.isArray(claims.roles)) throw unauthorized('the token is not one of ours');
-    request.caller = { uid: claims.sub, roles: claims.roles, isAdmin: claims.roles.includes(ADMIN_ROLE) };
+    request.caller = {
+      uid: claims.sub,
+      roles: claims.roles,
+      isAdmin: claims.roles.includes(ADMIN_ROLE),
+      tokenExpiresAt: claims.exp === undefined ? undefined : new Date(claims.exp * 1000),
+    };
     return true;
   }
 }

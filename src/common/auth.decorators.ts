@@ -8,6 +8,8 @@ export interface Caller {
   uid: string;
   roles: string[];
   isAdmin: boolean;
+  /** When the token expires (a socket opened with it closes then). */
+  tokenExpiresAt?: Date;
 }
 
 export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };

@@ -44,6 +44,15 @@ export abstract class RecordRepository<T extends RecordEntity> {
   /** Restricts a query to the records the caller may see. The default: everything (catalog data). */
   protected scope(_query: SelectQueryBuilder<T>, _caller: Caller | undefined): void {}
 
+  /**
+   * Reports an updated record to whoever must hear of it (EventOutbox), in the update's transaction:
+   * a repository whose changes others follow overrides it, and no caller can forget the event.
+   */
+  protected afterUpdate?(transaction: Transaction, record: T): Promise<void>;
+
+  /** Likewise for a deleted record (as it was). */
+  protected afterDelete?(transaction: Transaction, record: T): Promise<void>;
+
   private get isScoped(): boolean {
     return this.scope !== RecordRepository.prototype.scope;
   }
@@ -108,8 +117,11 @@ export abstract class RecordRepository<T extends RecordEntity> {
     uid: string,
     patch: QueryDeepPartialEntity<T>,
     expectedVersion: number | undefined,
-    transaction: Transaction = this.dataSource.manager,
+    transaction?: Transaction,
   ): Promise<T> {
+    // An event is written in the same transaction as its change; without one, a single statement needs none.
+    if (!transaction && this.afterUpdate) return this.transaction((own) => this.updateVersioned(uid, patch, expectedVersion, own));
+    transaction ??= this.dataSource.manager;
     const update = transaction
       .createQueryBuilder()
       .update(this.entity)
@@ -117,7 +129,11 @@ export abstract class RecordRepository<T extends RecordEntity> {
       .where('uid = :uid', { uid });
     if (expectedVersion !== undefined) update.andWhere('version = :expectedVersion', { expectedVersion });
     const [row] = (await update.returning('*').execute()).raw as T[];
-    if (row) return transaction.create(this.entity, row);
+    if (row) {
+      const record = transaction.create(this.entity, row);
+      await this.afterUpdate?.(transaction, record);
+      return record;
+    }
 
     const current = await transaction
       .createQueryBuilder<T>(this.entity, ALIAS)
@@ -133,9 +149,13 @@ export abstract class RecordRepository<T extends RecordEntity> {
     );
   }
 
-  async deleteOne(uid: string, transaction: Transaction = this.dataSource.manager): Promise<void> {
-    const result = await transaction.createQueryBuilder().delete().from(this.entity).where('uid = :uid', { uid }).execute();
-    if (!result.affected) throw notFound(this.recordName, uid);
+  async deleteOne(uid: string, transaction?: Transaction): Promise<void> {
+    if (!transaction && this.afterDelete) return this.transaction((own) => this.deleteOne(uid, own));
+    transaction ??= this.dataSource.manager;
+    const result = await transaction.createQueryBuilder().delete().from(this.entity).where('uid = :uid', { uid }).returning('*').execute();
+    const [row] = result.raw as T[];
+    if (!row) throw notFound(this.recordName, uid);
+    await this.afterDelete?.(transaction, transaction.create(this.entity, row));
   }
 
   /** Removes every record. DELETE rather than TRUNCATE: it honours foreign keys and locks rows, not the table. */

@@ -64,6 +64,16 @@ export interface AppConfig {
   trustProxy: boolean | string[];
   /** Origins a browser may call the API from; empty: no CORS headers at all; `['*']`: any origin. */
   corsOrigins: string[];
+  realtime: {
+    /** Open sockets a user may hold on one instance; one more is closed with 4429. */
+    maxSocketsPerUser: number;
+    /** How long events stay in the inbox (for resuming and GET /notifications). */
+    retentionSeconds: number;
+    /** Between two pings of every socket; a socket that has not answered the last one is dropped. */
+    pingIntervalMs: number;
+    /** A socket whose unsent data passes this is a slow consumer: closed with 4413 (it may resume). */
+    maxBufferedBytes: number;
+  };
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -230,6 +240,12 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
     },
     trustProxy,
     corsOrigins,
+    realtime: {
+      maxSocketsPerUser: integer('REALTIME_MAX_SOCKETS_PER_USER', 5, 1, 1000),
+      retentionSeconds: integer('REALTIME_RETENTION', 7 * 24 * 3600, 60, 365 * 24 * 3600),
+      pingIntervalMs: integer('REALTIME_PING_INTERVAL', 30_000, 100, 3_600_000),
+      maxBufferedBytes: integer('REALTIME_MAX_BUFFER', 1024 * 1024, 1024, 256 * 1024 * 1024),
+    },
   };
   if (problems.length > 0) throw new EnvironmentError(problems);
   return config;

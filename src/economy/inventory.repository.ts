@@ -5,6 +5,8 @@ import { column, RecordRepository, type Transaction } from '../common/record.rep
 import { holdingKey, type Movement } from './inventory-plan.js';
 import { InventoryItem } from './inventory-item.entity.js';
 import { LedgerEntry } from './ledger-entry.entity.js';
+import type { InventorySnapshot } from './transaction.entity.js';
+import { EventOutbox } from '../realtime/event-outbox.js';
 
 /** A persona's holding rows, by holdingKey(persona, item). */
 export type HoldingRows = Map<string, InventoryItem>;
@@ -12,7 +14,10 @@ export type HoldingRows = Map<string, InventoryItem>;
 /** Inventories: read by their owners, changed only by the transaction processor, always with the ledger. */
 @Injectable()
 export class InventoryRepository extends RecordRepository<InventoryItem> {
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly outbox: EventOutbox,
+  ) {
     super(dataSource, InventoryItem, 'inventory item');
   }
 
@@ -46,12 +51,20 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
 
   /**
    * Applies the movements of a transaction and writes each to the append-only ledger, in one place so
-   * that no quantity ever moves without its ledger row. Each change is relative, in SQL, and the CHECK
-   * (quantity >= 0) would stop an overdraft even if the caller's check were wrong. Decrements are plain
-   * UPDATEs: an upsert would test the CHECK on the negative row it proposes to insert. Rows that reach
-   * 0 are removed: an inventory lists what a persona holds.
+   * that no quantity ever moves without its ledger row, nor without its owner being told
+   * (`inventory.updated`, per persona, with the changed holdings). Each change is relative, in SQL, and
+   * the CHECK (quantity >= 0) would stop an overdraft even if the caller's check were wrong. Decrements
+   * are plain UPDATEs: an upsert would test the CHECK on the negative row it proposes to insert. Rows
+   * that reach 0 are removed: an inventory lists what a persona holds. Answers the holdings of
+   * `personaUids` in `itemUids` afterwards.
    */
-  async applyMovements(transaction: Transaction, transactionUid: string, movements: Movement[]): Promise<void> {
+  async applyMovements(
+    transaction: Transaction,
+    transactionUid: string,
+    movements: Movement[],
+    personaUids: string[],
+    itemUids: string[],
+  ): Promise<HoldingRows> {
     for (const { personaUid, itemUid, delta } of movements) {
       if (delta > 0) {
         await transaction.query(
@@ -69,7 +82,7 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
         );
       }
     }
-    if (movements.length === 0) return;
+    if (movements.length === 0) return this.holdings(transaction, personaUids, itemUids);
     await transaction.query(
       'DELETE FROM inventory_items WHERE "personaUid" = ANY($1::uuid[]) AND "itemUid" = ANY($2::uuid[]) AND quantity = 0',
       [[...new Set(movements.map((movement) => movement.personaUid))], [...new Set(movements.map((movement) => movement.itemUid))]],
@@ -80,5 +93,29 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
       .into(LedgerEntry)
       .values(movements.map((movement) => ({ ...movement, transactionUid })))
       .execute();
+    const after = await this.holdings(transaction, personaUids, itemUids);
+    for (const personaUid of new Set(movements.map((movement) => movement.personaUid))) {
+      const holdings = movements
+        .filter((movement) => movement.personaUid === personaUid)
+        .map(({ itemUid }) => holdingSnapshot(after, personaUid, itemUid));
+      await this.outbox.record(transaction, 'inventory.updated', { personaUid, holdings }, { ownersOf: [personaUid] });
+    }
+    return after;
   }
+}
+
+/** A persona's holding of an item as a snapshot: the row's fields, or quantity 0 where it holds none. */
+export function holdingSnapshot(rows: HoldingRows, personaUid: string, itemUid: string): InventorySnapshot {
+  const row = rows.get(holdingKey(personaUid, itemUid));
+  return row
+    ? {
+        uid: row.uid,
+        personaUid,
+        itemUid,
+        quantity: row.quantity,
+        version: row.version,
+        dateCreated: row.dateCreated,
+        dateModified: row.dateModified,
+      }
+    : { personaUid, itemUid, quantity: 0 };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../common/record.repository.js';
-import { type HoldingRows, InventoryRepository } from './inventory.repository.js';
+import { holdingSnapshot, type HoldingRows, InventoryRepository } from './inventory.repository.js';
 import {
   affectedHoldings,
   applyMovements,
@@ -48,8 +48,7 @@ export class TransactionProcessor {
     }
 
     const movements = planMovements(request);
-    await this.inventories.applyMovements(db, transaction.uid, movements);
-    const rowsAfter = await this.inventories.holdings(db, personaUids, itemUids);
+    const rowsAfter = await this.inventories.applyMovements(db, transaction.uid, movements, personaUids, itemUids);
     // With both personas locked nothing else can touch these rows; if they still disagree with the plan,
     // something is badly wrong: throwing rolls everything back rather than commit a doubtful state.
     const expected = applyMovements(before, movements);
@@ -72,22 +71,7 @@ function requestOf(transaction: InventoryTransaction): TransactionRequest {
 /** Every affected holding of each persona, before and after (quantity 0 where the persona holds none). */
 function snapshotsOf(request: TransactionRequest, affected: Holding[], before: HoldingRows, after: HoldingRows) {
   const snapshot = (rows: HoldingRows, personaUid: string): InventorySnapshot[] =>
-    affected
-      .filter((holding) => holding.personaUid === personaUid)
-      .map(({ itemUid }) => {
-        const row = rows.get(holdingKey(personaUid, itemUid));
-        return row
-          ? {
-              uid: row.uid,
-              personaUid,
-              itemUid,
-              quantity: row.quantity,
-              version: row.version,
-              dateCreated: row.dateCreated,
-              dateModified: row.dateModified,
-            }
-          : { personaUid, itemUid, quantity: 0 };
-      });
+    affected.filter((holding) => holding.personaUid === personaUid).map(({ itemUid }) => holdingSnapshot(rows, personaUid, itemUid));
   const two = request.personaTwoUid;
   return {
     personaOneInventoryItemsBefore: snapshot(before, request.personaOneUid),

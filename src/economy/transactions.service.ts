@@ -105,7 +105,7 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
       }
       return original;
     }
-    return atOnce ? this.processor.process(db, created) : created;
+    return atOnce ? this.processor.process(db, created) : this.transactions.offer(db, created);
   }
 
   /** One database transaction, run again on serialization failures and deadlocks (counted in /metrics). */

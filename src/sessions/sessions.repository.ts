@@ -2,12 +2,25 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { ALIAS, column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { EventOutbox } from '../realtime/event-outbox.js';
 import { Session } from './session.entity.js';
 
 @Injectable()
 export class SessionsRepository extends RecordRepository<Session> {
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly outbox: EventOutbox,
+  ) {
     super(dataSource, Session, 'session');
+  }
+
+  /** Every change (join, leave, host, status, visibility, roster) is pushed to the host, members and invited users. */
+  protected override async afterUpdate(transaction: Transaction, session: Session): Promise<void> {
+    await this.outbox.record(transaction, 'session.updated', session, { users: audienceOf(session) });
+  }
+
+  protected override async afterDelete(transaction: Transaction, session: Session): Promise<void> {
+    await this.outbox.record(transaction, 'session.deleted', session, { users: audienceOf(session) });
   }
 
   /** PUBLIC sessions to everyone signed in; the others to their host, members and invited users; all to admins. */
@@ -32,3 +45,6 @@ export class SessionsRepository extends RecordRepository<Session> {
       .getOne();
   }
 }
+
+/** Who follows a session: its host, members and invited users. */
+const audienceOf = (session: Session) => [session.hostUid, ...session.users, ...session.invited];

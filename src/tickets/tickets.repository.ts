@@ -2,12 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { ALIAS, column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { EventOutbox } from '../realtime/event-outbox.js';
 import { Ticket } from './ticket.entity.js';
 
 @Injectable()
 export class TicketsRepository extends RecordRepository<Ticket> {
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly outbox: EventOutbox,
+  ) {
     super(dataSource, Ticket, 'ticket');
+  }
+
+  /** A ticket's changes (its status above all) are pushed to its host and users. */
+  protected override async afterUpdate(transaction: Transaction, ticket: Ticket): Promise<void> {
+    await this.outbox.record(transaction, 'ticket.updated', ticket, { users: [ticket.hostUid, ...ticket.users] });
   }
 
   /** A ticket is its host's and its users' (and the admins'). */
@@ -34,13 +43,15 @@ export class TicketsRepository extends RecordRepository<Ticket> {
       .getMany();
   }
 
-  /** The tickets found their session: MATCH_FOUND, with its uid. */
+  /** The tickets found their session: MATCH_FOUND, with its uid (and each ticket's people are told). */
   async markMatched(transaction: Transaction, ticketUids: string[], sessionUid: string): Promise<void> {
-    await transaction
+    const result = await transaction
       .createQueryBuilder()
       .update(Ticket)
       .set({ status: 'MATCH_FOUND', sessionUid, version: () => 'version + 1', dateModified: () => 'now()' })
       .whereInIds(ticketUids)
+      .returning('*')
       .execute();
+    for (const row of result.raw as Ticket[]) await this.afterUpdate(transaction, transaction.create(Ticket, row));
   }
 }

@@ -61,7 +61,11 @@ export class TestApp {
     private readonly databaseName: string,
   ) {}
 
-  static async start(environment: Record<string, string | undefined> = {}): Promise<TestApp> {
+  /**
+   * `listen`: also serve on a loopback port (`baseUrl`), for clients that need a real socket (the
+   * realtime WebSocket); requests through `request()` use `app.inject()` either way.
+   */
+  static async start(environment: Record<string, string | undefined> = {}, options: { listen?: boolean } = {}): Promise<TestApp> {
     const databaseName = `test_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client(process.env.TEST_DATABASE_ADMIN_URL);
     await admin.connect();
@@ -86,7 +90,8 @@ export class TestApp {
       logger: ['error', 'fatal'],
     });
     configureApp(app);
-    await app.init();
+    if (options.listen) await app.listen(0, '127.0.0.1');
+    else await app.init();
     await app.getHttpAdapter().getInstance().ready();
     TestApp.contract ??= new ApiContract(createOpenApiDocument(app));
     const database = new pg.Pool({ connectionString: url.toString(), max: 2 });
@@ -94,6 +99,13 @@ export class TestApp {
     // is reported as a pool 'error' event; unhandled, it would fail whatever test runs next.
     database.on('error', () => undefined);
     return new TestApp(app, database, databaseName);
+  }
+
+  /** `http://127.0.0.1:<port>` of an app started with `listen`. */
+  get baseUrl(): string {
+    const address = this.app.getHttpServer().address() as { port: number } | null;
+    if (!address) throw new Error('this test app does not listen: start it with { listen: true }');
+    return `http://127.0.0.1:${address.port}`;
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {

@@ -2,6 +2,7 @@ import { Foundation1763800000000 } from './1763800000000-Foundation.js';
 import { SessionsAndTickets1763800000001 } from './1763800000001-SessionsAndTickets.js';
 import { AssetsAndAchievements1763800000002 } from './1763800000002-AssetsAndAchievements.js';
 import { Economy1763800000003 } from './1763800000003-Economy.js';
+import { Realtime1764000000000 } from './1764000000000-Realtime.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
@@ -10,4 +11,5 @@ export const MIGRATIONS = [
   SessionsAndTickets1763800000001,
   AssetsAndAchievements1763800000002,
   Economy1763800000003,
+  Realtime1764000000000,
 ];

@@ -1,0 +1,125 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { AchievementUnlock } from '../../achievements/achievement-unlock.entity.js';
+import { InventorySnapshot, InventoryTransaction } from '../../economy/transaction.entity.js';
+import { Session } from '../../sessions/session.entity.js';
+import { Ticket } from '../../tickets/ticket.entity.js';
+
+// The events of /realtime and GET /notifications, for the OpenAPI document: one schema per type, its
+// `data` the record as the REST API returns it (docs/REALTIME.md).
+
+export class RealtimeTicketDto {
+  @ApiProperty({
+    description: 'Open the socket with `/realtime?ticket=<ticket>` within 30 s; it works once.',
+    example: 'kq3v0v2oVw2Qm1y9Pj0m2bIY3x3x3x3x3x3x3x3x3x3',
+  })
+  ticket: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-24T12:00:30.000Z' })
+  expiresAt: Date;
+}
+
+const EVENT_ID = {
+  description: "The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.",
+  pattern: '^[0-9]{1,20}-[0-9]{1,20}$',
+  example: '1024-57',
+};
+const EVENT_AT = {
+  type: 'string',
+  format: 'date-time',
+  description: 'When the change was written.',
+  example: '2026-11-24T12:00:00.123Z',
+} as const;
+
+export class TicketUpdatedEvent {
+  @ApiProperty(EVENT_ID)
+  id: string;
+  @ApiProperty({ enum: ['ticket.updated'], example: 'ticket.updated' })
+  type: 'ticket.updated';
+  @ApiProperty(EVENT_AT)
+  at: string;
+  @ApiProperty({ type: Ticket, description: 'The ticket: MATCH_FOUND with sessionUid once matched.' })
+  data: Ticket;
+}
+
+export class SessionUpdatedEvent {
+  @ApiProperty(EVENT_ID)
+  id: string;
+  @ApiProperty({ enum: ['session.updated'], example: 'session.updated' })
+  type: 'session.updated';
+  @ApiProperty(EVENT_AT)
+  at: string;
+  @ApiProperty({ type: Session })
+  data: Session;
+}
+
+export class SessionDeletedEvent {
+  @ApiProperty(EVENT_ID)
+  id: string;
+  @ApiProperty({ enum: ['session.deleted'], example: 'session.deleted' })
+  type: 'session.deleted';
+  @ApiProperty(EVENT_AT)
+  at: string;
+  @ApiProperty({ type: Session, description: 'The session as it was.' })
+  data: Session;
+}
+
+export class TransactionPendingEvent {
+  @ApiProperty(EVENT_ID)
+  id: string;
+  @ApiProperty({ enum: ['transaction.pending'], example: 'transaction.pending' })
+  type: 'transaction.pending';
+  @ApiProperty(EVENT_AT)
+  at: string;
+  @ApiProperty({ type: InventoryTransaction, description: 'A trade awaiting your persona: accept, decline.' })
+  data: InventoryTransaction;
+}
+
+export class TransactionUpdatedEvent {
+  @ApiProperty(EVENT_ID)
+  id: string;
+  @ApiProperty({ enum: ['transaction.updated'], example: 'transaction.updated' })
+  type: 'transaction.updated';
+  @ApiProperty(EVENT_AT)
+  at: string;
+  @ApiProperty({ type: InventoryTransaction, description: 'COMPLETED, DECLINED, CANCELED or FAILED.' })
+  data: InventoryTransaction;
+}
+
+export class InventoryChange {
+  @ApiProperty({ format: 'uuid' })
+  personaUid: string;
+  @ApiProperty({ type: [InventorySnapshot], description: 'The holdings that changed, as they are now (quantity 0: none left).' })
+  holdings: InventorySnapshot[];
+}
+
+export class InventoryUpdatedEvent {
+  @ApiProperty(EVENT_ID)
+  id: string;
+  @ApiProperty({ enum: ['inventory.updated'], example: 'inventory.updated' })
+  type: 'inventory.updated';
+  @ApiProperty(EVENT_AT)
+  at: string;
+  @ApiProperty({ type: InventoryChange })
+  data: InventoryChange;
+}
+
+export class AchievementUnlockedEvent {
+  @ApiProperty(EVENT_ID)
+  id: string;
+  @ApiProperty({ enum: ['achievement.unlocked'], example: 'achievement.unlocked' })
+  type: 'achievement.unlocked';
+  @ApiProperty(EVENT_AT)
+  at: string;
+  @ApiProperty({ type: AchievementUnlock })
+  data: AchievementUnlock;
+}
+
+export const EVENT_SCHEMAS = [
+  TicketUpdatedEvent,
+  SessionUpdatedEvent,
+  SessionDeletedEvent,
+  TransactionPendingEvent,
+  TransactionUpdatedEvent,
+  InventoryUpdatedEvent,
+  AchievementUnlockedEvent,
+];

@@ -1,0 +1,46 @@
+import { Global, Injectable, Module } from '@nestjs/common';
+import type { Transaction } from '../common/record.repository.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { type EventType, MAX_NOTIFIED_USERS, REALTIME_CHANNEL } from './events.js';
+
+/** Who receives an event: users by uid, and the owners of personas by persona uid. */
+export interface Recipients {
+  users?: readonly string[];
+  ownersOf?: readonly string[];
+}
+
+/**
+ * Writes events into the recipients' inbox, in the transaction of the change they report, so that an
+ * event exists if and only if its change committed. One statement: it resolves persona owners, keeps
+ * the recipients that are users (a session may invite any uid), inserts a row per recipient and
+ * NOTIFYs their uids (never the payload), which PostgreSQL delivers at commit. Repositories call it
+ * where they write; services never do.
+ */
+@Injectable()
+export class EventOutbox {
+  constructor(private readonly metrics: MetricsService) {}
+
+  async record(transaction: Transaction, type: EventType, data: unknown, recipients: Recipients): Promise<void> {
+    const rows = await transaction.query<Array<{ written: number }>>(
+      `WITH recipients AS (
+         SELECT uid FROM users WHERE uid = ANY($1::uuid[])
+         UNION
+         SELECT "userUid" FROM personas WHERE uid = ANY($2::uuid[])
+       ), written AS (
+         INSERT INTO notifications ("userUid", type, data)
+         SELECT uid, $3, $4::jsonb FROM recipients
+         RETURNING "userUid"
+       )
+       SELECT count(*)::int AS written,
+              pg_notify($5, CASE WHEN count(*) > $6 THEN '*' ELSE string_agg("userUid"::text, ',') END)
+       FROM written HAVING count(*) > 0`,
+      [recipients.users ?? [], recipients.ownersOf ?? [], type, JSON.stringify(data), REALTIME_CHANNEL, MAX_NOTIFIED_USERS],
+    );
+    this.metrics.countEventsWritten(type, rows[0]?.written ?? 0);
+  }
+}
+
+/** The outbox, for every repository that reports its changes. */
+@Global()
+@Module({ providers: [EventOutbox], exports: [EventOutbox] })
+export class OutboxModule {}

@@ -1,0 +1,165 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { EventType } from './events.js';
+
+/**
+ * Where a client is in its inbox: the (transaction id, row id) of the last event it got. Written as
+ * `<xid>-<id>`, opaque to clients; it only grows, per user.
+ */
+export interface Cursor {
+  xid: bigint;
+  id: bigint;
+}
+
+const CURSOR = /^(\d{1,20})-(\d{1,20})$/;
+
+export function parseCursor(text: string): Cursor | undefined {
+  const match = CURSOR.exec(text);
+  return match ? { xid: BigInt(match[1]), id: BigInt(match[2]) } : undefined;
+}
+
+export const formatCursor = (cursor: Cursor) => `${cursor.xid}-${cursor.id}`;
+
+/** An event as clients receive it: one WebSocket frame, or one element of GET /notifications. */
+export interface EventFrame {
+  id: string;
+  type: EventType;
+  /** When the event was written (ISO 8601, milliseconds). */
+  at: string;
+  data: unknown;
+}
+
+/** A page of a user's inbox: the events ready to deliver, and whether more are (or will soon be) there. */
+export interface InboxPage {
+  events: EventFrame[];
+  /** The page was full: read on from its last event. */
+  full: boolean;
+  /** Events after these exist but are not deliverable yet: an older transaction is still running. */
+  blocked: boolean;
+}
+
+interface InboxRow {
+  id: string;
+  xid: string;
+  type: EventType;
+  data: unknown;
+  dateCreated: Date;
+  ready: boolean;
+}
+
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+/**
+ * The realtime inbox (EventOutbox writes it). Events are delivered in (xid, id) order, and only once
+ * every transaction older than theirs has ended (`xid` below the snapshot's xmin): row ids are handed
+ * out when rows are written, not when they commit, so an id order would let a transaction that commits
+ * late slip in behind a cursor a client already holds, and its event would never reach that client.
+ */
+@Injectable()
+export class NotificationsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Up to `limit` of the user's events after `after`, in order. */
+  async after(userUid: string, after: Cursor, limit: number): Promise<InboxPage> {
+    const rows = await this.dataSource.query<InboxRow[]>(
+      `SELECT n.id::text AS id, n.xid::text AS xid, n.type, n.data, n."dateCreated", n.xid < h.xmin AS ready
+       FROM notifications n, (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) h
+       WHERE n."userUid" = $1 AND (n.xid, n.id) > ($2::text::xid8, $3::bigint)
+       ORDER BY n.xid, n.id
+       LIMIT $4`,
+      [userUid, after.xid.toString(), after.id.toString(), limit],
+    );
+    const ready = rows.filter((row) => row.ready);
+    return {
+      events: ready.map((row) => ({
+        id: formatCursor({ xid: BigInt(row.xid), id: BigInt(row.id) }),
+        type: row.type,
+        at: row.dateCreated.toISOString(),
+        data: row.data,
+      })),
+      full: ready.length === limit,
+      blocked: ready.length < rows.length,
+    };
+  }
+
+  /**
+   * The cursor of "from now on": past every event of a transaction that has ended, before every event
+   * of one still running or to come. A socket opened without `?after` starts here.
+   */
+  async now(): Promise<Cursor> {
+    const [{ xmin }] = await this.dataSource.query<Array<{ xmin: string }>>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin');
+    return { xid: BigInt(xmin) - 1n, id: MAX_BIGINT };
+  }
+
+  /** Removes events older than the retention, and tickets past their time; answers how many events went. */
+  async prune(retentionSeconds: number): Promise<number> {
+    await this.dataSource.query('DELETE FROM realtime_tickets WHERE "expiresAt" < now()');
+    const deleted = await this.dataSource.query<[unknown[], number]>(
+      `DELETE FROM notifications WHERE "dateCreated" < now() - make_interval(secs => $1)`,
+      [retentionSeconds],
+    );
+    return deleted[1];
+  }
+
+  /** Runs `work` unless another instance holds the janitor's lock (the prune is needed once, not by every instance). */
+  async alone<T>(lock: number, work: () => Promise<T>): Promise<T | undefined> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [lock])) as Array<{ locked: boolean }>;
+      if (!locked) return undefined;
+      try {
+        return await work();
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1)', [lock]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+/** A ticket's owner, as the socket it opens will be. */
+export interface TicketHolder {
+  userUid: string;
+  roles: string[];
+  /** When the token the ticket was made from expires: the socket closes then. */
+  tokenExpiresAt: Date;
+}
+
+/** How long a ticket may wait to be used. */
+export const TICKET_TTL_SECONDS = 30;
+
+/**
+ * Single-use tickets with which a browser opens a socket (it cannot set headers, and a long-lived
+ * token must not sit in a URL or a log). Stored as a hash, in PostgreSQL, so that any instance can
+ * take a ticket another one issued; taking it deletes it.
+ */
+@Injectable()
+export class RealtimeTicketsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async issue(holder: TicketHolder): Promise<{ ticket: string; expiresAt: Date }> {
+    const ticket = randomBytes(32).toString('base64url');
+    const [{ expiresAt }] = await this.dataSource.query<Array<{ expiresAt: Date }>>(
+      `INSERT INTO realtime_tickets (hash, "userUid", roles, "tokenExpiresAt", "expiresAt")
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+       RETURNING "expiresAt"`,
+      [hashTicket(ticket), holder.userUid, holder.roles, holder.tokenExpiresAt, TICKET_TTL_SECONDS],
+    );
+    return { ticket, expiresAt };
+  }
+
+  /** The ticket's holder, if the ticket exists and has not expired; it is used up either way. */
+  async take(ticket: string): Promise<TicketHolder | undefined> {
+    // For a DELETE, TypeORM answers [rows, affected].
+    const [[row]] = await this.dataSource.query<[Array<TicketHolder & { expiresAt: Date }>, number]>(
+      `DELETE FROM realtime_tickets WHERE hash = $1 RETURNING "userUid", roles, "tokenExpiresAt", "expiresAt"`,
+      [hashTicket(ticket)],
+    );
+    return row && row.expiresAt > new Date() ? row : undefined;
+  }
+}
+
+const hashTicket = (ticket: string) => createHash('sha256').update(ticket).digest('base64url');

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { INestApplicationContext } from '@nestjs/common';
+import { WsAdapter } from '@nestjs/platform-ws';
+import type { ServerOptions } from 'ws';
+import { toErrorBody } from '../common/api-exception.filter.js';
+import { type RealtimeAuth, type SocketGrant } from './realtime.auth.js';
+
+/** The grant the upgrade was given, for the gateway's handleConnection. */
+export type GrantedRequest = IncomingMessage & { realtime?: SocketGrant };
+
+/**
+ * Nest's `ws` adapter, deciding each upgrade before a socket opens: a refused one is answered with its
+ * HTTP status (401, 400) and the JSON error body, as any refused request is.
+ */
+export class RealtimeWsAdapter extends WsAdapter {
+  constructor(
+    app: INestApplicationContext,
+    private readonly auth: RealtimeAuth,
+  ) {
+    super(app);
+  }
+
+  override create(port: number, options?: Record<string, unknown> & ServerOptions): unknown {
+    const verifyClient: ServerOptions['verifyClient'] = ({ req }, done) => {
+      const request = req as GrantedRequest;
+      this.auth.grant(request).then(
+        (grant) => {
+          request.realtime = grant;
+          done(true);
+        },
+        (error: unknown) => {
+          const header = request.headers['x-request-id'];
+          const requestId = typeof header === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(header) ? header : randomUUID();
+          const body = toErrorBody(error, requestId);
+          done(false, body.status, JSON.stringify(body), { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId });
+        },
+      );
+    };
+    return super.create(port, { ...options, verifyClient } as never);
+  }
+}

@@ -1,0 +1,82 @@
+import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiSecurity,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
+import { badRequest } from '../common/errors.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/list-query.js';
+import { ApiErrors } from '../common/route.decorators.js';
+import { EVENT_SCHEMAS, RealtimeTicketDto } from './dto/event.dto.js';
+import { type EventFrame, parseCursor } from './notifications.repository.js';
+import { RealtimeService } from './realtime.service.js';
+
+/**
+ * The REST side of realtime: tickets that open a socket from a browser, and the inbox for clients
+ * without a socket (docs/REALTIME.md).
+ */
+@ApiTags('realtime')
+@ApiSecurity('jwt')
+@ApiErrors(401)
+@ApiExtraModels(...EVENT_SCHEMAS)
+@Controller()
+export class RealtimeController {
+  constructor(private readonly realtime: RealtimeService) {}
+
+  @ApiOperation({
+    summary: 'Get a ticket to open the realtime socket (browsers)',
+    description:
+      'Browsers cannot set headers on a WebSocket: open `/realtime?ticket=<ticket>` within 30 s instead. A ticket works ' +
+      'once, and the socket closes when the token it was made from expires. Engines and servers send ' +
+      '`Authorization: jwt <token>` on the upgrade instead.',
+  })
+  @ApiCreatedResponse({ type: RealtimeTicketDto })
+  @HttpCode(201)
+  @Post('realtime/tickets')
+  issueTicket(@CurrentCaller() caller: Caller): Promise<RealtimeTicketDto> {
+    return this.realtime.issueTicket(caller);
+  }
+
+  @ApiOperation({
+    summary: 'Read your events (the realtime inbox, without a socket)',
+    description:
+      'The events the socket would send, oldest first: every event after `after` (the id of the last one you got), ' +
+      'up to `limit`. Without `after`: from the oldest kept (REALTIME_RETENTION). Poll with the last id to follow along.',
+  })
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    schema: { type: 'string', pattern: '^[0-9]{1,20}-[0-9]{1,20}$' },
+    description: "The last event's id.",
+  })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } })
+  @ApiOkResponse({ schema: { type: 'array', items: { oneOf: EVENT_SCHEMAS.map((schema) => ({ $ref: getSchemaPath(schema) })) } } })
+  @ApiErrors(400)
+  @Get('notifications')
+  notifications(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>): Promise<EventFrame[]> {
+    const { after, limit } = inboxQuery(query);
+    return this.realtime.inbox(caller, after, limit);
+  }
+}
+
+function inboxQuery(query: Record<string, unknown>) {
+  const unknown = Object.keys(query).filter((name) => name !== 'after' && name !== 'limit');
+  if (unknown.length > 0)
+    throw badRequest(`unknown query parameter "${unknown[0]}": the inbox takes after and limit`, [
+      { field: unknown[0], message: 'not a parameter of the inbox' },
+    ]);
+  const { after, limit } = query;
+  const cursor = after === undefined ? { xid: 0n, id: 0n } : typeof after === 'string' ? parseCursor(after) : undefined;
+  if (!cursor)
+    throw badRequest('after must be the id of an event received (<digits>-<digits>)', [{ field: 'after', message: 'not an event id' }]);
+  const count = limit === undefined ? DEFAULT_LIMIT : typeof limit === 'string' && /^\d{1,4}$/.test(limit) ? Number(limit) : NaN;
+  if (!(count >= 1 && count <= MAX_LIMIT))
+    throw badRequest(`limit must be an integer from 1 to ${MAX_LIMIT}`, [{ field: 'limit', message: `must be 1 to ${MAX_LIMIT}` }]);
+  return { after: cursor, limit: count };
+}

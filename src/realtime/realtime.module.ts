@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import { NotificationsRepository, RealtimeTicketsRepository } from './notifications.repository.js';
+import { RealtimeAuth } from './realtime.auth.js';
+import { RealtimeController } from './realtime.controller.js';
+import { RealtimeGateway } from './realtime.gateway.js';
+import { RealtimeHub } from './realtime.hub.js';
+import { RealtimeService } from './realtime.service.js';
+
+/**
+ * Pushes events to players (docs/REALTIME.md): the /realtime socket, its tickets, and the inbox over
+ * REST. The events themselves are written by the repositories through EventOutbox (OutboxModule).
+ */
+@Module({
+  imports: [AuthModule],
+  controllers: [RealtimeController],
+  providers: [RealtimeGateway, RealtimeHub, RealtimeAuth, RealtimeService, NotificationsRepository, RealtimeTicketsRepository],
+  exports: [RealtimeHub, RealtimeAuth],
+})
+export class RealtimeModule {}

@@ -1,0 +1,316 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JwtService } from '@nestjs/jwt';
+import { DataSource } from 'typeorm';
+import { EventOutbox } from '../src/realtime/event-outbox.js';
+import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
+import { ClosedAtOnce, type Frame, RealtimeClient, RefusedUpgrade } from './support/realtime-client.js';
+import { type SignedInPlayer, TestApp } from './support/test-app.js';
+
+type Player = SignedInPlayer & { personaUid: string };
+
+/**
+ * /realtime with real WebSocket clients: who receives which event (and that nobody else does), resume
+ * without gap or duplicate, an event if and only if its change committed, the credentials, the bounds.
+ */
+describe('realtime', () => {
+  let api: TestApp;
+  let admin: string;
+  let alice: Player;
+  let bob: Player;
+  let carol: Player;
+  const clients: RealtimeClient[] = [];
+  const JWT_SECRET = randomBytes(32).toString('hex');
+
+  const connect = async (options: Parameters<typeof RealtimeClient.connect>[1]) => {
+    const client = await RealtimeClient.connect(api.baseUrl, options);
+    clients.push(client);
+    return client;
+  };
+  const refusal = (options: Parameters<typeof RealtimeClient.connect>[1]) =>
+    RealtimeClient.connect(api.baseUrl, options).then(
+      (client) => {
+        clients.push(client);
+        throw new Error('the upgrade was accepted');
+      },
+      (error: unknown) => error as RefusedUpgrade,
+    );
+
+  const createItem = async (name: string) => (await api.post('/items', { name }, { token: admin })).body.uid as string;
+  const award = async (personaUid: string, itemUid: string, quantity: number) => {
+    const response = await api.post(
+      '/inventories/transaction',
+      { type: 'AWARD', personaOneUid: personaUid, personaOneInventoryItems: [{ itemUid, quantity }] },
+      { token: admin },
+    );
+    expect(response.status).toBe(200);
+  };
+  /** Gives the sockets a moment in which an event that should not come would have come. */
+  const quietPeriod = () => sleep(300);
+
+  beforeAll(async () => {
+    api = await TestApp.start({ JWT_SECRET, REALTIME_MAX_SOCKETS_PER_USER: '3' }, { listen: true });
+    admin = await api.signIn('admin');
+    [alice, bob, carol] = await Promise.all(['alice', 'bob', 'carol'].map((name) => api.signInWithPersona(name)));
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  afterAll(() => api.close());
+
+  describe('opening a socket', () => {
+    it('refuses an upgrade without credentials, or with bad ones, with 401 and the JSON error body', async () => {
+      for (const options of [{}, { token: 'not-a-token' }, { ticket: 'no-such-ticket' }, { headers: { authorization: 'Basic abc' } }]) {
+        const refused = await refusal(options);
+        expect(refused).toBeInstanceOf(RefusedUpgrade);
+        expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+        expect(refused.body.requestId).toEqual(expect.any(String));
+      }
+    });
+
+    it('refuses an expired token with 401, and a malformed after with 400', async () => {
+      const expired = await new JwtService({ secret: JWT_SECRET }).signAsync(
+        { sub: alice.uid, roles: ['user'] },
+        { expiresIn: -10, issuer: 'game-backend', audience: 'game-backend' },
+      );
+      expect((await refusal({ token: expired })).status).toBe(401);
+      const malformed = await refusal({ token: alice.token, after: 'yesterday' });
+      expect({ status: malformed.status, code: malformed.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+    });
+
+    it('opens with a single-use ticket from POST /realtime/tickets, for browsers', async () => {
+      const issued = await api.post('/realtime/tickets', undefined, { token: alice.token });
+      expect(issued.status).toBe(201);
+      expect(Date.parse(issued.body.expiresAt) - Date.now()).toBeLessThanOrEqual(30_000);
+      const socket = await connect({ ticket: issued.body.ticket });
+      expect(socket.frames[0]).toMatchObject({ type: 'realtime.ready', data: { userUid: alice.uid } });
+      expect((await refusal({ ticket: issued.body.ticket })).status).toBe(401);
+      expect((await api.post('/realtime/tickets')).status).toBe(401);
+    });
+
+    it('closes the socket when its token expires (4401)', async () => {
+      const shortLived = await new JwtService({ secret: JWT_SECRET }).signAsync(
+        { sub: alice.uid, roles: ['user'] },
+        { expiresIn: 2, issuer: 'game-backend', audience: 'game-backend' },
+      );
+      const socket = await connect({ token: shortLived });
+      expect(await socket.closed).toMatchObject({ code: 4401 });
+    });
+
+    it('caps the sockets of one user (4429 for one more)', async () => {
+      const open = await Promise.all([1, 2, 3].map(() => connect({ token: carol.token })));
+      const extra = await RealtimeClient.connect(api.baseUrl, { token: carol.token }).catch((error: unknown) => error);
+      // The fourth opens and is closed at once, before its ready frame, with the code that says why.
+      expect(extra).toBeInstanceOf(ClosedAtOnce);
+      expect((extra as ClosedAtOnce).code).toBe(4429);
+      expect(open.every((client) => client.socket.readyState === client.socket.OPEN)).toBe(true);
+    });
+  });
+
+  describe('events reach exactly the users concerned', () => {
+    it('pushes a trade offer to persona two, then the outcome and the inventories to both, and nothing to others', async () => {
+      const [sword, gold] = [await createItem('Sword'), await createItem('Gold')];
+      await award(alice.personaUid, sword, 2);
+      await award(bob.personaUid, gold, 50);
+      const [toAlice, toBob, toCarol] = await Promise.all([alice, bob, carol].map((player) => connect({ token: player.token })));
+
+      const offer = await api.post(
+        '/inventories/transaction',
+        {
+          personaOneUid: alice.personaUid,
+          personaTwoUid: bob.personaUid,
+          personaOneInventoryItems: [{ itemUid: sword, quantity: 1 }],
+          personaTwoInventoryItems: [{ itemUid: gold, quantity: 20 }],
+        },
+        { token: alice.token },
+      );
+      expect(offer.body.status).toBe('PENDING');
+      const pending = await toBob.waitFor((frame) => frame.type === 'transaction.pending');
+      // The record as the REST API returns it to Bob.
+      expect(pending.data).toEqual((await api.get(`/transactions/${offer.body.uid}`, { token: bob.token })).body);
+
+      expect((await api.post(`/transactions/${offer.body.uid}/accept`, undefined, { token: bob.token })).body.status).toBe('COMPLETED');
+      for (const [socket, player] of [
+        [toAlice, alice],
+        [toBob, bob],
+      ] as const) {
+        const done = await socket.waitFor((frame) => frame.type === 'transaction.updated');
+        expect(done.data).toMatchObject({ uid: offer.body.uid, status: 'COMPLETED' });
+        const inventory = await socket.waitFor((frame) => frame.type === 'inventory.updated');
+        expect(inventory.data.personaUid).toBe(player.personaUid);
+        expect(inventory.data.holdings.map((holding: { itemUid: string }) => holding.itemUid).sort()).toEqual([gold, sword].sort());
+      }
+      await quietPeriod();
+      expect(toAlice.events.map((frame) => frame.type)).not.toContain('transaction.pending');
+      expect(toCarol.events).toEqual([]);
+      // Nothing secret travels: no creator, no idempotency key.
+      expect(pending.data).not.toHaveProperty('createdByUid');
+      expect(pending.data).not.toHaveProperty('requestHash');
+    });
+
+    it('pushes session changes to the host, members and invited users only, with the session as they would read it', async () => {
+      const created = await api.post(
+        '/sessions',
+        { numTeams: 2, teamSize: 2, visibility: 'INVITE_ONLY', invited: [bob.uid] },
+        { token: alice.token },
+      );
+      expect(created.status).toBe(201);
+      const [toAlice, toBob, toCarol] = await Promise.all([alice, bob, carol].map((player) => connect({ token: player.token })));
+
+      expect((await api.get(`/sessions/${created.body.uid}/join`, { token: bob.token })).status).toBe(200);
+      for (const socket of [toAlice, toBob]) {
+        const update = await socket.waitFor((frame) => frame.type === 'session.updated');
+        expect(update.data.users).toEqual([alice.uid, bob.uid]);
+        expect(update.data).not.toHaveProperty('passwordHash');
+      }
+      expect((await api.get(`/sessions/${created.body.uid}/join`, { token: carol.token })).status).toBe(403);
+      expect((await api.delete(`/sessions/${created.body.uid}`, { token: alice.token })).status).toBe(200);
+      await toBob.waitFor((frame) => frame.type === 'session.deleted' && frame.data.uid === created.body.uid);
+      await quietPeriod();
+      expect(toCarol.events).toEqual([]);
+    });
+
+    it('pushes MATCH_FOUND with the session to every player of the matched tickets, from the matchmaker', async () => {
+      const body = { numTeams: 2, teamSize: 1 };
+      const [toAlice, toBob, toCarol] = await Promise.all([alice, bob, carol].map((player) => connect({ token: player.token })));
+      for (const player of [alice, bob]) expect((await api.post('/tickets', body, { token: player.token })).status).toBe(201);
+      expect(await api.app.get(MatchmakerService).runOnce()).toBe(1);
+      const matched = await Promise.all([toAlice, toBob].map((socket) => socket.waitFor((frame) => frame.type === 'ticket.updated')));
+      expect(matched.map((frame) => frame.data.status)).toEqual(['MATCH_FOUND', 'MATCH_FOUND']);
+      expect(matched[0].data.sessionUid).toEqual(matched[1].data.sessionUid);
+      await quietPeriod();
+      expect(toCarol.events).toEqual([]);
+    });
+
+    it('pushes an achievement unlock to its user only, once', async () => {
+      const achievement = (await api.post('/achievements', { name: 'First blood' }, { token: admin })).body;
+      const [toAlice, toBob] = await Promise.all([alice, bob].map((player) => connect({ token: player.token })));
+      expect((await api.get(`/achievements/${achievement.uid}/unlock`, { token: alice.token })).status).toBe(200);
+      expect((await api.get(`/achievements/${achievement.uid}/unlock`, { token: alice.token })).status).toBe(200);
+      const unlocked = await toAlice.waitFor((frame) => frame.type === 'achievement.unlocked');
+      expect(unlocked.data).toMatchObject({ achievementUid: achievement.uid, userUid: alice.uid });
+      await quietPeriod();
+      expect(toAlice.events.filter((frame) => frame.type === 'achievement.unlocked')).toHaveLength(1);
+      expect(toBob.events).toEqual([]);
+    });
+  });
+
+  describe('delivery', () => {
+    it('resumes after the last id: exactly the events missed, in order, then live ones', async () => {
+      const gem = await createItem('Gem');
+      const first = await connect({ token: bob.token });
+      await award(bob.personaUid, gem, 1);
+      const seen = await first.waitFor((frame) => frame.type === 'inventory.updated');
+      await first.close();
+      for (const quantity of [2, 3, 4]) await award(bob.personaUid, gem, quantity);
+
+      const resumed = await connect({ token: bob.token, after: seen.id });
+      const missed = await resumed.waitForEvents(6); // each award: transaction.updated and inventory.updated
+      const inventories = missed.filter((frame) => frame.type === 'inventory.updated').map((frame) => frame.data.holdings[0].quantity);
+      expect(inventories).toEqual([3, 6, 10]);
+      expect(new Set(missed.map((frame) => frame.id)).size).toBe(missed.length);
+      expect(missed.map((frame) => frame.id)).not.toContain(seen.id);
+      await award(bob.personaUid, gem, 5);
+      await resumed.waitFor((frame) => frame.type === 'inventory.updated' && frame.data.holdings[0].quantity === 15);
+
+      // The same inbox over REST, for clients without a socket.
+      const inbox = await api.get<Frame[]>(`/notifications?after=${seen.id}`, { token: bob.token });
+      expect(inbox.status).toBe(200);
+      expect(inbox.body.map((frame) => frame.id)).toEqual(resumed.events.map((frame) => frame.id));
+      const page = await api.get<Frame[]>(`/notifications?after=${seen.id}&limit=2`, { token: bob.token });
+      expect(page.body).toEqual(inbox.body.slice(0, 2));
+      expect((await api.get('/notifications?after=x', { token: bob.token })).status).toBe(400);
+      // Nobody reads another's inbox: Carol's is her own.
+      expect(
+        (await api.get<Frame[]>('/notifications', { token: carol.token })).body.every(
+          (frame) => frame.type !== 'inventory.updated' || frame.data.personaUid === carol.personaUid,
+        ),
+      ).toBe(true);
+    });
+
+    it('writes no event for a change that rolls back', async () => {
+      const socket = await connect({ token: carol.token });
+      const dataSource = api.app.get(DataSource);
+      await expect(
+        dataSource.transaction(async (transaction) => {
+          await api.app.get(EventOutbox).record(transaction, 'achievement.unlocked', { marker: 'rolled back' }, { users: [carol.uid] });
+          throw new Error('the change fails after its event was written');
+        }),
+      ).rejects.toThrow('the change fails');
+      await quietPeriod();
+      expect(socket.events).toEqual([]);
+      expect((await api.get<Frame[]>('/notifications', { token: carol.token })).body.some((frame) => frame.data?.marker)).toBe(false);
+    });
+
+    it('delivers an event that an older transaction held back, once that one ends', async () => {
+      const socket = await connect({ token: carol.token });
+      const dataSource = api.app.get(DataSource);
+      const runner = dataSource.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      // An older transaction with an id (it wrote), still running: later events wait for it.
+      await runner.query(`UPDATE users SET name = name WHERE uid = $1`, [carol.uid]);
+      const achievement = (await api.post('/achievements', { name: 'Patience' }, { token: admin })).body;
+      expect((await api.get(`/achievements/${achievement.uid}/unlock`, { token: carol.token })).status).toBe(200);
+      await quietPeriod();
+      expect(socket.events).toEqual([]);
+      await runner.commitTransaction();
+      await runner.release();
+      await socket.waitFor((frame) => frame.type === 'achievement.unlocked');
+    });
+
+    it('reaches every one of many sockets of a user', async () => {
+      const crowd = await TestApp.start({ REALTIME_MAX_SOCKETS_PER_USER: '1000' }, { listen: true });
+      try {
+        const player = await crowd.signInWithPersona('crowd');
+        const adminToken = await crowd.signIn('admin');
+        const sockets: RealtimeClient[] = [];
+        for (let batch = 0; batch < 10; batch++) {
+          sockets.push(
+            ...(await Promise.all(Array.from({ length: 100 }, () => RealtimeClient.connect(crowd.baseUrl, { token: player.token })))),
+          );
+        }
+        const item = (await crowd.post('/items', { name: 'Banner' }, { token: adminToken })).body.uid as string;
+        await crowd.post(
+          '/inventories/transaction',
+          { type: 'AWARD', personaOneUid: player.personaUid, personaOneInventoryItems: [{ itemUid: item, quantity: 1 }] },
+          { token: adminToken },
+        );
+        const received = await Promise.all(sockets.map((socket) => socket.waitFor((frame) => frame.type === 'inventory.updated', 30_000)));
+        expect(received).toHaveLength(1000);
+        await Promise.all(sockets.map((socket) => socket.close()));
+      } finally {
+        await crowd.close();
+      }
+    }, 120_000);
+
+    it('closes a slow consumer (4413) instead of holding its backlog in memory', async () => {
+      const slow = await TestApp.start({ REALTIME_MAX_BUFFER: '1024' }, { listen: true });
+      try {
+        const host = await slow.signInPlayer('slowpoke');
+        // A session inviting a thousand uids: each of its updates is a frame of some 40 KB.
+        const invited = Array.from({ length: 1000 }, () => crypto.randomUUID());
+        const session = (await slow.post('/sessions', { numTeams: 1, teamSize: 2, invited }, { token: host.token })).body;
+        const socket = await RealtimeClient.connect(slow.baseUrl, { token: host.token });
+        // The client stops reading: what the server sends piles up on its side.
+        (socket.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+        const statuses = ['IDLE', 'WAITING_FOR_PLAYERS'];
+        for (let update = 0; update < 300 && socket.socket.readyState === socket.socket.OPEN; update++) {
+          expect((await slow.put(`/sessions/${session.uid}`, { status: statuses[update % 2] }, { token: host.token })).status).toBe(200);
+        }
+        (socket.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+        expect(await socket.closed).toMatchObject({ code: 4413 });
+      } finally {
+        await slow.close();
+      }
+    }, 120_000);
+
+    it('closes its sockets with 1001 when the service shuts down', async () => {
+      const leaving = await TestApp.start({}, { listen: true });
+      const player = await leaving.signInPlayer('leaver');
+      const socket = await RealtimeClient.connect(leaving.baseUrl, { token: player.token });
+      await leaving.close();
+      expect(await socket.closed).toMatchObject({ code: 1001 });
+    });
+  });
+});
