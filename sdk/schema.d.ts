@@ -2413,16 +2413,16 @@ export interface components {
              */
             id: string;
             /**
-             * @example ticket.updated
-             * @enum {string}
-             */
-            type: "ticket.updated";
-            /**
              * Format: date-time
              * @description When the change was written.
              * @example 2026-11-24T12:00:00.123Z
              */
             at: string;
+            /**
+             * @example ticket.updated
+             * @enum {string}
+             */
+            type: "ticket.updated";
             /** @description The ticket: MATCH_FOUND with sessionUid once matched. */
             data: components["schemas"]["Ticket"];
         };
@@ -2433,16 +2433,16 @@ export interface components {
              */
             id: string;
             /**
-             * @example session.updated
-             * @enum {string}
-             */
-            type: "session.updated";
-            /**
              * Format: date-time
              * @description When the change was written.
              * @example 2026-11-24T12:00:00.123Z
              */
             at: string;
+            /**
+             * @example session.updated
+             * @enum {string}
+             */
+            type: "session.updated";
             data: components["schemas"]["Session"];
         };
         SessionDeletedEvent: {
@@ -2452,16 +2452,16 @@ export interface components {
              */
             id: string;
             /**
-             * @example session.deleted
-             * @enum {string}
-             */
-            type: "session.deleted";
-            /**
              * Format: date-time
              * @description When the change was written.
              * @example 2026-11-24T12:00:00.123Z
              */
             at: string;
+            /**
+             * @example session.deleted
+             * @enum {string}
+             */
+            type: "session.deleted";
             /** @description The session as it was. */
             data: components["schemas"]["Session"];
         };
@@ -2472,16 +2472,16 @@ export interface components {
              */
             id: string;
             /**
-             * @example transaction.pending
-             * @enum {string}
-             */
-            type: "transaction.pending";
-            /**
              * Format: date-time
              * @description When the change was written.
              * @example 2026-11-24T12:00:00.123Z
              */
             at: string;
+            /**
+             * @example transaction.pending
+             * @enum {string}
+             */
+            type: "transaction.pending";
             /** @description A trade awaiting your persona: accept, decline. */
             data: components["schemas"]["InventoryTransaction"];
         };
@@ -2492,16 +2492,16 @@ export interface components {
              */
             id: string;
             /**
-             * @example transaction.updated
-             * @enum {string}
-             */
-            type: "transaction.updated";
-            /**
              * Format: date-time
              * @description When the change was written.
              * @example 2026-11-24T12:00:00.123Z
              */
             at: string;
+            /**
+             * @example transaction.updated
+             * @enum {string}
+             */
+            type: "transaction.updated";
             /** @description COMPLETED, DECLINED, CANCELED or FAILED. */
             data: components["schemas"]["InventoryTransaction"];
         };
@@ -2518,16 +2518,16 @@ export interface components {
              */
             id: string;
             /**
-             * @example inventory.updated
-             * @enum {string}
-             */
-            type: "inventory.updated";
-            /**
              * Format: date-time
              * @description When the change was written.
              * @example 2026-11-24T12:00:00.123Z
              */
             at: string;
+            /**
+             * @example inventory.updated
+             * @enum {string}
+             */
+            type: "inventory.updated";
             data: components["schemas"]["InventoryChange"];
         };
         AchievementUnlockedEvent: {
@@ -2537,16 +2537,16 @@ export interface components {
              */
             id: string;
             /**
-             * @example achievement.unlocked
-             * @enum {string}
-             */
-            type: "achievement.unlocked";
-            /**
              * Format: date-time
              * @description When the change was written.
              * @example 2026-11-24T12:00:00.123Z
              */
             at: string;
+            /**
+             * @example achievement.unlocked
+             * @enum {string}
+             */
+            type: "achievement.unlocked";
             data: components["schemas"]["AchievementUnlock"];
         };
         RealtimeTicketDto: {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { decodeJwt } from 'jose';
 import { call, Cluster, postOnNewConnection, type Reply, tally, waitUntil } from './cluster.js';
 import { economyViolations, sessionViolations } from './invariants.js';
+import { RealtimeClient } from '../support/realtime-client.js';
 
 /**
  * Three service instances over one PostgreSQL, as behind a load balancer, through the faults of a
@@ -169,6 +170,55 @@ describe('faults and scale-out', () => {
     expect(onVictim.some((reply) => reply.status === 0)).toBe(true); // it really went away mid-load
     expect(survivors.every((reply) => reply.status === 200 || reply.status === 409)).toBe(true);
     expect([200, 409]).toContain(afterRestart.status);
+    expect(await economyViolations(cluster.db)).toEqual([]);
+  }, 120_000);
+
+  it('pushes events across instances, and after an instance is killed mid-burst its clients resume elsewhere: each event once', async () => {
+    const watched = players.slice(12, 24);
+    const victim = cluster.instances[1];
+    // Half the players listen on the instance about to die, half on another; the trades go through a third.
+    const sockets = new Map<string, RealtimeClient[]>();
+    for (const [index, player] of watched.entries()) {
+      const instance = index % 2 === 0 ? victim : cluster.instances[2];
+      sockets.set(player.uid, [await RealtimeClient.connect(instance.url, { token: player.token })]);
+    }
+    const starts = new Map([...sockets].map(([uid, [socket]]) => [uid, socket.frames[0].id]));
+
+    const tradeOnce = () => {
+      const from = watched[Math.floor(Math.random() * watched.length)];
+      const to = watched[(watched.indexOf(from) + 1 + Math.floor(Math.random() * (watched.length - 1))) % watched.length];
+      return gift(from, to, cluster.instances[Math.random() < 0.5 ? 0 : 2].url);
+    };
+    const killAt = setTimeout(() => victim.process.kill('SIGKILL'), 1000);
+    const until = Date.now() + 3000;
+    const replies = await load(6, () => Date.now() < until, tradeOnce);
+    clearTimeout(killAt);
+    await victim.exited;
+
+    // The victim's clients reconnect to a surviving instance and resume after the last id they got.
+    for (const [uid, [first]] of sockets) {
+      if (first.socket.readyState === first.socket.OPEN) continue;
+      const player = watched.find((candidate) => candidate.uid === uid)!;
+      sockets.get(uid)!.push(await RealtimeClient.connect(cluster.instances[0].url, { token: player.token, after: first.lastId }));
+    }
+    // What each user must have received: every event of their inbox after their first socket's start.
+    const delivered: number[] = [];
+    for (const [uid, clients] of sockets) {
+      const [xid, id] = starts.get(uid)!.split('-');
+      const { rows } = await cluster.db.query<{ id: string }>(
+        `SELECT xid::text || '-' || id::text AS id FROM notifications WHERE "userUid" = $1 AND (xid, id) > ($2::text::xid8, $3::bigint) ORDER BY xid, id`,
+        [uid, xid, id],
+      );
+      const expected = rows.map((row) => row.id);
+      const received = () => clients.flatMap((client) => client.events.map((event) => event.id));
+      await waitUntil(async () => received().length >= expected.length, 15_000).catch(() => undefined);
+      expect({ uid, received: received() }).toEqual({ uid, received: expected });
+      delivered.push(expected.length);
+      await Promise.all(clients.map((client) => client.close()));
+    }
+    console.log('realtime across instances', JSON.stringify({ trades: tally(replies), eventsPerClient: delivered }));
+    expect(delivered.reduce((sum, count) => sum + count, 0)).toBeGreaterThan(50);
+    await cluster.startInstance(victim.index);
     expect(await economyViolations(cluster.db)).toEqual([]);
   }, 120_000);
 

@@ -18,69 +18,50 @@ export class RealtimeTicketDto {
   expiresAt: Date;
 }
 
-const EVENT_ID = {
-  description: "The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.",
-  pattern: '^[0-9]{1,20}-[0-9]{1,20}$',
-  example: '1024-57',
-};
-const EVENT_AT = {
-  type: 'string',
-  format: 'date-time',
-  description: 'When the change was written.',
-  example: '2026-11-24T12:00:00.123Z',
-} as const;
-
-export class TicketUpdatedEvent {
-  @ApiProperty(EVENT_ID)
+/** What every event has: its place in the inbox and its time. */
+abstract class EventFrame {
+  @ApiProperty({
+    description: "The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.",
+    pattern: '^[0-9]{1,20}-[0-9]{1,20}$',
+    example: '1024-57',
+  })
   id: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', description: 'When the change was written.', example: '2026-11-24T12:00:00.123Z' })
+  at: string;
+}
+
+export class TicketUpdatedEvent extends EventFrame {
   @ApiProperty({ enum: ['ticket.updated'], example: 'ticket.updated' })
   type: 'ticket.updated';
-  @ApiProperty(EVENT_AT)
-  at: string;
   @ApiProperty({ type: Ticket, description: 'The ticket: MATCH_FOUND with sessionUid once matched.' })
   data: Ticket;
 }
 
-export class SessionUpdatedEvent {
-  @ApiProperty(EVENT_ID)
-  id: string;
+export class SessionUpdatedEvent extends EventFrame {
   @ApiProperty({ enum: ['session.updated'], example: 'session.updated' })
   type: 'session.updated';
-  @ApiProperty(EVENT_AT)
-  at: string;
   @ApiProperty({ type: Session })
   data: Session;
 }
 
-export class SessionDeletedEvent {
-  @ApiProperty(EVENT_ID)
-  id: string;
+export class SessionDeletedEvent extends EventFrame {
   @ApiProperty({ enum: ['session.deleted'], example: 'session.deleted' })
   type: 'session.deleted';
-  @ApiProperty(EVENT_AT)
-  at: string;
   @ApiProperty({ type: Session, description: 'The session as it was.' })
   data: Session;
 }
 
-export class TransactionPendingEvent {
-  @ApiProperty(EVENT_ID)
-  id: string;
+export class TransactionPendingEvent extends EventFrame {
   @ApiProperty({ enum: ['transaction.pending'], example: 'transaction.pending' })
   type: 'transaction.pending';
-  @ApiProperty(EVENT_AT)
-  at: string;
   @ApiProperty({ type: InventoryTransaction, description: 'A trade awaiting your persona: accept, decline.' })
   data: InventoryTransaction;
 }
 
-export class TransactionUpdatedEvent {
-  @ApiProperty(EVENT_ID)
-  id: string;
+export class TransactionUpdatedEvent extends EventFrame {
   @ApiProperty({ enum: ['transaction.updated'], example: 'transaction.updated' })
   type: 'transaction.updated';
-  @ApiProperty(EVENT_AT)
-  at: string;
   @ApiProperty({ type: InventoryTransaction, description: 'COMPLETED, DECLINED, CANCELED or FAILED.' })
   data: InventoryTransaction;
 }
@@ -92,24 +73,16 @@ export class InventoryChange {
   holdings: InventorySnapshot[];
 }
 
-export class InventoryUpdatedEvent {
-  @ApiProperty(EVENT_ID)
-  id: string;
+export class InventoryUpdatedEvent extends EventFrame {
   @ApiProperty({ enum: ['inventory.updated'], example: 'inventory.updated' })
   type: 'inventory.updated';
-  @ApiProperty(EVENT_AT)
-  at: string;
   @ApiProperty({ type: InventoryChange })
   data: InventoryChange;
 }
 
-export class AchievementUnlockedEvent {
-  @ApiProperty(EVENT_ID)
-  id: string;
+export class AchievementUnlockedEvent extends EventFrame {
   @ApiProperty({ enum: ['achievement.unlocked'], example: 'achievement.unlocked' })
   type: 'achievement.unlocked';
-  @ApiProperty(EVENT_AT)
-  at: string;
   @ApiProperty({ type: AchievementUnlock })
   data: AchievementUnlock;
 }
