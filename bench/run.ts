@@ -12,7 +12,7 @@
  *   npm run bench -- --quick            smoke check (under 90 s with the build): 1 s rounds, no info-log run
  *   --connections 32 --duration 5 --rounds 3 --warmup 3
  *   --only items-by-id,items-list       scenarios: items-by-id, items-list, items-count, auth-idp1,
- *                                       items-create, gifts, trades, progress, items-by-id-info
+ *                                       items-create, gifts, trades, progress, items-by-id-info, realtime
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
@@ -38,6 +38,7 @@ import {
   waitUntilReady,
 } from './processes.js';
 import { goals, type Round, roundFigures, type ScenarioReport, type Summary, summarise, table, type TargetName } from './report.js';
+import { measureRealtime, type RealtimeReport } from './realtime.js';
 import { checkLedger, seed, type SeedData } from './seed.js';
 import { type LocalProvider, signAccessToken, startLocalProvider } from './tokens.js';
 
@@ -164,9 +165,9 @@ async function main(): Promise<void> {
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
   const defined = defineScenarios(data, tokens, pool);
-  const unknown = options.only?.filter((id) => !defined.some((scenario) => scenario.id === id)) ?? [];
+  const unknown = options.only?.filter((id) => id !== 'realtime' && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
-    throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${defined.map((scenario) => scenario.id).join(', ')}`);
+    throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${defined.map((scenario) => scenario.id).join(', ')}, realtime`);
   const scenarios = defined.filter((scenario) => !options.only || options.only.includes(scenario.id));
   const reports: ScenarioReport[] = [];
   let serviceRssPeakMb = 0;
@@ -186,6 +187,24 @@ async function main(): Promise<void> {
     log(
       `  service ${brief(report.service)}${report.baseline ? `; baseline ${brief(report.baseline)}` : ''}${report.check ? `; ${report.check.ok ? 'OK' : 'FAIL'}` : ''}`,
     );
+  }
+  let realtime: RealtimeReport | undefined;
+  if (!options.only || options.only.includes('realtime')) {
+    if (service.logLevel !== 'warn') {
+      await service.server.stop();
+      service = await startService(databaseUrl, provider, 'warn');
+    }
+    log('realtime: commit-to-client latency with many sockets open, memory per idle socket');
+    realtime = await measureRealtime({
+      url: service.url,
+      pid: service.server.pid,
+      data,
+      tokenOf: (userUid) => tokens.byUserUid.get(userUid)!,
+      socketsPerPlayer: 5,
+      giftsPerSecond: options.quick ? 20 : 50,
+      seconds: options.quick ? 3 : 10,
+      log,
+    });
   }
   serviceRssPeakMb = Math.max(serviceRssPeakMb, memoryOf(service.server.pid).peak);
   const baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
@@ -217,6 +236,20 @@ async function main(): Promise<void> {
   }
   console.log('');
   for (const goal of goalResults) console.log(`${goal.met ? 'PASS' : 'MISS'} ${goal.goal}: ${goal.figure}`);
+  if (realtime) {
+    const { latencyMs: latency } = realtime;
+    console.log(
+      `\nRealtime: ${realtime.sockets} sockets open; ${realtime.gifts.completed} gifts (${realtime.gifts.other} other answers) → ` +
+        `${realtime.framesReceived} of ${realtime.framesExpected} frames received; write-to-client latency p50 ${latency.p50} ms, ` +
+        `p99 ${latency.p99} ms, max ${latency.max} ms; per idle socket ${realtime.rssPerIdleSocketKb} KB of RSS, ` +
+        `${realtime.heapPerIdleSocketKb} KB of V8 heap.`,
+    );
+    console.log(`${latency.p99 < 100 ? 'PASS' : 'MISS'} realtime p99 under 100 ms: ${latency.p99} ms`);
+    console.log(
+      `${realtime.rssPerIdleSocketKb < 20 ? 'PASS' : 'MISS'} under 20 KB per idle socket: ${realtime.rssPerIdleSocketKb} KB (RSS)`,
+    );
+    if (realtime.framesReceived < realtime.framesExpected) process.exitCode = 1;
+  }
   console.log(`\nservice peak RSS ${serviceRssPeakMb.toFixed(0)} MB, baseline ${baselineRssPeakMb.toFixed(0)} MB (VmHWM)`);
 
   const file = join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -234,6 +267,7 @@ async function main(): Promise<void> {
             'response, DB CPU ms/req that of PostgreSQL (all its processes).',
         ],
         scenarios: reports,
+        realtime,
         serviceRssPeakMb,
         baselineRssPeakMb,
         goals: goalResults,

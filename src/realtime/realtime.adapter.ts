@@ -37,6 +37,13 @@ export class RealtimeWsAdapter extends WsAdapter {
         },
       );
     };
-    return super.create(port, { ...options, verifyClient } as never);
+    // Clients send nothing the server reads: a frame of more than a few KiB closes the socket (1009).
+    return super.create(port, { ...options, verifyClient, maxPayload: 4096 } as never);
   }
+
+  /**
+   * No client messages are handled (the protocol is server to client), so no per-socket message
+   * pipeline is built: Nest's would hold rxjs subscriptions for every open socket, for nothing.
+   */
+  override bindMessageHandlers(): void {}
 }

@@ -26,15 +26,23 @@ export const CloseCode = {
 /** One open socket: whose it is, and how far into the user's inbox it has been sent. */
 interface Connection {
   socket: WebSocket;
-  userUid: string;
-  cursor: Cursor;
-  /** Reading the inbox now (a read at a time per socket; a wake-up during it reads again after). */
-  reading: boolean;
-  again: boolean;
+  /** Undefined until the socket's starting point is known (it comes from the database). */
+  cursor: Cursor | undefined;
   /** Whether the socket answered the last ping. */
   alive: boolean;
-  timers: NodeJS.Timeout[];
+  expiry: NodeJS.Timeout;
 }
+
+/** A user's sockets on this instance: their inbox is read once for all of them, a read at a time. */
+interface Reader {
+  userUid: string;
+  connections: Set<Connection>;
+  reading: boolean;
+  /** A wake-up came during the read: read again after it. */
+  again: boolean;
+}
+
+const before = (a: Cursor, b: Cursor) => a.xid < b.xid || (a.xid === b.xid && a.id < b.id);
 
 const PAGE = 100;
 // The janitor's advisory lock: any fixed number.
@@ -51,7 +59,7 @@ const JANITOR_LOCK = 0x7265616c;
 @Injectable()
 export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Realtime');
-  private readonly connections = new Map<string, Set<Connection>>();
+  private readonly readers = new Map<string, Reader>();
   private listener: pg.Client | undefined;
   private stopping = false;
   private readonly reads = new Set<Promise<void>>();
@@ -98,88 +106,107 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** A socket opened by `userUid`: it is sent every event after `after` (or from now on), then live ones. */
   async attach(socket: WebSocket, userUid: string, tokenExpiresAt: Date, after: Cursor | undefined): Promise<void> {
-    let own = this.connections.get(userUid);
-    if (!own) this.connections.set(userUid, (own = new Set()));
-    if (own.size >= this.config.realtime.maxSocketsPerUser) {
+    let reader = this.readers.get(userUid);
+    if (!reader) this.readers.set(userUid, (reader = { userUid, connections: new Set(), reading: false, again: false }));
+    if (reader.connections.size >= this.config.realtime.maxSocketsPerUser) {
       socket.close(CloseCode.TOO_MANY_SOCKETS, `too many sockets for this user (at most ${this.config.realtime.maxSocketsPerUser})`);
       return;
     }
-    // The slot is taken at once (the cursor comes from the database): sockets of one user opening
-    // together count against the cap. Until the cursor is known, wake-ups wait (`reading`).
-    const connection: Connection = { socket, userUid, cursor: { xid: 0n, id: 0n }, reading: true, again: false, alive: true, timers: [] };
-    own.add(connection);
+    // The slot is taken at once, before the starting point comes from the database: sockets of one
+    // user opening together count against the cap.
+    const expiresIn = Math.max(0, tokenExpiresAt.getTime() - Date.now());
+    const connection: Connection = {
+      socket,
+      cursor: undefined,
+      alive: true,
+      expiry: setTimeout(() => socket.close(CloseCode.TOKEN_EXPIRED, 'token expired: sign in again and resume'), expiresIn),
+    };
+    reader.connections.add(connection);
     this.metrics.openSockets.inc();
     socket.on('pong', () => (connection.alive = true));
-    socket.once('close', () => this.detach(connection));
-    const expiresIn = tokenExpiresAt.getTime() - Date.now();
-    connection.timers.push(
-      setTimeout(() => socket.close(CloseCode.TOKEN_EXPIRED, 'token expired: sign in again and resume'), Math.max(0, expiresIn)),
-    );
+    socket.once('close', () => this.detach(reader, connection));
+    let start: Cursor;
     try {
-      connection.cursor = after ?? (await this.inbox.now());
+      start = after ?? (await this.inbox.now());
     } catch (error) {
       socket.close(1011, 'the inbox is unavailable: try again shortly');
       throw error;
     }
     // The first frame says where the socket starts, so that a client can resume without a gap even
     // before its first event.
-    this.send(connection, { id: formatCursor(connection.cursor), type: 'realtime.ready', at: new Date().toISOString(), data: { userUid } });
-    connection.reading = false;
-    if (after || connection.again) this.wake(connection);
+    this.send(connection, { id: formatCursor(start), type: 'realtime.ready', at: new Date().toISOString(), data: { userUid } });
+    connection.cursor = start;
+    this.wake(reader);
   }
 
   /** Closes every socket of the user (revocation, ban). */
   closeUser(userUid: string, code: number, reason: string): void {
-    for (const connection of this.connections.get(userUid) ?? []) connection.socket.close(code, reason);
+    for (const connection of this.readers.get(userUid)?.connections ?? []) connection.socket.close(code, reason);
   }
 
   /** The sockets of this instance. */
   get size(): number {
     let count = 0;
-    for (const own of this.connections.values()) count += own.size;
+    for (const reader of this.readers.values()) count += reader.connections.size;
     return count;
   }
 
-  private detach(connection: Connection): void {
-    const own = this.connections.get(connection.userUid);
-    if (!own?.delete(connection)) return;
-    if (own.size === 0) this.connections.delete(connection.userUid);
-    connection.timers.forEach(clearTimeout);
+  private detach(reader: Reader, connection: Connection): void {
+    if (!reader.connections.delete(connection)) return;
+    if (reader.connections.size === 0 && !reader.reading) this.readers.delete(reader.userUid);
+    clearTimeout(connection.expiry);
     this.metrics.openSockets.dec();
   }
 
   private *all(): Iterable<Connection> {
-    for (const own of this.connections.values()) yield* own;
+    for (const reader of this.readers.values()) yield* reader.connections;
   }
 
-  /** Reads the socket's inbox from its cursor and sends what is there; once at a time per socket. */
-  private wake(connection: Connection): void {
-    if (connection.reading) {
-      connection.again = true;
+  /** Reads the user's inbox for all their sockets and sends what is there; a read at a time per user. */
+  private wake(reader: Reader): void {
+    if (reader.reading) {
+      reader.again = true;
       return;
     }
-    connection.reading = true;
-    const read = this.deliver(connection)
-      .catch((error: unknown) => this.logger.warn(`reading the inbox of ${connection.userUid} failed: ${(error as Error).message}`))
+    reader.reading = true;
+    const read = this.deliver(reader)
+      .catch((error: unknown) => this.logger.warn(`reading the inbox of ${reader.userUid} failed: ${(error as Error).message}`))
       .finally(() => {
-        connection.reading = false;
+        reader.reading = false;
         this.reads.delete(read);
+        if (reader.connections.size === 0) this.readers.delete(reader.userUid);
       });
     this.reads.add(read);
   }
 
-  private async deliver(connection: Connection): Promise<void> {
+  /**
+   * Reads from the earliest cursor among the user's sockets (usually they share one) and sends each
+   * event to every socket it is new to, until nothing is left; an event held back by an older
+   * transaction still running is read again shortly.
+   */
+  private async deliver(reader: Reader): Promise<void> {
     for (let wait = 5; ;) {
-      connection.again = false;
-      const page = await this.inbox.after(connection.userUid, connection.cursor, PAGE);
+      reader.again = false;
+      const open = [...reader.connections].filter(
+        (connection) => connection.cursor && connection.socket.readyState === connection.socket.OPEN,
+      );
+      if (open.length === 0) return;
+      const from = open
+        .map((connection) => connection.cursor!)
+        .reduce((earliest, cursor) => (before(cursor, earliest) ? cursor : earliest));
+      const page = await this.inbox.after(reader.userUid, from, PAGE);
       for (const event of page.events) {
-        if (connection.socket.readyState !== connection.socket.OPEN) return;
-        this.send(connection, event);
-        this.metrics.countDelivered(event.type, (Date.now() - Date.parse(event.at)) / 1000);
         const [xid, id] = event.id.split('-');
-        connection.cursor = { xid: BigInt(xid), id: BigInt(id) };
+        const position = { xid: BigInt(xid), id: BigInt(id) };
+        const frame = JSON.stringify(event);
+        for (const connection of open) {
+          if (!before(connection.cursor!, position)) continue;
+          this.sendText(connection, frame);
+          connection.cursor = position;
+        }
+        this.metrics.countDelivered(event.type, (Date.now() - Date.parse(event.at)) / 1000);
       }
-      if (page.full || connection.again) continue;
+      if (page.full || reader.again) continue;
       if (!page.blocked || this.stopping) return;
       // An older transaction still runs; its end lets these events through. Read again shortly.
       await sleep(wait);
@@ -188,13 +215,17 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private send(connection: Connection, frame: object): void {
+    this.sendText(connection, JSON.stringify(frame));
+  }
+
+  private sendText(connection: Connection, text: string): void {
     const { socket } = connection;
     if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > this.config.realtime.maxBufferedBytes) {
       socket.close(CloseCode.SLOW_CONSUMER, 'slow consumer: resume with ?after=<the last id received>');
       return;
     }
-    socket.send(JSON.stringify(frame));
+    socket.send(text);
   }
 
   private ping(): void {
@@ -224,7 +255,7 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
         await client.query(`LISTEN ${REALTIME_CHANNEL}`);
         this.listener = client;
         // Whatever was written while nobody listened.
-        if (attempt > 0 || this.size > 0) for (const connection of this.all()) this.wake(connection);
+        if (attempt > 0 || this.size > 0) for (const reader of this.readers.values()) this.wake(reader);
         return;
       } catch (error) {
         await client.end().catch(() => undefined);
@@ -236,11 +267,12 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
 
   private notified(payload: string | undefined): void {
     if (payload === '*') {
-      for (const connection of this.all()) this.wake(connection);
+      for (const reader of this.readers.values()) this.wake(reader);
       return;
     }
     for (const userUid of payload?.split(',') ?? []) {
-      for (const connection of this.connections.get(userUid) ?? []) this.wake(connection);
+      const reader = this.readers.get(userUid);
+      if (reader) this.wake(reader);
     }
   }
 
