@@ -9,6 +9,7 @@ import { JwtGuard } from './auth/jwt.guard.js';
 import { ConfigModule } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
+import { FanoutModule } from './database/fanout.js';
 import { EconomyModule } from './economy/economy.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ItemsModule } from './items/items.module.js';
@@ -23,6 +24,7 @@ import { SecurityModule } from './security/security.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { SkillsModule } from './skills/skills.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
+import { UsersModule } from './users/users.module.js';
 
 /** Wires the modules, given the configuration whoever starts the service parsed (main.ts, the tests). */
 @Module({})
@@ -35,11 +37,13 @@ export class AppModule {
         RootLoggerModule,
         LoggerModule.forRootAsync({ inject: [ROOT_LOGGER], useFactory: (logger: Logger) => nestLoggerOptions(logger) }),
         DatabaseModule,
+        FanoutModule,
         MetricsModule,
         OutboxModule,
         HealthModule,
         SecurityModule,
         AuthModule,
+        UsersModule,
         PersonasModule,
         ItemsModule,
         SessionsModule,

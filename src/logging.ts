@@ -26,7 +26,10 @@ export function createRootLogger(level: string): Logger {
     level,
     timestamp: pino.stdTimeFunctions.isoTime,
     // Belt and braces: nothing should log these, but if an error object carries them they are dropped.
-    redact: { paths: ['password', '*.password', 'token', '*.token', '*.headers.authorization'], remove: true },
+    redact: {
+      paths: ['password', '*.password', 'token', '*.token', 'refreshToken', '*.refreshToken', '*.headers.authorization'],
+      remove: true,
+    },
   });
 }
 
@@ -62,7 +65,7 @@ export function requestSummary(request: Pick<FastifyRequest, 'id' | 'method' | '
   return { id: request.id, method: request.method, url: maskSecrets(request.url) };
 }
 
-const SECRET_PARAMETERS = /([?&](?:password|token|access_token|id_token)=)[^&#]*/gi;
+const SECRET_PARAMETERS = /([?&](?:password|token|access_token|id_token|ticket|refresh_token)=)[^&#]*/gi;
 
 export function maskSecrets(url: string): string {
   return url.replace(SECRET_PARAMETERS, '$1***');

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
 import { type DataChecksum, dataChecksum } from './support/data-checksum.js';
 import { TestApp, type TestResponse } from './support/test-app.js';
 
@@ -25,6 +26,8 @@ interface Call {
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
+  /** Replaces the role's credential (a token of a session opened for this cell alone). */
+  headers?: Record<string, string>;
 }
 
 interface Row {
@@ -35,7 +38,7 @@ interface Row {
   /** anonymous, owner, other, admin */
   cells: [Cell, Cell, Cell, Cell];
   /** Makes the records of one cell and says how to call the route on them. */
-  call?: (world: World) => Promise<Call>;
+  call?: (world: World, role: Role) => Promise<Call>;
   /** Whose token a role presents: ours, or their identity provider's (sign-in routes). */
   credential?: 'jwt' | 'idp1' | 'idp2';
   /** Runs after every other row (truncates). */
@@ -62,17 +65,24 @@ interface World {
   mediaAsset(): Promise<string>;
   textAsset(): Promise<string>;
   achievement(): Promise<string>;
-  session(visibility: 'PUBLIC' | 'INVITE_ONLY'): Promise<string>;
+  gameSession(visibility: 'PUBLIC' | 'INVITE_ONLY'): Promise<string>;
   ticket(): Promise<string>;
   pendingTrade(): Promise<string>;
   skill(): Promise<{ personaUid: string; archetypeUid: string; skillUid: string; uid: string }>;
+  /** A new player session of the role's user (the owner's for anonymous), for routes that end one. */
+  session(role: Role): Promise<{ token: string; refreshToken: string; uid: string }>;
+  /** A user made for one cell, to ban or unban. */
+  user(): Promise<string>;
 }
 
 const ARCHETYPE = 'warrior';
 let serial = 0;
 const next = () => ++serial;
 
-const sessionCase = (visibility: 'PUBLIC' | 'INVITE_ONLY') => async (w: World) => ({ params: { id: await w.session(visibility) } });
+const sessionCase = (visibility: 'PUBLIC' | 'INVITE_ONLY') => async (w: World) => ({ params: { id: await w.gameSession(visibility) } });
+/** Sends the token of a session opened for this cell, which the route will end (anonymous sends none). */
+const ownSession = async (w: World, role: Role): Promise<Call> =>
+  role === 'anonymous' ? {} : { headers: { authorization: `jwt ${(await w.session(role)).token}` } };
 const listOf = (uid: (w: World) => Promise<string> | string) => async (w: World) => ({ query: { uid: await uid(w) } });
 const byId = (uid: (w: World) => Promise<string> | string) => async (w: World) => ({ params: { id: await uid(w) } });
 const inSkill = async (w: World) => {
@@ -89,6 +99,23 @@ const TABLE: Row[] = [
   { route: 'GET /metrics',                                            cells: [200,      200,     200,     200] },
   { route: 'GET /auth/idp1',                                          cells: [401,      200,     200,     200], credential: 'idp1' },
   { route: 'GET /auth/idp2',                                          cells: [401,      200,     200,     200], credential: 'idp2' },
+  // Refresh needs no access token: the refresh token is the credential, whoever presents it.
+  { route: 'POST /auth/refresh',                                      cells: [200,      200,     200,     200], call: async (w, role) => ({
+      body: { refreshToken: (await w.session(role)).refreshToken } }) },
+
+  // Player sessions: each signed-in user's own; an admin may revoke anyone's.
+  { route: 'POST /auth/logout',                                       cells: [401,      204,     204,     204], call: ownSession },
+  { route: 'GET /auth/sessions',                                      cells: [401,      200,     200,     200] },
+  { route: 'DELETE /auth/sessions/{id}',                              cells: [401,      204,     404,     204], call: async (w) => ({
+      params: { id: (await w.session('owner')).uid } }) },
+
+  // Users, bans and the audit: admins only.
+  { route: 'GET /users',                                              cells: [401,      403,     403,     'sees'], call: listOf((w) => w.owner.uid) },
+  { route: 'GET /users/{id}',                                         cells: [401,      403,     403,     200], call: byId((w) => w.owner.uid) },
+  { route: 'POST /users/{id}/ban',                                    cells: [401,      403,     403,     200], call: async (w) => ({
+      params: { id: await w.user() }, body: { reason: 'matrix' } }) },
+  { route: 'POST /users/{id}/unban',                                  cells: [401,      403,     403,     200], call: byId((w) => w.user()) },
+  { route: 'GET /users/{id}/audit',                                   cells: [401,      403,     403,     200], call: byId((w) => w.owner.uid) },
 
   // Personas: their user's, and the admins'.
   { route: 'GET /personas',                                           cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.owner.personaUid) },
@@ -105,10 +132,10 @@ const TABLE: Row[] = [
 
   // Sessions: PUBLIC ones are seen by every signed-in user, the others by host, members, invitees and admins;
   // only the host or an admin changes one. Join answers 403 (not 404) for INVITE_ONLY, as the contract says.
-  { route: 'GET /sessions', variant: 'PUBLIC',                        cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.session('PUBLIC')) },
-  { route: 'GET /sessions', variant: 'INVITE_ONLY',                   cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.session('INVITE_ONLY')) },
-  { route: 'GET /sessions/count', variant: 'PUBLIC',                  cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.session('PUBLIC')) },
-  { route: 'GET /sessions/count', variant: 'INVITE_ONLY',             cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.session('INVITE_ONLY')) },
+  { route: 'GET /sessions', variant: 'PUBLIC',                        cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.gameSession('PUBLIC')) },
+  { route: 'GET /sessions', variant: 'INVITE_ONLY',                   cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.gameSession('INVITE_ONLY')) },
+  { route: 'GET /sessions/count', variant: 'PUBLIC',                  cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.gameSession('PUBLIC')) },
+  { route: 'GET /sessions/count', variant: 'INVITE_ONLY',             cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.gameSession('INVITE_ONLY')) },
   { route: 'POST /sessions',                                          cells: [401,      201,     201,     201], call: async () => ({ body: { numTeams: 2, teamSize: 2 } }) },
   { route: 'GET /sessions/{id}', variant: 'PUBLIC',                   cells: [401,      200,     200,     200], call: sessionCase('PUBLIC') },
   { route: 'GET /sessions/{id}', variant: 'INVITE_ONLY',              cells: [401,      200,     404,     200], call: sessionCase('INVITE_ONLY') },
@@ -198,6 +225,9 @@ const TABLE: Row[] = [
   { route: 'DELETE /achievements/{id}',                               cells: [401,      403,     403,     200], call: byId((w) => w.achievement()) },
   { route: 'GET /achievements/{id}/unlock',                           cells: [401,      200,     200,     200], call: byId((w) => w.achievement()) },
   { route: 'DELETE /achievements',                                    cells: [401,      403,     403,     200], last: true },
+
+  // Signing out everywhere ends the sessions the other rows use: after all of them.
+  { route: 'POST /auth/logout-all',                                   cells: [401,      204,     204,     204], call: ownSession, last: true },
 ];
 
 function mediaBody() {
@@ -293,7 +323,12 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
       mediaAsset: () => created('/assets/media', mediaBody()),
       textAsset: () => created('/assets/text', textBody()),
       achievement: () => created('/achievements', { name: `Explorer ${next()}` }),
-      session: (visibility) => created('/sessions', { numTeams: 2, teamSize: 2, visibility }, owner),
+      gameSession: (visibility) => created('/sessions', { numTeams: 2, teamSize: 2, visibility }, owner),
+      session: async (role) => {
+        const opened = await api.openSession(role === 'admin' ? 'admin' : `matrix-${role === 'anonymous' ? 'owner' : role}`);
+        return { ...opened, uid: decodeJwt<{ sid: string }>(opened.token).sid };
+      },
+      user: async () => (await api.signInPlayer(`matrix-banned-${next()}`)).uid,
       ticket: () => created('/tickets', { numTeams: 2 }, owner),
       pendingTrade: async () => {
         const trade = await ok(
@@ -361,10 +396,10 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
     for (const row of ordered) {
       for (const [index, role] of ROLES.entries()) {
         const expected = row.cells[index];
-        const { params, query, body } = (await row.call?.(world)) ?? {};
+        const { params, query, body, headers } = (await row.call?.(world, role)) ?? {};
         const url = pathOf(row.route, params) + (query ? `?${new URLSearchParams(query).toString()}` : '');
         const before: DataChecksum = await dataChecksum(api.database);
-        const response = await api.request(row.route.split(' ')[0], url, { body, headers: await credential(row, role) });
+        const response = await api.request(row.route.split(' ')[0], url, { body, headers: headers ?? (await credential(row, role)) });
         cells += 1;
 
         let got: Cell = response.status;

@@ -159,7 +159,11 @@ function encodeSegment(value: unknown): string {
 
 function expectToken(response: TestResponse): string {
   expect(response.status).toBe(200);
-  expect(response.body).toEqual({ token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
+  expect(response.body).toEqual({
+    token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+    refreshToken: expect.stringMatching(/^[\w-]{43}$/),
+    expiresIn: 3600,
+  });
   return (response.body as TokenBody).token;
 }
 
@@ -413,14 +417,17 @@ describe('signing in', () => {
   });
 
   describe('our token', () => {
-    it('names the user by uid and carries roles, issuer, audience, issue and expiry times', async () => {
+    it('names the user by uid and carries roles, the session, issuer, audience, issue and expiry times', async () => {
       const token = await signIn('claims-player');
       const [user] = await userRows('idp1', 'claims-player');
       const claims = decodeJwt(token);
+      const { rows: sessions } = await api.database.query('SELECT uid FROM auth_sessions WHERE "userUid" = $1', [user.uid]);
+      expect(sessions).toHaveLength(1);
       expect(claims).toEqual(
         expect.objectContaining({
           sub: user.uid,
           roles: ['user'],
+          sid: sessions[0].uid,
           iss: 'game-backend',
           aud: 'game-backend',
           iat: expect.any(Number),
@@ -477,11 +484,11 @@ describe('signing in', () => {
 
     it('is refused once expired', async () => {
       const token = await signIn('expiry-player');
-      const sub = decodeJwt(token).sub!;
+      const { sub, sid } = decodeJwt<{ sid: string }>(token);
       const sign = (issuedAt: number, expiresAt: number) =>
-        new SignJWT({ roles: ['user'] })
+        new SignJWT({ roles: ['user'], sid })
           .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-          .setSubject(sub)
+          .setSubject(sub!)
           .setIssuer('game-backend')
           .setAudience('game-backend')
           .setIssuedAt(issuedAt)

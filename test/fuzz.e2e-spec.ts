@@ -128,9 +128,26 @@ describe('fuzzing every operation of the OpenAPI document', () => {
     await makeRecords();
   }
 
+  const SUBJECTS = { admin: 'admin', owner: 'fuzz-owner', other: 'fuzz-other' } as const;
+
+  /**
+   * Signs a player in again when fuzzing signed them out (logout, logout-all, a session revoked) or
+   * banned them, and puts the new token where the old one was among the fuzzer's Authorization headers.
+   */
+  async function ensurePlayers(authorizations: string[]): Promise<void> {
+    for (const name of ['admin', 'owner', 'other'] as const) {
+      const stale = players[name];
+      if ((await api.get('/personas', { token: stale.token })).status === 200) continue;
+      if (name !== 'admin') await ok(api.post(`/users/${stale.uid}/unban`, undefined, { token: players.admin.token }), 200);
+      const token = await api.signIn(SUBJECTS[name]);
+      players[name] = { ...stale, token };
+      authorizations.forEach((header, index) => (authorizations[index] = header.replace(stale.token, token)));
+    }
+  }
+
   beforeAll(async () => {
     api = await TestApp.start();
-    players = { admin: await player('admin'), owner: await player('fuzz-owner'), other: await player('fuzz-other') };
+    players = { admin: await player(SUBJECTS.admin), owner: await player(SUBJECTS.owner), other: await player(SUBJECTS.other) };
     document = (await api.get('/docs-json')).body;
     operations = operationsOf(document);
   });
@@ -221,6 +238,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
       let known: DataChecksum | undefined;
       for (const [index, operation] of operations.entries()) {
         if (ONLY && !operation.route.includes(ONLY)) continue;
+        await ensurePlayers(targets.authorizations);
         await ensureRecords();
         known = undefined;
         const result = await fc.check(

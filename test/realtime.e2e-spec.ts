@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JwtService } from '@nestjs/jwt';
+import { decodeJwt } from 'jose';
 import { DataSource } from 'typeorm';
 import { EventOutbox } from '../src/realtime/event-outbox.js';
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
@@ -70,7 +71,7 @@ describe('realtime', () => {
 
     it('refuses an expired token with 401, and a malformed after with 400', async () => {
       const expired = await new JwtService({ secret: JWT_SECRET }).signAsync(
-        { sub: alice.uid, roles: ['user'] },
+        { sub: alice.uid, roles: ['user'], sid: decodeJwt<{ sid: string }>(alice.token).sid },
         { expiresIn: -10, issuer: 'game-backend', audience: 'game-backend' },
       );
       expect((await refusal({ token: expired })).status).toBe(401);
@@ -90,7 +91,7 @@ describe('realtime', () => {
 
     it('closes the socket when its token expires (4401)', async () => {
       const shortLived = await new JwtService({ secret: JWT_SECRET }).signAsync(
-        { sub: alice.uid, roles: ['user'] },
+        { sub: alice.uid, roles: ['user'], sid: decodeJwt<{ sid: string }>(alice.token).sid },
         { expiresIn: 2, issuer: 'game-backend', audience: 'game-backend' },
       );
       const socket = await connect({ token: shortLived });

@@ -28,7 +28,14 @@ import { TestApp } from './support/test-app.js';
 describe('records as RecordReader reads them, against TypeORM', () => {
   let api: TestApp;
   let dataSource: DataSource;
-  const admin: Caller = { uid: '00000000-0000-4000-8000-000000000001', roles: ['admin'], isAdmin: true };
+  const admin: Caller = {
+    uid: '00000000-0000-4000-8000-000000000001',
+    roles: ['admin'],
+    isAdmin: true,
+    sessionUid: '00000000-0000-4000-8000-000000000002',
+    tokenIssuedAt: new Date(),
+    tokenExpiresAt: new Date(Date.now() + 3600_000),
+  };
   const everything: ListQuery = { limit: 1000, skip: 0, filters: [], order: [{ field: 'uid', direction: 'ASC' }] };
 
   beforeAll(async () => {

@@ -44,12 +44,14 @@ describe('token attacks', () => {
   let introspection: Server;
   const introspectionAnswers = new Map<string, unknown>();
   let adminUid: string;
+  let adminSessionUid: string;
   let playerToken: string;
 
   /** Claims our service would issue to the admin: only the signature or one claim is wrong in each attack. */
   const adminClaims = (overrides: JWTPayload = {}): JWTPayload => ({
     sub: adminUid,
     roles: ['user', 'admin'],
+    sid: adminSessionUid,
     iss: ISSUER,
     aud: AUDIENCE,
     iat: now(),
@@ -88,6 +90,7 @@ describe('token attacks', () => {
     });
     const admin = await api.signIn('admin');
     adminUid = decodeJwt(admin).sub!;
+    adminSessionUid = decodeJwt<{ sid: string }>(admin).sid;
     playerToken = await api.signIn('token-attack-player');
   });
 
@@ -144,6 +147,12 @@ describe('token attacks', () => {
       const { sub: _sub, ...withoutSubject } = adminClaims();
       await expectRefusedEverywhere(await sign(withoutSubject));
       await expectRefusedEverywhere(await sign(adminClaims({ roles: 'admin' })));
+    });
+
+    it('refuses a correctly signed token without a session (as issued before sessions existed), or naming a session not a uuid', async () => {
+      const { sid: _sid, ...withoutSession } = adminClaims();
+      await expectRefusedEverywhere(await sign(withoutSession));
+      await expectRefusedEverywhere(await sign(adminClaims({ sid: "x' OR '1'='1" })));
     });
 
     it("refuses a player's token whose roles were raised, or whose subject was swapped for the admin's", async () => {

@@ -1,19 +1,16 @@
-import { Controller, Get, HttpCode, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { SignInRateLimit } from '../security/rate-limit.decorators.js';
 import { AuthService } from './auth.service.js';
-import { SignedInUser } from './signed-in-user.decorator.js';
+import { Client } from './client-info.decorator.js';
+import { RefreshDto } from './dto/refresh.dto.js';
+import { TokenDto } from './dto/token.dto.js';
 import type { ProviderIdentity } from './identity.js';
-
-export class TokenDto {
-  // Explicit: the Swagger plugin only reads *.dto.ts and *.entity.ts files, so this class had no fields.
-  /** Our JWT: send it as `Authorization: jwt <token>` on every other request. */
-  @ApiProperty({ example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0YzFiM2EzZSJ9.c2lnbmF0dXJl' })
-  token: string;
-}
+import type { ClientInfo } from './player-sessions.repository.js';
+import { SignedInUser } from './signed-in-user.decorator.js';
 
 const PROVIDER_TOKEN_HEADER = {
   name: 'Authorization',
@@ -21,8 +18,14 @@ const PROVIDER_TOKEN_HEADER = {
   description: "The identity provider's token, as `jwt <token>` (or `Bearer <token>`).",
 };
 
-// @Public(): the global JwtGuard would look for our token; these routes take the provider's instead,
-// checked by the passport strategy of each provider.
+const SIGN_IN_DESCRIPTION =
+  'Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh ' +
+  'for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).';
+
+const BANNED = [403, 'BANNED: the user is banned; `until` says until when (null: until an admin lifts it).'] as [403, string];
+
+// @Public(): the global JwtGuard would look for our token; the sign-in routes take the provider's
+// instead, checked by the passport strategy of each provider, and refresh takes a refresh token.
 @ApiTags('auth')
 @Public()
 @SignInRateLimit()
@@ -30,33 +33,57 @@ const PROVIDER_TOKEN_HEADER = {
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
-  /** Exchanges an idp1 (OpenID Connect) token, verified against the provider's keys, for our JWT. */
-  @ApiOperation({ summary: 'Sign in with an idp1 (OpenID Connect) token' })
+  /** Exchanges an idp1 (OpenID Connect) token, verified against the provider's keys, for our tokens. */
+  @ApiOperation({ summary: 'Sign in with an idp1 (OpenID Connect) token', description: SIGN_IN_DESCRIPTION })
   @ApiHeader(PROVIDER_TOKEN_HEADER)
   @ApiOkResponse({ type: TokenDto })
-  @ApiErrors(
-    [401, 'UNAUTHORIZED: the provider token is missing, invalid or expired.'],
-    [503, 'PROVIDER_UNAVAILABLE: the key set could not be fetched.'],
-  )
+  @ApiErrors([401, 'UNAUTHORIZED: the provider token is missing, invalid or expired.'], BANNED, [
+    503,
+    'PROVIDER_UNAVAILABLE: the key set could not be fetched.',
+  ])
   @UseGuards(AuthGuard('idp1'))
   @HttpCode(200)
   @Get('idp1')
-  signInWithIdp1(@SignedInUser() identity: ProviderIdentity): Promise<TokenDto> {
-    return this.auth.signIn(identity);
+  signInWithIdp1(@SignedInUser() identity: ProviderIdentity, @Client() client: ClientInfo): Promise<TokenDto> {
+    return this.auth.signIn(identity, client);
   }
 
-  /** Exchanges an idp2 (OAuth 2.0) token, checked by token introspection, for our JWT. */
-  @ApiOperation({ summary: 'Sign in with an idp2 (OAuth 2.0 introspection) token' })
+  /** Exchanges an idp2 (OAuth 2.0) token, checked by token introspection, for our tokens. */
+  @ApiOperation({ summary: 'Sign in with an idp2 (OAuth 2.0 introspection) token', description: SIGN_IN_DESCRIPTION })
   @ApiHeader(PROVIDER_TOKEN_HEADER)
   @ApiOkResponse({ type: TokenDto })
-  @ApiErrors(
-    [401, 'UNAUTHORIZED: the provider token is missing or not active.'],
-    [503, 'PROVIDER_UNAVAILABLE: the provider did not answer in 5 s.'],
-  )
+  @ApiErrors([401, 'UNAUTHORIZED: the provider token is missing or not active.'], BANNED, [
+    503,
+    'PROVIDER_UNAVAILABLE: the provider did not answer in 5 s.',
+  ])
   @UseGuards(AuthGuard('idp2'))
   @HttpCode(200)
   @Get('idp2')
-  signInWithIdp2(@SignedInUser() identity: ProviderIdentity): Promise<TokenDto> {
-    return this.auth.signIn(identity);
+  signInWithIdp2(@SignedInUser() identity: ProviderIdentity, @Client() client: ClientInfo): Promise<TokenDto> {
+    return this.auth.signIn(identity, client);
+  }
+
+  @ApiOperation({
+    summary: 'Trade a refresh token for a new token pair',
+    description:
+      'The refresh token is spent: keep the new one. Presenting a spent token again signs the whole session out ' +
+      '(a leaked copy becomes useless), except within REFRESH_REUSE_GRACE of its use, when it is taken for a ' +
+      'concurrent refresh and refused with 409 without revoking anything. Each refresh keeps the session alive ' +
+      'REFRESH_TTL longer. No access token needed: it may have expired.',
+  })
+  @ApiOkResponse({ type: TokenDto })
+  @ApiErrors(
+    400,
+    [
+      401,
+      'UNAUTHORIZED: the refresh token is unknown, already used (the session is then signed out), or its session expired or was revoked.',
+    ],
+    BANNED,
+    [409, 'REFRESH_CONFLICT: another request used this refresh token a moment ago; use the tokens it received.'],
+  )
+  @HttpCode(200)
+  @Post('refresh')
+  refresh(@Body() body: RefreshDto, @Client() client: ClientInfo): Promise<TokenDto> {
+    return this.auth.refresh(body.refreshToken, client);
   }
 }

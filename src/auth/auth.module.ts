@@ -13,6 +13,11 @@ import { loadOrCreateDevJwtSecret } from './dev-jwt-secret.js';
 import { Idp1Strategy } from './idp1.strategy.js';
 import { Idp2Strategy } from './idp2.strategy.js';
 import { UsersRepository } from './users.repository.js';
+import { AuthAuditRepository } from './auth-audit.repository.js';
+import { PlayerSessionsController } from './player-sessions.controller.js';
+import { PlayerSessionsRepository } from './player-sessions.repository.js';
+import { PlayerSessionsService } from './player-sessions.service.js';
+import { RevocationList } from './revocation-list.js';
 
 @Module({
   imports: [
@@ -34,12 +39,17 @@ import { UsersRepository } from './users.repository.js';
       },
     }),
   ],
-  controllers: [AuthController],
-  // The global guards (AppModule) verify our token: the JwtGuard, and the rate limiter to count per user.
-  exports: [JwtModule],
+  controllers: [AuthController, PlayerSessionsController],
+  // The global guards (AppModule) verify our token: the JwtGuard (with the revocation list), and the
+  // rate limiter to count per user. UsersModule and the realtime hub use the sessions' repositories.
+  exports: [JwtModule, RevocationList, UsersRepository, PlayerSessionsRepository, AuthAuditRepository],
   providers: [
     AuthService,
+    PlayerSessionsService,
     UsersRepository,
+    PlayerSessionsRepository,
+    AuthAuditRepository,
+    RevocationList,
     Idp1Strategy,
     Idp2Strategy,
     {

@@ -8,8 +8,12 @@ export interface Caller {
   uid: string;
   roles: string[];
   isAdmin: boolean;
+  /** The player session of the token (its `sid`). */
+  sessionUid: string;
+  /** When the token was issued (its `iat`). */
+  tokenIssuedAt: Date;
   /** When the token expires (a socket opened with it closes then). */
-  tokenExpiresAt?: Date;
+  tokenExpiresAt: Date;
 }
 
 export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };

@@ -7,10 +7,12 @@ export enum ErrorCode {
   MALFORMED_JSON = 'MALFORMED_JSON',
   UNAUTHORIZED = 'UNAUTHORIZED',
   FORBIDDEN = 'FORBIDDEN',
+  BANNED = 'BANNED',
   NOT_FOUND = 'NOT_FOUND',
   METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
   VERSION_CONFLICT = 'VERSION_CONFLICT',
   CONFLICT = 'CONFLICT',
+  REFRESH_CONFLICT = 'REFRESH_CONFLICT',
   DUPLICATE = 'DUPLICATE',
   INSUFFICIENT_QUANTITY = 'INSUFFICIENT_QUANTITY',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
@@ -49,6 +51,14 @@ export class ErrorBody {
   currentVersion?: number;
   @ApiProperty({ format: 'uuid', required: false, description: 'On INSUFFICIENT_QUANTITY: the FAILED transaction that was stored.' })
   transactionUid?: string;
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    required: false,
+    description: 'On BANNED: when the ban ends (null: until an admin lifts it).',
+  })
+  until?: string | null;
 }
 
 /** An error the service raises on purpose; the global filter turns it into an ErrorBody. */
@@ -57,7 +67,7 @@ export class ApiException extends HttpException {
     status: HttpStatus,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion' | 'transactionUid'> = {},
+    readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion' | 'transactionUid' | 'until'> = {},
   ) {
     super(message, status);
   }

@@ -193,6 +193,9 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.FORBIDDEN]: 'only admins may change the catalog',
   [ErrorCode.NOT_FOUND]: 'item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found',
   [ErrorCode.VERSION_CONFLICT]: 'item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry',
+  [ErrorCode.BANNED]: 'banned until 2026-12-24T00:00:00.000Z',
+  [ErrorCode.REFRESH_CONFLICT]:
+    'this refresh token was just used by another request: use the tokens that request received (nothing was revoked)',
   [ErrorCode.DATABASE_UNAVAILABLE]: 'the database is unavailable: try again shortly',
   [ErrorCode.PROVIDER_UNAVAILABLE]: 'idp1 is unavailable: try again shortly',
 };
@@ -214,6 +217,7 @@ function errorExample(status: ErrorStatus, description: string): ErrorBody {
     requestId: '5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15',
     ...(code === ErrorCode.VALIDATION_FAILED ? { errors: [{ field: 'limit', message: 'must not exceed 1000' }] } : {}),
     ...(code === ErrorCode.VERSION_CONFLICT ? { currentVersion: 4 } : {}),
+    ...(code === ErrorCode.BANNED ? { until: '2026-12-24T00:00:00.000Z' } : {}),
   };
 }
 

@@ -24,6 +24,13 @@ export interface AppConfig {
     issuer: string;
     audience: string;
   };
+  /** Player sessions (docs/SECURITY.md): one per sign-in, kept alive by single-use refresh tokens. */
+  sessions: {
+    /** A session ends this long after its last sign-in or refresh (sliding). */
+    refreshTtlSeconds: number;
+    /** A refresh token presented again this soon after it was spent is a concurrent refresh (409), not a replay. */
+    reuseGraceMs: number;
+  };
   idp1: {
     /** Unset outside production: the built-in development identity provider answers for idp1. */
     jwksUrl: string | undefined;
@@ -222,6 +229,10 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
       ttlSeconds: integer('JWT_TTL', 3600, 60, 31_536_000),
       issuer: read('JWT_ISSUER') ?? 'game-backend',
       audience: read('JWT_AUDIENCE') ?? 'game-backend',
+    },
+    sessions: {
+      refreshTtlSeconds: integer('REFRESH_TTL', 30 * 24 * 3600, 2, 366 * 24 * 3600),
+      reuseGraceMs: integer('REFRESH_REUSE_GRACE', 5000, 0, 60_000),
     },
     idp1,
     idp2,

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { hashSecretToken, newSecretToken } from '../common/secret-token.js';
 import type { EventType } from './events.js';
 
 /**
@@ -12,10 +12,10 @@ export interface Cursor {
   id: bigint;
 }
 
-const CURSOR = /^(\d{1,20})-(\d{1,20})$/;
+export const CURSOR_PATTERN = /^(\d{1,20})-(\d{1,20})$/;
 
 export function parseCursor(text: string): Cursor | undefined {
-  const match = CURSOR.exec(text);
+  const match = CURSOR_PATTERN.exec(text);
   return match ? { xid: BigInt(match[1]), id: BigInt(match[2]) } : undefined;
 }
 
@@ -124,6 +124,10 @@ export class NotificationsRepository {
 export interface TicketHolder {
   userUid: string;
   roles: string[];
+  /** The player session of the token the ticket was made from: revoking it closes the socket. */
+  sessionUid: string;
+  /** When that token was issued. */
+  tokenIssuedAt: Date;
   /** When the token the ticket was made from expires: the socket closes then. */
   tokenExpiresAt: Date;
 }
@@ -141,12 +145,12 @@ export class RealtimeTicketsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async issue(holder: TicketHolder): Promise<{ ticket: string; expiresAt: Date }> {
-    const ticket = randomBytes(32).toString('base64url');
+    const { token: ticket, hash } = newSecretToken();
     const [{ expiresAt }] = await this.dataSource.query<Array<{ expiresAt: Date }>>(
-      `INSERT INTO realtime_tickets (hash, "userUid", roles, "tokenExpiresAt", "expiresAt")
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+      `INSERT INTO realtime_tickets (hash, "userUid", roles, "sessionUid", "tokenIssuedAt", "tokenExpiresAt", "expiresAt")
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
        RETURNING "expiresAt"`,
-      [hashTicket(ticket), holder.userUid, holder.roles, holder.tokenExpiresAt, TICKET_TTL_SECONDS],
+      [hash, holder.userUid, holder.roles, holder.sessionUid, holder.tokenIssuedAt, holder.tokenExpiresAt, TICKET_TTL_SECONDS],
     );
     return { ticket, expiresAt };
   }
@@ -155,11 +159,11 @@ export class RealtimeTicketsRepository {
   async take(ticket: string): Promise<TicketHolder | undefined> {
     // For a DELETE, TypeORM answers [rows, affected].
     const [[row]] = await this.dataSource.query<[Array<TicketHolder & { expiresAt: Date }>, number]>(
-      `DELETE FROM realtime_tickets WHERE hash = $1 RETURNING "userUid", roles, "tokenExpiresAt", "expiresAt"`,
-      [hashTicket(ticket)],
+      `DELETE FROM realtime_tickets WHERE hash = $1 RETURNING "userUid", roles, "sessionUid", "tokenIssuedAt", "tokenExpiresAt", "expiresAt"`,
+      [hashSecretToken(ticket)],
     );
-    return row && row.expiresAt > new Date() ? row : undefined;
+    if (!row || row.expiresAt <= new Date()) return undefined;
+    const { expiresAt: _expiresAt, ...holder } = row;
+    return holder;
   }
 }
-
-const hashTicket = (ticket: string) => createHash('sha256').update(ticket).digest('base64url');

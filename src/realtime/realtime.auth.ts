@@ -3,27 +3,28 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import type { AccessTokenClaims } from '../auth/auth.service.js';
 import { readAuthorizationToken } from '../auth/authorization-header.js';
+import { callerOf } from '../auth/jwt.guard.js';
+import { RevocationList } from '../auth/revocation-list.js';
 import { badRequest, unauthorized } from '../common/errors.js';
-import { type Cursor, parseCursor, RealtimeTicketsRepository } from './notifications.repository.js';
+import { type Cursor, parseCursor, RealtimeTicketsRepository, type TicketHolder } from './notifications.repository.js';
 
-/** Who opens a socket, until when, and from where in their inbox. */
-export interface SocketGrant {
-  userUid: string;
-  roles: string[];
-  tokenExpiresAt: Date;
+/** Who opens a socket, with which session's token, until when, and from where in their inbox. */
+export interface SocketGrant extends TicketHolder {
   after: Cursor | undefined;
 }
 
 /**
  * Decides whether an upgrade to /realtime may open a socket: our JWT in `Authorization` (engines,
  * servers), or a single-use `?ticket=` from POST /realtime/tickets (browsers). Throws the ApiException
- * to answer the upgrade with (401, or 400 for a malformed `after`); no socket opens then.
+ * to answer the upgrade with (401, or 400 for a malformed `after`); no socket opens then. A revoked
+ * session opens none either way.
  */
 @Injectable()
 export class RealtimeAuth {
   constructor(
     private readonly jwt: JwtService,
     private readonly tickets: RealtimeTicketsRepository,
+    private readonly revocations: RevocationList,
   ) {}
 
   async grant(request: IncomingMessage): Promise<SocketGrant> {
@@ -33,25 +34,40 @@ export class RealtimeAuth {
     if (afterText !== null && !after) {
       throw badRequest('after must be the id of an event received (<digits>-<digits>)', [{ field: 'after', message: 'not an event id' }]);
     }
-    const header = request.headers.authorization;
+    const holder = await this.holder(request.headers.authorization, query.get('ticket'));
+    if (await this.isRevoked(holder)) throw unauthorized('the session was signed out or revoked: sign in again');
+    return { ...holder, after };
+  }
+
+  /** Whether the socket's session has been revoked (checked again once the socket has joined the hub). */
+  isRevoked(holder: TicketHolder): boolean | Promise<boolean> {
+    return this.revocations.isRevoked(holder.userUid, holder.sessionUid, holder.tokenIssuedAt);
+  }
+
+  private async holder(header: string | undefined, ticket: string | null): Promise<TicketHolder> {
     if (header !== undefined) {
       const token = readAuthorizationToken(header);
       if (!token) throw unauthorized('the Authorization header must be "jwt <token>" or "Bearer <token>"');
-      let claims: AccessTokenClaims & { exp: number };
+      let claims: AccessTokenClaims;
       try {
-        claims = await this.jwt.verifyAsync<AccessTokenClaims & { exp: number }>(token);
+        claims = await this.jwt.verifyAsync<AccessTokenClaims>(token);
       } catch {
         throw unauthorized('the token is invalid or has expired: sign in again');
       }
-      if (typeof claims.sub !== 'string' || !Array.isArray(claims.roles)) throw unauthorized('the token is not one of ours');
-      return { userUid: claims.sub, roles: claims.roles, tokenExpiresAt: new Date(claims.exp * 1000), after };
+      const caller = callerOf(claims);
+      return {
+        userUid: caller.uid,
+        roles: caller.roles,
+        sessionUid: caller.sessionUid,
+        tokenIssuedAt: caller.tokenIssuedAt,
+        tokenExpiresAt: caller.tokenExpiresAt,
+      };
     }
-    const ticket = query.get('ticket');
     if (ticket === null) {
       throw unauthorized('a socket needs "Authorization: jwt <token>", or ?ticket= from POST /realtime/tickets');
     }
     const holder = /^[A-Za-z0-9_-]{1,100}$/.test(ticket) ? await this.tickets.take(ticket) : undefined;
     if (!holder) throw unauthorized('the ticket is unknown, used already or expired: get another from POST /realtime/tickets');
-    return { ...holder, after };
+    return holder;
   }
 }

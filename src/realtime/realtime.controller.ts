@@ -10,11 +10,11 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { badRequest } from '../common/errors.js';
+import { keysetQuery } from '../common/keyset-query.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/list-query.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { EVENT_SCHEMAS, RealtimeTicketDto } from './dto/event.dto.js';
-import { type EventFrame, parseCursor } from './notifications.repository.js';
+import { CURSOR_PATTERN, type EventFrame, parseCursor } from './notifications.repository.js';
 import { RealtimeService } from './realtime.service.js';
 
 /**
@@ -66,17 +66,10 @@ export class RealtimeController {
 }
 
 function inboxQuery(query: Record<string, unknown>) {
-  const unknown = Object.keys(query).filter((name) => name !== 'after' && name !== 'limit');
-  if (unknown.length > 0)
-    throw badRequest(`unknown query parameter "${unknown[0]}": the inbox takes after and limit`, [
-      { field: unknown[0], message: 'not a parameter of the inbox' },
-    ]);
-  const { after, limit } = query;
-  const cursor = after === undefined ? { xid: 0n, id: 0n } : typeof after === 'string' ? parseCursor(after) : undefined;
-  if (!cursor)
-    throw badRequest('after must be the id of an event received (<digits>-<digits>)', [{ field: 'after', message: 'not an event id' }]);
-  const count = limit === undefined ? DEFAULT_LIMIT : typeof limit === 'string' && /^\d{1,4}$/.test(limit) ? Number(limit) : NaN;
-  if (!(count >= 1 && count <= MAX_LIMIT))
-    throw badRequest(`limit must be an integer from 1 to ${MAX_LIMIT}`, [{ field: 'limit', message: `must be 1 to ${MAX_LIMIT}` }]);
-  return { after: cursor, limit: count };
+  const { position, limit } = keysetQuery(query, {
+    name: 'after',
+    pattern: CURSOR_PATTERN,
+    means: 'the id of an event received (<digits>-<digits>)',
+  });
+  return { after: position === undefined ? { xid: 0n, id: 0n } : parseCursor(position)!, limit };
 }

@@ -1,16 +1,13 @@
-import {
-  type BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import type { WebSocket } from 'ws';
 import { InjectConfig } from '../config/config.module.js';
+import { Fanout } from '../database/fanout.js';
 import type { AppConfig } from '../config/environment.js';
+import { RevocationList } from '../auth/revocation-list.js';
+import type { Revocation } from '../auth/revocation.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import type { SocketGrant } from './realtime.auth.js';
 import { REALTIME_CHANNEL } from './events.js';
 import { type Cursor, formatCursor, NotificationsRepository } from './notifications.repository.js';
 
@@ -26,6 +23,9 @@ export const CloseCode = {
 /** One open socket: whose it is, and how far into the user's inbox it has been sent. */
 interface Connection {
   socket: WebSocket;
+  /** The player session of the token it was opened with, and when that token was issued. */
+  sessionUid: string;
+  tokenIssuedAt: Date;
   /** Undefined until the socket's starting point is known (it comes from the database). */
   cursor: Cursor | undefined;
   /** Whether the socket answered the last ping. */
@@ -57,10 +57,9 @@ const JANITOR_LOCK = 0x7265616c;
  * data passes a bound is closed (it resumes from its last id).
  */
 @Injectable()
-export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   private readonly readers = new Map<string, Reader>();
-  private listener: pg.Client | undefined;
   private stopping = false;
   private readonly reads = new Set<Promise<void>>();
   private pingTimer: NodeJS.Timeout | undefined;
@@ -68,12 +67,23 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
 
   constructor(
     private readonly inbox: NotificationsRepository,
+    private readonly fanout: Fanout,
+    private readonly revocations: RevocationList,
     private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
+  onModuleInit(): void {
+    this.fanout.on(REALTIME_CHANNEL, (payload) => this.notified(payload));
+    this.revocations.onRevoked((revocation) => this.revoked(revocation));
+    // Whatever was written while nobody listened.
+    this.fanout.onRestored(() => {
+      for (const reader of this.readers.values()) this.wake(reader);
+    });
+  }
+
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
+    await this.fanout.listen();
     this.pingTimer = setInterval(() => this.ping(), this.config.realtime.pingIntervalMs).unref();
     // The inbox is pruned hourly, and soon after a start; by one instance at a time.
     this.janitorTimer = setInterval(() => void this.prune(), 3600_000).unref();
@@ -99,13 +109,9 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
     await Promise.race([Promise.all(closing), sleep(1000)]);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    await this.listener?.end().catch(() => undefined);
-  }
-
   /** A socket opened by `userUid`: it is sent every event after `after` (or from now on), then live ones. */
-  async attach(socket: WebSocket, userUid: string, tokenExpiresAt: Date, after: Cursor | undefined): Promise<void> {
+  async attach(socket: WebSocket, grant: SocketGrant): Promise<void> {
+    const { userUid, sessionUid, tokenIssuedAt, tokenExpiresAt, after } = grant;
     let reader = this.readers.get(userUid);
     if (!reader) this.readers.set(userUid, (reader = { userUid, connections: new Set(), reading: false, again: false }));
     if (reader.connections.size >= this.config.realtime.maxSocketsPerUser) {
@@ -117,6 +123,8 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
     const expiresIn = Math.max(0, tokenExpiresAt.getTime() - Date.now());
     const connection: Connection = {
       socket,
+      sessionUid,
+      tokenIssuedAt,
       cursor: undefined,
       alive: true,
       expiry: setTimeout(() => socket.close(CloseCode.TOKEN_EXPIRED, 'token expired: sign in again and resume'), expiresIn),
@@ -139,9 +147,20 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
     this.wake(reader);
   }
 
-  /** Closes every socket of the user (revocation, ban). */
+  /** Closes every socket of the user. */
   closeUser(userUid: string, code: number, reason: string): void {
     for (const connection of this.readers.get(userUid)?.connections ?? []) connection.socket.close(code, reason);
+  }
+
+  /** Closes the sockets whose tokens a revocation withdrew (sign-out, revocation, ban). */
+  private revoked(revocation: Revocation): void {
+    const sessions = new Set(revocation.sessionUids);
+    const notBefore = revocation.notBefore === undefined ? undefined : Math.floor(revocation.notBefore / 1000) * 1000;
+    for (const connection of this.readers.get(revocation.userUid)?.connections ?? []) {
+      if (sessions.has(connection.sessionUid) || (notBefore !== undefined && connection.tokenIssuedAt.getTime() < notBefore)) {
+        connection.socket.close(CloseCode.REVOKED, `session revoked (${revocation.reason}): sign in again`);
+      }
+    }
   }
 
   /** The sockets of this instance. */
@@ -236,32 +255,6 @@ export class RealtimeHub implements OnApplicationBootstrap, BeforeApplicationShu
       }
       connection.alive = false;
       connection.socket.ping();
-    }
-  }
-
-  /** LISTENs on its own connection (a pooled one would be handed to others), and listens again after losing it. */
-  private async listen(): Promise<void> {
-    for (let attempt = 0; !this.stopping; attempt++) {
-      const client = new pg.Client({ connectionString: this.config.databaseUrl, application_name: 'game-backend realtime' });
-      try {
-        await client.connect();
-        client.on('notification', (message) => this.notified(message.payload));
-        client.on('error', () => undefined);
-        client.once('end', () => {
-          if (this.stopping) return;
-          this.logger.warn('lost the LISTEN connection: listening again, then reading every socket');
-          void this.listen();
-        });
-        await client.query(`LISTEN ${REALTIME_CHANNEL}`);
-        this.listener = client;
-        // Whatever was written while nobody listened.
-        if (attempt > 0 || this.size > 0) for (const reader of this.readers.values()) this.wake(reader);
-        return;
-      } catch (error) {
-        await client.end().catch(() => undefined);
-        if (attempt === 0) this.logger.warn(`cannot LISTEN yet (${(error as Error).message}): trying again`);
-        await sleep(Math.min(100 * 2 ** attempt, 5000));
-      }
     }
   }
 

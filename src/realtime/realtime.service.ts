@@ -14,7 +14,9 @@ export class RealtimeService {
     return this.tickets.issue({
       userUid: caller.uid,
       roles: caller.roles,
-      tokenExpiresAt: caller.tokenExpiresAt ?? new Date(Date.now() + 60_000),
+      sessionUid: caller.sessionUid,
+      tokenIssuedAt: caller.tokenIssuedAt,
+      tokenExpiresAt: caller.tokenExpiresAt,
     });
   }
 

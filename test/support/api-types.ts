@@ -6,6 +6,9 @@
 import type { Schema } from '../../sdk/index.js';
 
 export type TokenBody = Schema<'TokenDto'>;
+export type PlayerSessionBody = Schema<'PlayerSessionDto'>;
+export type UserAccountBody = Schema<'UserAccountDto'>;
+export type AuditEntryBody = Schema<'AuditEntryDto'>;
 export type CountBody = Schema<'CountDto'>;
 export type PersonaBody = Schema<'Persona'>;
 export type ItemBody = Schema<'Item'>;

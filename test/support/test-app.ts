@@ -150,11 +150,16 @@ export class TestApp {
 
   /** Signs `subject` in through /auth/idp1 and returns our JWT. `admin` is an admin by default. */
   async signIn(subject: string): Promise<string> {
+    return (await this.openSession(subject)).token;
+  }
+
+  /** Signs `subject` in through /auth/idp1 (a new player session): the token, refresh token and lifetime. */
+  async openSession(subject: string, headers: Record<string, string> = {}): Promise<TokenBody> {
     const response = await this.get<TokenBody>('/auth/idp1', {
-      headers: { authorization: `jwt ${await this.providerToken(subject)}` },
+      headers: { ...headers, authorization: `jwt ${await this.providerToken(subject)}` },
     });
     if (response.status !== 200) throw new Error(`sign-in of ${subject} failed: ${JSON.stringify(response.body)}`);
-    return response.body.token;
+    return response.body;
   }
 
   /** Signs `subject` in: their name, our JWT and their user uid (the token's `sub`). */

@@ -3,6 +3,7 @@ import { SessionsAndTickets1763800000001 } from './1763800000001-SessionsAndTick
 import { AssetsAndAchievements1763800000002 } from './1763800000002-AssetsAndAchievements.js';
 import { Economy1763800000003 } from './1763800000003-Economy.js';
 import { Realtime1764000000000 } from './1764000000000-Realtime.js';
+import { PlayerSessions1764100000000 } from './1764100000000-PlayerSessions.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
@@ -12,4 +13,5 @@ export const MIGRATIONS = [
   AssetsAndAchievements1763800000002,
   Economy1763800000003,
   Realtime1764000000000,
+  PlayerSessions1764100000000,
 ];

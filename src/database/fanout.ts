@@ -1,0 +1,127 @@
+import { Global, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
+
+type Handler = (payload: string) => void;
+
+/** How often the LISTEN connection is asked a trivial query, and how long an answer may take before it is given up. */
+const HEARTBEAT_MS = 1000;
+const HEARTBEAT_TIMEOUT_MS = 3000;
+
+/**
+ * How instances tell each other what just committed: PostgreSQL NOTIFY, sent in the committing
+ * transaction, heard by every instance on one LISTEN connection of its own (a pooled connection would
+ * be handed to others). Realtime events wake sockets through it; revocations reach every instance's
+ * guard through it. Losing the connection is reported (`onLost`), and so is listening again
+ * (`onRestored`), so that whoever relied on it can catch up from the database. A connection that stops
+ * answering (a network partition can leave it open but dead) is given up like a lost one.
+ */
+@Injectable()
+export class Fanout implements OnApplicationShutdown {
+  private readonly logger = new Logger('Fanout');
+  private readonly handlers = new Map<string, Handler[]>();
+  private readonly lost: Array<() => void> = [];
+  private readonly restored: Array<() => void> = [];
+  private client: pg.Client | undefined;
+  private starting: Promise<void> | undefined;
+  private stopping = false;
+  /** When the connection last answered (epoch ms), and since when a heartbeat waits for its answer. */
+  private heardAt = 0;
+  private waitingSince: number | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(@InjectConfig() private readonly config: AppConfig) {}
+
+  /** Calls `handler` with the payload of every NOTIFY on `channel`: register in onModuleInit, before anyone listens. */
+  on(channel: string, handler: Handler): void {
+    if (this.starting && !this.handlers.has(channel))
+      throw new Error(`Fanout.on('${channel}') after listen(): register channels in onModuleInit`);
+    this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
+  }
+
+  onLost(handler: () => void): void {
+    this.lost.push(handler);
+  }
+
+  onRestored(handler: () => void): void {
+    this.restored.push(handler);
+  }
+
+  /** Whether the LISTEN connection is up and answered lately: otherwise notifications may be missed. */
+  get current(): boolean {
+    return this.client !== undefined && Date.now() - this.heardAt < HEARTBEAT_TIMEOUT_MS;
+  }
+
+  /** Starts listening (once; later calls wait for the same start). */
+  listen(): Promise<void> {
+    this.heartbeat ??= setInterval(() => this.beat(), HEARTBEAT_MS).unref();
+    return (this.starting ??= this.connect(0));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.heartbeat);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async connect(attempt: number): Promise<void> {
+    for (let tries = attempt; !this.stopping; tries++) {
+      const client = new pg.Client({ connectionString: this.config.databaseUrl, application_name: 'game-backend fanout' });
+      try {
+        await client.connect();
+        client.on('notification', ({ channel, payload }) => {
+          for (const handler of this.handlers.get(channel) ?? []) handler(payload ?? '');
+        });
+        client.on('error', () => undefined);
+        client.once('end', () => this.dropped(client));
+        for (const channel of this.handlers.keys()) await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+        this.client = client;
+        this.heardAt = Date.now();
+        this.waitingSince = undefined;
+        if (tries > 0) this.restored.forEach((handler) => handler());
+        return;
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        if (tries === attempt) this.logger.warn(`cannot LISTEN (${(error as Error).message}): trying again`);
+        await sleep(Math.min(100 * 2 ** (tries - attempt), 5000));
+      }
+    }
+  }
+
+  private beat(): void {
+    const client = this.client;
+    if (!client) return;
+    if (this.waitingSince !== undefined) {
+      if (Date.now() - this.waitingSince < HEARTBEAT_TIMEOUT_MS) return;
+      this.dropped(client);
+      void client.end().catch(() => undefined);
+      return;
+    }
+    const since = (this.waitingSince = Date.now());
+    client.query('SELECT 1').then(
+      () => {
+        if (this.client !== client || this.waitingSince !== since) return;
+        this.heardAt = Date.now();
+        this.waitingSince = undefined;
+      },
+      () => undefined,
+    );
+  }
+
+  private dropped(client: pg.Client): void {
+    if (this.client !== client || this.stopping) return;
+    this.client = undefined;
+    this.logger.warn('lost the LISTEN connection: listening again; meanwhile what it carried is read from the database');
+    this.lost.forEach((handler) => handler());
+    void this.connect(1);
+  }
+}
+
+/** The fan-out between instances, for every module. */
+@Global()
+@Module({ providers: [Fanout], exports: [Fanout] })
+export class FanoutModule {}

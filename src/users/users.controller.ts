@@ -1,0 +1,92 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Client } from '../auth/client-info.decorator.js';
+import type { ClientInfo } from '../auth/player-sessions.repository.js';
+import { User } from '../auth/user.entity.js';
+import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
+import { keysetQuery } from '../common/keyset-query.js';
+import { DEFAULT_LIMIT, type ListQuery, MAX_LIMIT } from '../common/list-query.js';
+import { AdminOnly } from '../common/policy.js';
+import { ApiErrors, ApiUidParam, ListQueryParam, UidParam } from '../common/route.decorators.js';
+import { AuditEntryDto } from './dto/audit-entry.dto.js';
+import { BanDto } from './dto/ban.dto.js';
+import { UserAccountDto } from './dto/user-account.dto.js';
+import { UsersService } from './users.service.js';
+
+/** The id of an audit entry, as `before` takes it. */
+const AUDIT_ID = /^[0-9]{1,18}$/;
+
+/** Accounts, for admins: look players up, ban and unban them, read their sign-in audit (docs/SECURITY.md). */
+@ApiTags('users')
+@ApiSecurity('jwt')
+@ApiErrors(401, [403, 'FORBIDDEN: admins only.'])
+@AdminOnly()
+@Controller('users')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @ApiOperation({ summary: 'List users (admins)', description: 'With their provider, ban and active sessions.' })
+  @ApiOkResponse({ type: [UserAccountDto] })
+  @ApiErrors(400)
+  @Get()
+  findAll(@ListQueryParam(User) list: ListQuery): Promise<UserAccountDto[]> {
+    return this.users.findAll(list);
+  }
+
+  @ApiOperation({ summary: 'Find a user by id (admins)' })
+  @ApiUidParam('id', 'user')
+  @ApiOkResponse({ type: UserAccountDto })
+  @ApiErrors(400, 404)
+  @Get(':id')
+  findOne(@UidParam() id: string): Promise<UserAccountDto> {
+    return this.users.findOne(id);
+  }
+
+  @ApiOperation({
+    summary: 'Ban a user (admins)',
+    description:
+      'Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and ' +
+      'every token issued so far refused on every instance within a second; open sockets close (4403).',
+  })
+  @ApiUidParam('id', 'user')
+  @ApiOkResponse({ type: UserAccountDto, description: 'The user, banned.' })
+  @ApiErrors([400, 'VALIDATION_FAILED: a bad body, `until` not in the future, or your own id.'], 404)
+  @HttpCode(200)
+  @Post(':id/ban')
+  ban(@UidParam() id: string, @Body() body: BanDto, @CurrentCaller() admin: Caller, @Client() client: ClientInfo): Promise<UserAccountDto> {
+    return this.users.ban(admin, id, body, client);
+  }
+
+  @ApiOperation({
+    summary: 'Lift a ban (admins)',
+    description: 'The user may sign in again; the sessions and tokens the ban voided stay void.',
+  })
+  @ApiUidParam('id', 'user')
+  @ApiOkResponse({ type: UserAccountDto, description: 'The user, not banned.' })
+  @ApiErrors(400, 404)
+  @HttpCode(200)
+  @Post(':id/unban')
+  unban(@UidParam() id: string, @CurrentCaller() admin: Caller, @Client() client: ClientInfo): Promise<UserAccountDto> {
+    return this.users.unban(admin, id, client);
+  }
+
+  @ApiOperation({
+    summary: "Read a user's sign-in audit (admins)",
+    description: 'Sign-ins, refreshes, replays detected, sign-outs, revocations and bans, newest first, with time, address and outcome.',
+  })
+  @ApiUidParam('id', 'user')
+  @ApiQuery({
+    name: 'before',
+    required: false,
+    schema: { type: 'string', pattern: AUDIT_ID.source },
+    description: 'Entries older than this id.',
+  })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } })
+  @ApiOkResponse({ type: [AuditEntryDto] })
+  @ApiErrors(400, 404)
+  @Get(':id/audit')
+  audit(@UidParam() id: string, @Query() query: Record<string, unknown>): Promise<AuditEntryDto[]> {
+    const { position, limit } = keysetQuery(query, { name: 'before', pattern: AUDIT_ID, means: 'the id of an audit entry (digits)' });
+    return this.users.auditOf(id, limit, position);
+  }
+}

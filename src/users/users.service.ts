@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.js';
+import type { ClientInfo } from '../auth/player-sessions.repository.js';
+import { PlayerSessionsRepository } from '../auth/player-sessions.repository.js';
+import { sessionView } from '../auth/player-sessions.service.js';
+import { RevocationList } from '../auth/revocation-list.js';
+import type { User } from '../auth/user.entity.js';
+import { UsersRepository } from '../auth/users.repository.js';
+import type { Caller } from '../common/auth.decorators.js';
+import { badRequest, notFound } from '../common/errors.js';
+import type { ListQuery } from '../common/list-query.js';
+import type { PlayerSessionDto } from '../auth/dto/player-session.dto.js';
+import type { AuditEntryDto } from './dto/audit-entry.dto.js';
+import type { BanDto } from './dto/ban.dto.js';
+import type { UserAccountDto } from './dto/user-account.dto.js';
+
+/** The admins' view of accounts: who signed in where, bans, and the audit (docs/SECURITY.md). */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly sessions: PlayerSessionsRepository,
+    private readonly audit: AuthAuditRepository,
+    private readonly revocations: RevocationList,
+  ) {}
+
+  async findAll(list: ListQuery): Promise<UserAccountDto[]> {
+    return this.accounts(await this.users.findAll(list, undefined));
+  }
+
+  async findOne(uid: string): Promise<UserAccountDto> {
+    const [account] = await this.accounts([await this.users.findOne(uid, undefined)]);
+    return account;
+  }
+
+  /**
+   * Bans the user: no sign-in or refresh until the ban ends, every session revoked and every token
+   * issued until now void, on every instance within a second; their sockets close.
+   */
+  async ban(admin: Caller, uid: string, body: BanDto, client: ClientInfo): Promise<UserAccountDto> {
+    const until = body.until === undefined ? null : new Date(body.until);
+    if (until && !(until.getTime() > Date.now())) {
+      throw badRequest('until must be in the future (leave it out for a ban without end)', [
+        { field: 'until', message: 'must be in the future' },
+      ]);
+    }
+    if (uid === admin.uid) throw badRequest('an admin cannot ban themselves', [{ field: 'id', message: 'is your own user' }]);
+    const { user } = await this.revocations.transaction(async (transaction) => {
+      const banned = await this.users.ban(transaction, uid, body.reason, until);
+      if (!banned) throw notFound('user', uid);
+      const sessionUids = await this.sessions.revokeAllOf(transaction, uid, 'banned');
+      await this.audit.record(
+        {
+          userUid: uid,
+          event: AuditEvent.BAN,
+          outcome: 'success',
+          ...client,
+          detail: { by: admin.uid, reason: body.reason, until: until?.toISOString() ?? null, sessions: sessionUids.length },
+        },
+        transaction,
+      );
+      return { user: banned, revocation: { userUid: uid, sessionUids, notBefore: banned.notBefore!.getTime(), reason: 'banned' as const } };
+    });
+    return this.findOneOf(user);
+  }
+
+  /** Lifts a ban: the user may sign in again (the sessions and tokens the ban voided stay void). */
+  async unban(admin: Caller, uid: string, client: ClientInfo): Promise<UserAccountDto> {
+    const user = await this.users.transaction(async (transaction) => {
+      const unbanned = await this.users.unban(transaction, uid);
+      if (!unbanned) throw notFound('user', uid);
+      await this.audit.record(
+        { userUid: uid, event: AuditEvent.UNBAN, outcome: 'success', ...client, detail: { by: admin.uid } },
+        transaction,
+      );
+      return unbanned;
+    });
+    return this.findOneOf(user);
+  }
+
+  /** The user's audit, newest first. */
+  async auditOf(uid: string, limit: number, before: string | undefined): Promise<AuditEntryDto[]> {
+    await this.users.findOne(uid, undefined);
+    return this.audit.list(uid, limit, before);
+  }
+
+  private async findOneOf(user: User): Promise<UserAccountDto> {
+    const [account] = await this.accounts([user]);
+    return account;
+  }
+
+  private async accounts(users: User[]): Promise<UserAccountDto[]> {
+    if (users.length === 0) return [];
+    const sessions = new Map<string, PlayerSessionDto[]>();
+    for (const session of await this.sessions.active(users.map(({ uid }) => uid))) {
+      sessions.set(session.userUid, [...(sessions.get(session.userUid) ?? []), sessionView(session)]);
+    }
+    const now = Date.now();
+    return users.map((user) => ({
+      uid: user.uid,
+      dateCreated: user.dateCreated,
+      dateModified: user.dateModified,
+      version: user.version,
+      provider: user.provider,
+      subject: user.subject,
+      name: user.name,
+      email: user.email,
+      banned: user.bannedAt !== null && (user.bannedUntil === null || user.bannedUntil.getTime() > now),
+      bannedAt: user.bannedAt,
+      bannedUntil: user.bannedUntil,
+      banReason: user.banReason,
+      sessions: sessions.get(user.uid) ?? [],
+    }));
+  }
+}
