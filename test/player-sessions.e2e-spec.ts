@@ -202,7 +202,9 @@ describe('player sessions', () => {
       expect(await works(again.token)).toBe(200);
 
       const audit = await auditOf(userUid);
-      expect(audit.map(({ event, outcome, detail }) => `${event} ${outcome} ${(detail?.reason as string | undefined) ?? ''}`.trim())).toEqual([
+      expect(
+        audit.map(({ event, outcome, detail }) => `${event} ${outcome} ${(detail?.reason as string | undefined) ?? ''}`.trim()),
+      ).toEqual([
         'sign-in success',
         'refresh refused revoked',
         'unban success',
