@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -88,7 +89,8 @@ describe('the service as a process', () => {
     const environment = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
     const base = `http://127.0.0.1:${port}`;
 
-    const first = startService(environment);
+    // Every log line the service writes, down to trace: none may carry a token or a hash of one.
+    const first = startService({ ...environment, LOG_LEVEL: 'trace' });
     await waitForReady(port, first);
     expect(first.output()).toContain(`embedded PostgreSQL in ${join(dataDir, 'postgres')}`);
     expect((await fetch(`${base}/docs`)).status).toBe(200);
@@ -101,7 +103,23 @@ describe('the service as a process', () => {
       .trim();
     const signIn = await fetch(`${base}/auth/idp1`, { headers: { authorization: `jwt ${providerToken}` } });
     expect(signIn.status).toBe(200);
-    const { token } = (await signIn.json()) as TokenBody;
+    const { token, refreshToken } = (await signIn.json()) as TokenBody;
+    const post = (path: string, body?: unknown, bearer?: string) =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(bearer && { authorization: `jwt ${bearer}` }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const refreshed = (await (await post('/auth/refresh', { refreshToken })).json()) as TokenBody;
+    expect(refreshed.token).toEqual(expect.any(String));
+    // Refused ones are logged too (as warnings): a replay that signs the session out, a garbage token.
+    const other = (await (await fetch(`${base}/auth/idp1`, { headers: { authorization: `jwt ${providerToken}` } })).json()) as TokenBody;
+    const otherRefreshed = (await (await post('/auth/refresh', { refreshToken: other.refreshToken })).json()) as TokenBody;
+    expect((await post('/auth/refresh', { refreshToken: 'x'.repeat(43) })).status).toBe(401);
+    const ticket = ((await (await post('/realtime/tickets', undefined, token)).json()) as { ticket: string }).ticket;
+    expect((await post('/auth/logout', undefined, otherRefreshed.token)).status).toBe(204);
+    const secrets = [refreshToken, refreshed.token, refreshed.refreshToken, other.token, other.refreshToken, otherRefreshed.token, otherRefreshed.refreshToken, ticket];
+    const hashes = secrets.map((secret) => createHash('sha256').update(secret).digest('base64url'));
     const created = await fetch(`${base}/items`, {
       method: 'POST',
       headers: { authorization: `jwt ${token}`, 'content-type': 'application/json' },
@@ -114,8 +132,10 @@ describe('the service as a process', () => {
     expect(await first.exited).toBe(0);
     // The embedded server was stopped cleanly, not left running on the data folder.
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    expect(first.output()).toContain('"url":"/auth/refresh"');
     expect(first.output()).not.toContain(providerToken);
     expect(first.output()).not.toContain(token);
+    for (const secret of [...secrets, ...hashes]) expect(first.output()).not.toContain(secret);
 
     const second = startService(environment);
     await waitForReady(port, second);

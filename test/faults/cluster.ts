@@ -102,12 +102,20 @@ export class Cluster {
 
   /** Signs `subject` in through the development identity provider (shared key pair in DATA_DIR). */
   async signIn(subject: string, instance = this.instances[0]): Promise<string> {
-    const provider = await loadDevIdentityProvider(join(this.dataDir, 'data'));
-    const response = await fetch(`${instance.url}/auth/idp1`, {
-      headers: { authorization: `jwt ${await provider.issueToken(subject)}` },
-    });
+    return (await this.openSession(subject, instance)).token;
+  }
+
+  /** Signs `subject` in: a new player session, with its refresh token. */
+  async openSession(subject: string, instance = this.instances[0]): Promise<TokenBody> {
+    const response = await this.signInResponse(subject, instance);
     if (!response.ok) throw new Error(`sign-in of ${subject} failed: ${response.status} ${await response.text()}`);
-    return ((await response.json()) as TokenBody).token;
+    return (await response.json()) as TokenBody;
+  }
+
+  /** The raw answer to a sign-in of `subject` (a banned one is refused). */
+  async signInResponse(subject: string, instance = this.instances[0]): Promise<Response> {
+    const provider = await loadDevIdentityProvider(join(this.dataDir, 'data'));
+    return fetch(`${instance.url}/auth/idp1`, { headers: { authorization: `jwt ${await provider.issueToken(subject)}` } });
   }
 
   async stop(): Promise<void> {

@@ -306,6 +306,57 @@ describe('faults and scale-out', () => {
     expect(await economyViolations(cluster.db)).toEqual([]);
   }, 120_000);
 
+  it('bans, signs out and revokes on every instance within a second, also when the fan-out is interrupted', async () => {
+    const [first, second, third] = cluster.instances;
+    const status = async (instance: (typeof cluster.instances)[number], token: string) =>
+      (await call(instance.url, 'GET', '/personas', token)).status;
+    /** Milliseconds until `instance` refuses `token`, polled closely. */
+    const refusedWithin = async (instance: (typeof cluster.instances)[number], token: string, since: number) => {
+      while ((await status(instance, token)) === 200) {
+        if (Date.now() - since > 5000) return Infinity;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return Date.now() - since;
+    };
+
+    // A ban on the first instance reaches the others, and the socket open on the third.
+    const session = await cluster.openSession('banned-across-instances', first);
+    const uid = decodeJwt(session.token).sub!;
+    const socket = await RealtimeClient.connect(third.url, { token: session.token });
+    for (const instance of cluster.instances) expect(await status(instance, session.token)).toBe(200);
+    const ban = await call(first.url, 'POST', `/users/${uid}/ban`, admin, { reason: 'fault suite' });
+    const bannedAt = Date.now();
+    expect(ban.status).toBe(200);
+    const banPropagation = await Promise.all([second, third].map((instance) => refusedWithin(instance, session.token, bannedAt)));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, bannedAt + 1000 - Date.now())));
+    for (const instance of cluster.instances) expect(await status(instance, session.token)).toBe(401);
+    expect(await socket.closed).toMatchObject({ code: 4403 });
+    const refreshed = await call(second.url, 'POST', '/auth/refresh', undefined, { refreshToken: session.refreshToken });
+    expect({ status: refreshed.status, code: refreshed.body.code }).toEqual({ status: 403, code: 'BANNED' });
+    expect((await cluster.signInResponse('banned-across-instances', third)).status).toBe(403);
+    expect((await call(second.url, 'POST', `/users/${uid}/unban`, admin)).status).toBe(200);
+    const again = await cluster.openSession('banned-across-instances', third);
+    for (const instance of cluster.instances) expect(await status(instance, again.token)).toBe(200);
+
+    // Sign-outs while every instance's LISTEN connection is cut: each instance either hears of it once
+    // it listens again, or asks the database meanwhile; none accepts the token a second later.
+    const interrupted: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const doomed = await cluster.openSession(`signed-out-${round}`, first);
+      const kept = await cluster.openSession(`signed-out-${round}`, second);
+      await cluster.db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'game-backend fanout'`);
+      expect((await call(first.url, 'POST', '/auth/logout', doomed.token)).status).toBe(204);
+      const loggedOutAt = Date.now();
+      interrupted.push(Math.max(...(await Promise.all([second, third].map((instance) => refusedWithin(instance, doomed.token, loggedOutAt))))));
+      for (const instance of cluster.instances) {
+        expect(await status(instance, doomed.token)).toBe(401);
+        expect(await status(instance, kept.token)).toBe(200);
+      }
+    }
+    console.log('revocations across instances', JSON.stringify({ banPropagationMs: banPropagation, afterFanoutCutMs: interrupted }));
+    expect(Math.max(...banPropagation, ...interrupted)).toBeLessThanOrEqual(1000);
+  }, 120_000);
+
   it('finishes in-flight requests on SIGTERM and refuses new ones cleanly', async () => {
     const leaving = cluster.instances[2];
     const [giver, receiver] = [players[20], players[21]];
