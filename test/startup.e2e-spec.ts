@@ -118,7 +118,16 @@ describe('the service as a process', () => {
     expect((await post('/auth/refresh', { refreshToken: 'x'.repeat(43) })).status).toBe(401);
     const ticket = ((await (await post('/realtime/tickets', undefined, token)).json()) as { ticket: string }).ticket;
     expect((await post('/auth/logout', undefined, otherRefreshed.token)).status).toBe(204);
-    const secrets = [refreshToken, refreshed.token, refreshed.refreshToken, other.token, other.refreshToken, otherRefreshed.token, otherRefreshed.refreshToken, ticket];
+    const secrets = [
+      refreshToken,
+      refreshed.token,
+      refreshed.refreshToken,
+      other.token,
+      other.refreshToken,
+      otherRefreshed.token,
+      otherRefreshed.refreshToken,
+      ticket,
+    ];
     const hashes = secrets.map((secret) => createHash('sha256').update(secret).digest('base64url'));
     const created = await fetch(`${base}/items`, {
       method: 'POST',

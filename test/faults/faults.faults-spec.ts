@@ -347,7 +347,9 @@ describe('faults and scale-out', () => {
       await cluster.db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'game-backend fanout'`);
       expect((await call(first.url, 'POST', '/auth/logout', doomed.token)).status).toBe(204);
       const loggedOutAt = Date.now();
-      interrupted.push(Math.max(...(await Promise.all([second, third].map((instance) => refusedWithin(instance, doomed.token, loggedOutAt))))));
+      interrupted.push(
+        Math.max(...(await Promise.all([second, third].map((instance) => refusedWithin(instance, doomed.token, loggedOutAt))))),
+      );
       for (const instance of cluster.instances) {
         expect(await status(instance, doomed.token)).toBe(401);
         expect(await status(instance, kept.token)).toBe(200);
