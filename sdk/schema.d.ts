@@ -441,6 +441,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{id}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Show presence in a session (members) */
+        post: operations["SessionsController_heartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{id}/leave": {
         parameters: {
             query?: never;
@@ -514,6 +531,60 @@ export interface paths {
         post?: never;
         /** Delete a ticket (host or admin) */
         delete: operations["TicketsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Queue insight
+         * @description SEARCHING tickets by numTeams and teamSize, for everyone; for admins also the median and 95th percentile wait of tickets matched in the last ten minutes and the matches per minute (also in /metrics).
+         */
+        get: operations["TicketsController_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a party ticket (a user it names) */
+        post: operations["TicketsController_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a party ticket (a user it names, not its host) */
+        post: operations["TicketsController_decline"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1127,7 +1198,7 @@ export interface components {
             status: "ok";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "INSUFFICIENT_QUANTITY" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -1169,6 +1240,16 @@ export interface components {
              * @description On BANNED: when the ban ends (null: until an admin lifts it).
              */
             until?: string | null;
+            /**
+             * Format: uuid
+             * @description On ALREADY_QUEUED: the caller's own ticket that holds their queue place (left out when it is someone else's).
+             */
+            ticketUid?: string;
+            /**
+             * Format: uuid
+             * @description On ALREADY_QUEUED: the user who has no queue place left.
+             */
+            userUid?: string;
         };
         TokenDto: {
             /**
@@ -1658,6 +1739,11 @@ export interface components {
              */
             invited?: string[];
             /**
+             * @description Let the matchmaker fill open seats with compatible SEARCHING tickets (default false).
+             * @default false
+             */
+            backfill?: boolean;
+            /**
              * @description Join password (sent to join as `?password=`). Write-only: stored hashed, never returned; null removes it.
              * @example open sesame
              */
@@ -1700,6 +1786,12 @@ export interface components {
             users: string[];
             /** @description Uids of the users invited (they see the session and may join an INVITE_ONLY one). */
             invited: string[];
+            /**
+             * @description The matchmaker fills the open seats with compatible SEARCHING tickets (while WAITING_FOR_PLAYERS
+             *     or IN_PROGRESS), before it makes new sessions.
+             * @example false
+             */
+            backfill: boolean;
             /**
              * Format: uuid
              * @description The user who hosts the session: its creator, or the next member when the host leaves.
@@ -1795,6 +1887,11 @@ export interface components {
              */
             invited?: string[];
             /**
+             * @description Let the matchmaker fill open seats with compatible SEARCHING tickets (default false).
+             * @default false
+             */
+            backfill?: boolean;
+            /**
              * @description Join password (sent to join as `?password=`). Write-only: stored hashed, never returned; null removes it.
              * @example open sesame
              */
@@ -1870,7 +1967,8 @@ export interface components {
              */
             teamSize?: number;
             /**
-             * @description The party (1..100 users); default: the creator alone. A player's own ticket must include them.
+             * @description The party (1..100 users); default: the creator alone. A player's own ticket must include them; the
+             *     others must accept it (POST /tickets/{id}/accept) before it is matched.
              * @example [
              *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
              *     ]
@@ -1903,16 +2001,27 @@ export interface components {
              */
             statistics?: components["schemas"]["StatisticDto"][];
             /**
-             * @description SEARCHING (default) is matched; INITIALIZING and INVALID wait. MATCH_FOUND cannot be set.
+             * @description SEARCHING (default) is matched; INITIALIZING holds the ticket; INVALID ends it. A party waits
+             *     INITIALIZING until everyone it names has accepted, whatever is asked. MATCH_FOUND cannot be set.
              * @default SEARCHING
              * @enum {string}
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
             /**
+             * Format: date-time
+             * @description When the ticket leaves the queue unmatched (ISO 8601, in the future); at most
+             *     MATCHMAKER_TICKET_TTL from now, which is also the default.
+             * @example 2026-11-24T12:05:00.000Z
+             */
+            expiresAt?: string;
+            /**
              * Format: uuid
              * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
              */
             readonly hostUid?: string;
+            readonly accepted?: string[];
+            /** @example null */
+            readonly reason?: string | null;
             /**
              * Format: uuid
              * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
@@ -1920,7 +2029,8 @@ export interface components {
             readonly sessionUid?: string | null;
         };
         /**
-         * @description SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only.
+         * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
+         *     MATCH_FOUND is set by the matchmaker only; INVALID ends a ticket (see `reason`).
          * @enum {string}
          */
         TicketStatus: "INITIALIZING" | "SEARCHING" | "MATCH_FOUND" | "INVALID";
@@ -1938,9 +2048,15 @@ export interface components {
             /** @example 1200 */
             value: string | number | boolean;
         };
+        /**
+         * @description Why the ticket ended INVALID; null while it is queued or once matched.
+         * @enum {string}
+         */
+        TicketEndReason: "DECLINED" | "EXPIRED" | "CANCELED" | "MATCHED_ELSEWHERE";
         Ticket: {
             /**
-             * @description SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only.
+             * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
+             *     MATCH_FOUND is set by the matchmaker only; INVALID ends a ticket (see `reason`).
              * @example SEARCHING
              */
             status: components["schemas"]["TicketStatus"];
@@ -1966,9 +2082,22 @@ export interface components {
              * @description The user who created the ticket.
              */
             hostUid: string;
+            /** @description Users who agreed to be on the ticket: its host at once, the others by accepting. */
+            accepted: string[];
+            /**
+             * Format: date-time
+             * @description When the ticket leaves the queue unmatched (INVALID, reason EXPIRED).
+             * @example 2026-11-24T12:05:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description Why the ticket ended INVALID; null while it is queued or once matched.
+             * @example null
+             */
+            reason: components["schemas"]["TicketEndReason"] | null;
             /**
              * Format: uuid
-             * @description The session the matchmaker placed the ticket in; poll the ticket to find it.
+             * @description The session the matchmaker placed the ticket in (also pushed as ticket.updated).
              */
             sessionUid: string | null;
             /** @description Record identifier (UUID v4), assigned by the service. */
@@ -2023,7 +2152,8 @@ export interface components {
              */
             teamSize?: number;
             /**
-             * @description The party (1..100 users); default: the creator alone. A player's own ticket must include them.
+             * @description The party (1..100 users); default: the creator alone. A player's own ticket must include them; the
+             *     others must accept it (POST /tickets/{id}/accept) before it is matched.
              * @example [
              *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
              *     ]
@@ -2056,21 +2186,72 @@ export interface components {
              */
             statistics?: components["schemas"]["StatisticDto"][];
             /**
-             * @description SEARCHING (default) is matched; INITIALIZING and INVALID wait. MATCH_FOUND cannot be set.
+             * @description SEARCHING (default) is matched; INITIALIZING holds the ticket; INVALID ends it. A party waits
+             *     INITIALIZING until everyone it names has accepted, whatever is asked. MATCH_FOUND cannot be set.
              * @default SEARCHING
              * @enum {string}
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
             /**
+             * Format: date-time
+             * @description When the ticket leaves the queue unmatched (ISO 8601, in the future); at most
+             *     MATCHMAKER_TICKET_TTL from now, which is also the default.
+             * @example 2026-11-24T12:05:00.000Z
+             */
+            expiresAt?: string;
+            /**
              * Format: uuid
              * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
              */
             readonly hostUid?: string;
+            readonly accepted?: string[];
+            /** @example null */
+            readonly reason?: string | null;
             /**
              * Format: uuid
              * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
              */
             readonly sessionUid?: string | null;
+        };
+        QueueDepthDto: {
+            /** @example 2 */
+            numTeams: number;
+            /** @example 1 */
+            teamSize: number;
+            /**
+             * @description SEARCHING tickets of this shape that have not expired.
+             * @example 12
+             */
+            tickets: number;
+        };
+        QueueStatsDto: {
+            /** @description SEARCHING tickets by numTeams and teamSize (shapes with none are left out). */
+            searching: components["schemas"]["QueueDepthDto"][];
+            /**
+             * @description Admins: how far back the figures below look.
+             * @example 600
+             */
+            windowSeconds?: number;
+            /**
+             * @description Admins: tickets matched in the window.
+             * @example 40
+             */
+            matchedTickets?: number;
+            /**
+             * @description Admins: the median time from a ticket's creation to its match, in the window; null without matches.
+             * @example 3.2
+             */
+            medianWaitSeconds?: number | null;
+            /**
+             * @description Admins: the 95th percentile of that wait.
+             * @example 11.8
+             */
+            p95WaitSeconds?: number | null;
+            /**
+             * @description Admins: sessions that received matched tickets (new or backfilled), per minute over the window.
+             * @example 2
+             */
+            matchesPerMinute?: number;
         };
         ItemQuantityDto: {
             /**
@@ -6227,7 +6408,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: string;
@@ -6245,6 +6426,8 @@ export interface operations {
                 "sort[numTeams]"?: string;
                 /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[teamSize]"?: string;
+                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: string;
                 /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[hostUid]"?: string;
                 /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
@@ -6265,6 +6448,8 @@ export interface operations {
                 numTeams?: string;
                 /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 teamSize?: string;
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                backfill?: string;
                 /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 hostUid?: string;
                 /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
@@ -7388,6 +7573,191 @@ export interface operations {
             };
         };
     };
+    SessionsController_heartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Noted; no body. */
+            204: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: the caller is not a member (any more), or the session has ended. */
+            409: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "CONFLICT",
+                     *       "message": "the caller is not a member (any more), or the session has ended.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     SessionsController_leave: {
         parameters: {
             query?: never;
@@ -7521,7 +7891,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: string;
@@ -7539,6 +7909,8 @@ export interface operations {
                 "sort[numTeams]"?: string;
                 /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[teamSize]"?: string;
+                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: string;
                 /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[hostUid]"?: string;
                 /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
@@ -7559,6 +7931,8 @@ export interface operations {
                 numTeams?: string;
                 /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 teamSize?: string;
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                backfill?: string;
                 /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 hostUid?: string;
                 /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
@@ -7673,7 +8047,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: string;
@@ -7693,6 +8067,10 @@ export interface operations {
                 "sort[numUsers]"?: string;
                 /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[hostUid]"?: string;
+                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: string;
+                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: string;
                 /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[sessionUid]"?: string;
                 /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
@@ -7713,6 +8091,10 @@ export interface operations {
                 numUsers?: string;
                 /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 hostUid?: string;
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                expiresAt?: string;
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                reason?: string;
                 /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 sessionUid?: string;
             };
@@ -7885,6 +8267,25 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description ALREADY_QUEUED: a user the ticket names holds no free queue place (`userUid`; `ticketUid` when it is the caller). */
+            409: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "ALREADY_QUEUED",
+                     *       "message": "a user the ticket names holds no free queue place (`userUid`",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -8375,7 +8776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description VERSION_CONFLICT, or CONFLICT: the ticket has been matched already. */
+            /** @description VERSION_CONFLICT; CONFLICT: the ticket has been matched or has ended; ALREADY_QUEUED: a user added holds no free queue place. */
             409: {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
@@ -8662,12 +9063,508 @@ export interface operations {
             };
         };
     };
+    TicketsController_stats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueStatsDto"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TicketsController_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ticket's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN: the caller is not among the users the ticket names. */
+            403: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: the ticket has been matched, has ended or has expired. */
+            409: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "CONFLICT",
+                     *       "message": "the ticket has been matched, has ended or has expired.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TicketsController_decline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ticket's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN: the caller is not among the users the ticket names, or is its host. */
+            403: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: the ticket has been matched or has ended otherwise. */
+            409: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "CONFLICT",
+                     *       "message": "the ticket has been matched or has ended otherwise.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     TicketsController_count: {
         parameters: {
             query?: {
                 limit?: number;
                 skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: string;
@@ -8687,6 +9584,10 @@ export interface operations {
                 "sort[numUsers]"?: string;
                 /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[hostUid]"?: string;
+                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: string;
+                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: string;
                 /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[sessionUid]"?: string;
                 /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
@@ -8707,6 +9608,10 @@ export interface operations {
                 numUsers?: string;
                 /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 hostUid?: string;
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                expiresAt?: string;
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                reason?: string;
                 /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 sessionUid?: string;
             };

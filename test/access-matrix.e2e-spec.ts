@@ -67,6 +67,8 @@ interface World {
   achievement(): Promise<string>;
   gameSession(visibility: 'PUBLIC' | 'INVITE_ONLY'): Promise<string>;
   ticket(): Promise<string>;
+  /** A ticket the owner queued for a party with the partner (who has not answered yet). */
+  partyTicket(): Promise<string>;
   pendingTrade(): Promise<string>;
   skill(): Promise<{ personaUid: string; archetypeUid: string; skillUid: string; uid: string }>;
   /** A new player session of the role's user (the owner's for anonymous), for routes that end one. */
@@ -147,6 +149,9 @@ const TABLE: Row[] = [
   { route: 'GET /sessions/{id}/join', variant: 'INVITE_ONLY',         cells: [401,      200,     403,     200], call: sessionCase('INVITE_ONLY') },
   { route: 'GET /sessions/{id}/leave', variant: 'PUBLIC',             cells: [401,      200,     200,     200], call: sessionCase('PUBLIC') },
   { route: 'GET /sessions/{id}/leave', variant: 'INVITE_ONLY',        cells: [401,      200,     404,     200], call: sessionCase('INVITE_ONLY') },
+  // Presence is the members' own: a visible session the caller is not in answers 409.
+  { route: 'POST /sessions/{id}/heartbeat', variant: 'PUBLIC',         cells: [401,      204,     409,     409], call: sessionCase('PUBLIC') },
+  { route: 'POST /sessions/{id}/heartbeat', variant: 'INVITE_ONLY',    cells: [401,      204,     404,     409], call: sessionCase('INVITE_ONLY') },
   { route: 'DELETE /sessions',                                        cells: [401,      403,     403,     200], last: true },
 
   // Tickets: their host's and users', and the admins'.
@@ -156,6 +161,12 @@ const TABLE: Row[] = [
   { route: 'GET /tickets/{id}',                                       cells: [401,      200,     404,     200], call: byId((w) => w.ticket()) },
   { route: 'PUT /tickets/{id}',                                       cells: [401,      200,     404,     200], call: async (w) => ({ params: { id: await w.ticket() }, body: { numTeams: 3 } }) },
   { route: 'DELETE /tickets/{id}',                                    cells: [401,      200,     404,     200], call: byId((w) => w.ticket()) },
+  // A party is answered by the users it names, each for themselves: the host has agreed already (accept
+  // is idempotent) and does not decline; an admin answers for nobody.
+  { route: 'POST /tickets/{id}/accept',                               cells: [401,      200,     404,     403], call: byId((w) => w.partyTicket()) },
+  { route: 'POST /tickets/{id}/decline',                              cells: [401,      403,     404,     403], call: byId((w) => w.partyTicket()) },
+  // The queue's depth is everyone's (signed in); the wait figures are the admins' (test/tickets.e2e-spec.ts).
+  { route: 'GET /tickets/stats',                                      cells: [401,      200,     200,     200] },
   { route: 'DELETE /tickets',                                         cells: [401,      403,     403,     200], last: true },
 
   // Inventories: their persona owner's, and the admins'; changed by transactions only.
@@ -288,6 +299,8 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
       IDP2_INTROSPECTION_URL: `http://127.0.0.1:${(introspection.address() as AddressInfo).port}/introspect`,
       IDP2_CLIENT_ID: 'game-backend',
       IDP2_CLIENT_SECRET: 'matrix-introspection-secret',
+      // The table queues the owner on many tickets at once; one queue place per player has its own tests.
+      MATCHMAKER_TICKETS_PER_USER: '100',
     });
     routes = documentedRoutes((await api.get('/docs-json')).body);
 
@@ -330,6 +343,7 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
       },
       user: async () => (await api.signInPlayer(`matrix-banned-${next()}`)).uid,
       ticket: () => created('/tickets', { numTeams: 2 }, owner),
+      partyTicket: () => created('/tickets', { numTeams: 2, teamSize: 2, users: [owner.uid, partner.uid] }, owner),
       pendingTrade: async () => {
         const trade = await ok(
           api.post(

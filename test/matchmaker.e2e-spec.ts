@@ -74,9 +74,9 @@ describe('matchmaker', () => {
     const after = await Promise.all(tickets.map((ticket) => readTicket(ticket.uid)));
     const sessionUid = after[0].sessionUid;
     expect(sessionUid).toEqual(expect.any(String));
-    for (const ticket of after) {
-      expect(ticket).toMatchObject({ status: 'MATCH_FOUND', sessionUid, version: 1 });
-    }
+    after.forEach((ticket, index) => {
+      expect(ticket).toMatchObject({ status: 'MATCH_FOUND', sessionUid, version: tickets[index].version + 1 });
+    });
     return readSession(sessionUid!);
   }
 
@@ -130,8 +130,17 @@ describe('matchmaker', () => {
   it('keeps a party of two, queued by one of them, together on one team', async () => {
     const [leader, friend, third, fourth] = await newPlayers(4, 'party');
     const solo = await queue(third, { numTeams: 2, teamSize: 2 });
-    const party = await queue(leader, { numTeams: 2, teamSize: 2, users: [leader.uid, friend.uid] });
-    expect(party.numUsers).toBe(2);
+    const invitation = await api.post<TicketBody>(
+      '/tickets',
+      { numTeams: 2, teamSize: 2, users: [leader.uid, friend.uid] },
+      { token: leader.token },
+    );
+    // A party waits for everyone it names to accept.
+    expect(invitation.body).toMatchObject({ status: 'INITIALIZING', accepted: [leader.uid], numUsers: 2 });
+    const accepted = await api.post<TicketBody>(`/tickets/${invitation.body.uid}/accept`, undefined, { token: friend.token });
+    expect(accepted.status).toBe(200);
+    const party = accepted.body;
+    expect(party).toMatchObject({ status: 'SEARCHING', accepted: [leader.uid, friend.uid] });
     const other = await queue(fourth, { numTeams: 2, teamSize: 2 });
 
     expect(await matchmaker.runOnce()).toBe(1);

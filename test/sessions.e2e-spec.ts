@@ -88,6 +88,7 @@ describe('sessions', () => {
         ],
         users: [host.uid],
         invited: [],
+        backfill: false,
         hostUid: host.uid,
         serverUid: null,
       });

@@ -70,9 +70,15 @@ describe('tickets', () => {
         teamSize: 1,
         numUsers: 1,
         users: [player.uid],
+        accepted: [player.uid],
         hostUid: player.uid,
         sessionUid: null,
+        expiresAt: expect.stringMatching(ISO_MILLISECONDS),
+        reason: null,
       });
+      // The default lifetime: MATCHMAKER_TICKET_TTL (300 s) from its creation.
+      expect(Date.parse(response.body.expiresAt) - Date.parse(response.body.dateCreated)).toBeGreaterThanOrEqual(299_000);
+      expect(Date.parse(response.body.expiresAt) - Date.parse(response.body.dateCreated)).toBeLessThanOrEqual(301_000);
       expect(await readTicket(response.body.uid)).toEqual(response.body);
     });
 
@@ -129,7 +135,8 @@ describe('tickets', () => {
 
     it('counts tickets as { count }, agreeing with the list', async () => {
       const player = await newPlayer('counter');
-      await createTicket(player, { numTeams: 3 });
+      // One queue place per player: the first ticket has ended, so that the second may queue.
+      await createTicket(player, { numTeams: 3, status: 'INVALID' });
       await createTicket(player, { numTeams: 4 });
 
       const count = await api.get<CountBody>('/tickets/count', { token: player.token });

@@ -14,6 +14,7 @@ export enum ErrorCode {
   CONFLICT = 'CONFLICT',
   REFRESH_CONFLICT = 'REFRESH_CONFLICT',
   DUPLICATE = 'DUPLICATE',
+  ALREADY_QUEUED = 'ALREADY_QUEUED',
   INSUFFICIENT_QUANTITY = 'INSUFFICIENT_QUANTITY',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
@@ -59,6 +60,14 @@ export class ErrorBody {
     description: 'On BANNED: when the ban ends (null: until an admin lifts it).',
   })
   until?: string | null;
+  @ApiProperty({
+    format: 'uuid',
+    required: false,
+    description: "On ALREADY_QUEUED: the caller's own ticket that holds their queue place (left out when it is someone else's).",
+  })
+  ticketUid?: string;
+  @ApiProperty({ format: 'uuid', required: false, description: 'On ALREADY_QUEUED: the user who has no queue place left.' })
+  userUid?: string;
 }
 
 /** An error the service raises on purpose; the global filter turns it into an ErrorBody. */
@@ -67,7 +76,7 @@ export class ApiException extends HttpException {
     status: HttpStatus,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion' | 'transactionUid' | 'until'> = {},
+    readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid'> = {},
   ) {
     super(message, status);
   }

@@ -53,6 +53,9 @@ export abstract class RecordRepository<T extends RecordEntity> {
   /** Likewise for a deleted record (as it was). */
   protected afterDelete?(transaction: Transaction, record: T): Promise<void>;
 
+  /** Likewise for a new record (as stored). */
+  protected afterInsert?(transaction: Transaction, record: T): Promise<void>;
+
   private get isScoped(): boolean {
     return this.scope !== RecordRepository.prototype.scope;
   }
@@ -93,20 +96,29 @@ export abstract class RecordRepository<T extends RecordEntity> {
   }
 
   /** Inserts one record and answers it as stored (defaults, uid and dates filled in). */
-  async insert(values: QueryDeepPartialEntity<T>, transaction: Transaction = this.dataSource.manager): Promise<T> {
+  async insert(values: QueryDeepPartialEntity<T>, transaction?: Transaction): Promise<T> {
     return (await this.insertReturning(values, transaction, false))!;
   }
 
   /** Inserts one record unless a unique key already holds one (ON CONFLICT DO NOTHING): then undefined. */
-  insertUnlessConflict(values: QueryDeepPartialEntity<T>, transaction: Transaction = this.dataSource.manager): Promise<T | undefined> {
+  insertUnlessConflict(values: QueryDeepPartialEntity<T>, transaction?: Transaction): Promise<T | undefined> {
     return this.insertReturning(values, transaction, true);
   }
 
-  private async insertReturning(values: QueryDeepPartialEntity<T>, transaction: Transaction, orIgnore: boolean): Promise<T | undefined> {
+  private async insertReturning(
+    values: QueryDeepPartialEntity<T>,
+    transaction: Transaction | undefined,
+    orIgnore: boolean,
+  ): Promise<T | undefined> {
+    if (!transaction && this.afterInsert) return this.transaction((own) => this.insertReturning(values, own, orIgnore));
+    transaction ??= this.dataSource.manager;
     const insert = transaction.createQueryBuilder().insert().into(this.entity).values(values);
     if (orIgnore) insert.orIgnore();
     const [row] = (await insert.returning('*').execute()).raw as T[];
-    return row && transaction.create(this.entity, row);
+    if (!row) return undefined;
+    const record = transaction.create(this.entity, row);
+    await this.afterInsert?.(transaction, record);
+    return record;
   }
 
   /**

@@ -52,6 +52,35 @@ describe('parseEnvironment', () => {
     expect(environment.adminUsers).toEqual([]);
   });
 
+  it('reads the launch-day matchmaking settings, with defaults', () => {
+    expect(parseEnvironment({})).toMatchObject({
+      matchmaker: { ticketTtlSeconds: 300, ticketsPerUser: 1, relaxation: { stepPercent: 10, everySeconds: 10, maxPercent: 100 } },
+      sessionMemberTimeoutSeconds: 60,
+    });
+    const set = parseEnvironment({
+      MATCHMAKER_TICKET_TTL: '30',
+      MATCHMAKER_TICKETS_PER_USER: '3',
+      MATCHMAKER_RELAXATION: '25%/5s max 200%',
+      SESSION_MEMBER_TIMEOUT: '0',
+    });
+    expect(set.matchmaker).toMatchObject({
+      ticketTtlSeconds: 30,
+      ticketsPerUser: 3,
+      relaxation: { stepPercent: 25, everySeconds: 5, maxPercent: 200 },
+    });
+    expect(set.sessionMemberTimeoutSeconds).toBe(0);
+    expect(parseEnvironment({ MATCHMAKER_RELAXATION: '5%/30s' }).matchmaker.relaxation).toEqual({
+      stepPercent: 5,
+      everySeconds: 30,
+      maxPercent: 100,
+    });
+    expect(parseEnvironment({ MATCHMAKER_RELAXATION: 'off' }).matchmaker.relaxation).toBeUndefined();
+    for (const bad of ['10%', '10/10s', '0%/10s', '10%/0s', 'fast']) {
+      expect(problemsOf({ MATCHMAKER_RELAXATION: bad })).toEqual([expect.stringContaining('MATCHMAKER_RELAXATION')]);
+    }
+    expect(problemsOf({ MATCHMAKER_TICKETS_PER_USER: '0', MATCHMAKER_TICKET_TTL: '0' })).toHaveLength(2);
+  });
+
   it('requires the idp1 and idp2 settings in complete sets', () => {
     expect(problemsOf({ IDP1_JWKS_URL: 'https://id.example.com/jwks' })).toEqual([expect.stringContaining('IDP1_ISSUER is required')]);
     expect(problemsOf({ IDP2_INTROSPECTION_URL: 'https://id.example.com/introspect' })).toEqual([

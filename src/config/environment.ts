@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
+import type { Relaxation } from '../matchmaker/matching.js';
 
 /**
  * The service's whole configuration, read from environment variables (docs/CONTRACT.md section 8).
@@ -53,7 +54,15 @@ export interface AppConfig {
     weights: Record<string, number>;
     /** How many waiting tickets one run considers at most. */
     batchSize: number;
+    /** How long a ticket waits before it expires (INVALID, reason EXPIRED); a client may ask for less. */
+    ticketTtlSeconds: number;
+    /** How many SEARCHING or INITIALIZING tickets one user may be on at once. */
+    ticketsPerUser: number;
+    /** How criteria ranges widen with waiting time; undefined: never. */
+    relaxation: Relaxation | undefined;
   };
+  /** How long a session member may stay silent (no heartbeat, no socket) before they are removed; 0: never. */
+  sessionMemberTimeoutSeconds: number;
   /** Requests per minute, counted in this instance's memory (each instance counts its own). */
   rateLimit: {
     enabled: boolean;
@@ -212,6 +221,7 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
     }
   }
 
+  const relaxation = parseRelaxation(read('MATCHMAKER_RELAXATION'), problems);
   const trustProxy = parseTrustProxy(read('TRUST_PROXY'), problems);
   const corsOrigins = parseCorsOrigins(read('CORS_ORIGINS'), problems);
 
@@ -242,7 +252,11 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
       intervalMs: integer('MATCHMAKER_INTERVAL', 1000, 50, 3_600_000),
       weights,
       batchSize: integer('MATCHMAKER_BATCH', 500, 2, 10_000),
+      ticketTtlSeconds: integer('MATCHMAKER_TICKET_TTL', 300, 1, 86_400),
+      ticketsPerUser: integer('MATCHMAKER_TICKETS_PER_USER', 1, 1, 100),
+      relaxation,
     },
+    sessionMemberTimeoutSeconds: integer('SESSION_MEMBER_TIMEOUT', 60, 0, 86_400),
     rateLimit: {
       enabled: boolean('RATE_LIMIT_ENABLED', true),
       perMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
@@ -260,6 +274,23 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
   };
   if (problems.length > 0) throw new EnvironmentError(problems);
   return config;
+}
+
+/**
+ * MATCHMAKER_RELAXATION: `<step>%/<seconds>s`, optionally followed by `max <cap>%` (default cap 100%),
+ * e.g. `10%/10s max 100%`: every 10 s of waiting a ticket's numeric ranges grow by 10% of their width,
+ * up to double; `off` never relaxes.
+ */
+function parseRelaxation(value: string | undefined, problems: string[]): Relaxation | undefined {
+  const text = value ?? '10%/10s max 100%';
+  if (['off', 'none', '0'].includes(text.toLowerCase())) return undefined;
+  const match = /^(\d{1,3}(?:\.\d+)?)%\s*\/\s*(\d{1,5})s(?:\s+max\s+(\d{1,4}(?:\.\d+)?)%)?$/i.exec(text);
+  const relaxation = match && { stepPercent: Number(match[1]), everySeconds: Number(match[2]), maxPercent: Number(match[3] ?? 100) };
+  if (!relaxation || relaxation.stepPercent <= 0 || relaxation.everySeconds < 1 || relaxation.maxPercent <= 0) {
+    problems.push(`MATCHMAKER_RELAXATION must look like 10%/10s or 10%/10s max 100% (or off), got "${value}"`);
+    return undefined;
+  }
+  return relaxation;
 }
 
 /**

@@ -56,8 +56,71 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly matches = new Counter({
+    name: 'matchmaker_matches_total',
+    help: 'Matches made by this instance: new sessions, and open seats of sessions filled (backfill)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly ticketWait = new Histogram({
+    name: 'matchmaker_ticket_wait_seconds',
+    help: 'Time tickets waited from creation until this instance matched them',
+    buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  });
+
+  private readonly ticketsEnded = new Counter({
+    name: 'matchmaker_tickets_ended_total',
+    help: 'Tickets this instance set INVALID, by reason (EXPIRED, MATCHED_ELSEWHERE)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly membersTimedOut = new Counter({
+    name: 'session_members_timed_out_total',
+    help: 'Session members removed by this instance after SESSION_MEMBER_TIMEOUT without a sign of life',
+    registers: [this.registry],
+  });
+
+  /** SEARCHING tickets by shape, read from the database at each scrape (the queue is shared by every instance). */
+  private queueDepthSource: (() => Promise<Array<{ numTeams: number; teamSize: number; tickets: number }>>) | undefined;
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    const source = () => this.queueDepthSource;
+    new Gauge({
+      name: 'matchmaker_searching_tickets',
+      help: 'SEARCHING tickets in the shared queue, by numTeams and teamSize',
+      labelNames: ['numTeams', 'teamSize'] as const,
+      registers: [this.registry],
+      async collect() {
+        const read = source();
+        if (!read) return;
+        this.reset();
+        // With the database down the scrape still answers, without this gauge's figures.
+        const depth = await read().catch(() => []);
+        for (const { numTeams, teamSize, tickets } of depth) this.set({ numTeams, teamSize }, tickets);
+      },
+    });
+  }
+
+  /** Where the queue depth gauge reads from (the tickets repository registers it). */
+  readQueueDepthFrom(source: () => Promise<Array<{ numTeams: number; teamSize: number; tickets: number }>>): void {
+    this.queueDepthSource = source;
+  }
+
+  countMatches(kind: 'session' | 'backfill', count: number, waitsSeconds: number[]): void {
+    if (count > 0) this.matches.inc({ kind }, count);
+    for (const wait of waitsSeconds) this.ticketWait.observe(Math.max(0, wait));
+  }
+
+  countTicketsEnded(reason: string, count: number): void {
+    if (count > 0) this.ticketsEnded.inc({ reason }, count);
+  }
+
+  countMembersTimedOut(count: number): void {
+    if (count > 0) this.membersTimedOut.inc(count);
   }
 
   countEventsWritten(type: string, count: number): void {

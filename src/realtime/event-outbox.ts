@@ -38,6 +38,40 @@ export class EventOutbox {
     );
     this.metrics.countEventsWritten(type, rows[0]?.written ?? 0);
   }
+
+  /**
+   * Many events of one type, each to its own users, in one statement: what a matchmaking pass or an
+   * expiry sweep reports about thousands of tickets at once (one round trip, not one per ticket).
+   */
+  async recordMany(
+    transaction: Transaction,
+    type: EventType,
+    events: ReadonlyArray<{ data: unknown; users: readonly string[] }>,
+  ): Promise<void> {
+    const indexes: number[] = [];
+    const users: string[] = [];
+    events.forEach((event, index) =>
+      event.users.forEach((user) => {
+        indexes.push(index);
+        users.push(user);
+      }),
+    );
+    if (users.length === 0) return;
+    const rows = await transaction.query<Array<{ written: number }>>(
+      `WITH recipients AS (
+         SELECT DISTINCT r.idx, r.member FROM unnest($1::int[], $2::uuid[]) AS r(idx, member) JOIN users u ON u.uid = r.member
+       ), written AS (
+         INSERT INTO notifications ("userUid", type, data)
+         SELECT r.member, $3, ($4::jsonb) -> r.idx FROM recipients r ORDER BY r.idx
+         RETURNING "userUid"
+       )
+       SELECT count(*)::int AS written,
+              pg_notify($5, CASE WHEN count(DISTINCT "userUid") > $6 THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END)
+       FROM written HAVING count(*) > 0`,
+      [indexes, users, type, JSON.stringify(events.map((event) => event.data)), REALTIME_CHANNEL, MAX_NOTIFIED_USERS],
+    );
+    this.metrics.countEventsWritten(type, rows[0]?.written ?? 0);
+  }
 }
 
 /** The outbox, for every repository that reports its changes. */

@@ -170,6 +170,13 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     return count;
   }
 
+  /** The users with at least one open socket on this instance (they are present in their sessions). */
+  connectedUsers(): string[] {
+    const users: string[] = [];
+    for (const reader of this.readers.values()) if (reader.connections.size > 0) users.push(reader.userUid);
+    return users;
+  }
+
   private detach(reader: Reader, connection: Connection): void {
     if (!reader.connections.delete(connection)) return;
     if (reader.connections.size === 0 && !reader.reading) this.readers.delete(reader.userUid);

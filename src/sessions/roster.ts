@@ -1,5 +1,5 @@
 import { badRequest } from '../common/errors.js';
-import type { Team } from './session.entity.js';
+import type { SessionStatus, Team } from './session.entity.js';
 
 /**
  * Who sits where in a session. Every member sits in exactly one team, no team holds more than
@@ -54,6 +54,31 @@ export function unseat(roster: Roster, user: string): Roster {
     users: roster.users.filter((member) => member !== user),
     teams: roster.teams.map((team) => ({ ...team, members: team.members.filter((member) => member !== user) })),
   };
+}
+
+/** Seats a party on the team with id `teamId` (the matchmaker's backfill chose it and checked the room). */
+export function seatParty(roster: Roster, users: string[], teamId: number): Roster {
+  return {
+    users: [...roster.users, ...users],
+    teams: roster.teams.map((team) => (team.id === teamId ? { ...team, members: [...team.members, ...users] } : team)),
+  };
+}
+
+/** What a session becomes when members leave it: the roster, its host, its status. */
+export interface Departure extends Roster {
+  hostUid: string;
+  status: SessionStatus;
+}
+
+/**
+ * Members leave (they left, or fell silent): each leaves their team; a departing host hands over to
+ * the first member who stays; a session still WAITING_FOR_PLAYERS that nobody is left in ends.
+ */
+export function depart(session: Roster & { hostUid: string; status: SessionStatus }, leaving: string[]): Departure {
+  const roster = leaving.reduce<Roster>((current, user) => unseat(current, user), { users: session.users, teams: session.teams });
+  const hostLeft = leaving.includes(session.hostUid) && roster.users.length > 0;
+  const emptied = roster.users.length === 0 && session.users.length > 0 && session.status === 'WAITING_FOR_PLAYERS';
+  return { ...roster, hostUid: hostLeft ? roster.users[0] : session.hostUid, status: emptied ? 'ENDED' : session.status };
 }
 
 function checkedTeams(numTeams: number, teamSize: number, teams: Team[]): Team[] {

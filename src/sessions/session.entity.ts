@@ -26,6 +26,7 @@ export class Team {
 @Index('sessions_users_idx', ['users'], { type: 'gin' })
 @Index('sessions_invited_idx', ['invited'], { type: 'gin' })
 @Index('sessions_hostUid_idx', ['hostUid'])
+@Index('sessions_backfill_idx', ['dateCreated', 'uid'], { where: '"backfill"' })
 @Check('sessions_status_check', `"status" IN ('WAITING_FOR_PLAYERS', 'IDLE', 'IN_PROGRESS', 'ENDED')`)
 @Check('sessions_visibility_check', `"visibility" IN ('PUBLIC', 'INVITE_ONLY', 'LOCKED')`)
 @Check('sessions_numTeams_check', '"numTeams" >= 1')
@@ -67,6 +68,15 @@ export class Session extends RecordEntity {
   @ApiProperty({ type: [String], format: 'uuid' })
   @Column({ type: 'uuid', array: true, default: () => "'{}'" })
   invited: string[];
+
+  /**
+   * The matchmaker fills the open seats with compatible SEARCHING tickets (while WAITING_FOR_PLAYERS
+   * or IN_PROGRESS), before it makes new sessions.
+   */
+  @ApiProperty({ example: false })
+  @Column({ type: 'boolean', default: false })
+  @Filterable()
+  backfill: boolean;
 
   /** Salted scrypt hash of the join password. */
   @Column({ type: 'text', nullable: true })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';
 import { RecordController } from '../common/record.controller.js';
@@ -92,7 +92,25 @@ export class SessionsController extends RecordController({
     return this.sessions.join(id, caller, typeof password === 'string' ? password : undefined);
   }
 
-  /** Removes the caller from the session (nothing happens if they were not in it); a leaving host hands over. */
+  /**
+   * The caller is still in the session. A member shows presence with this or an open /realtime socket;
+   * one silent for SESSION_MEMBER_TIMEOUT is removed (the host passes on; an empty session waiting for
+   * players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
+   */
+  @ApiOperation({ summary: 'Show presence in a session (members)' })
+  @ApiUidParam('id', 'session')
+  @ApiNoContentResponse({ description: 'Noted; no body.' })
+  @ApiErrors(400, 404, [409, 'CONFLICT: the caller is not a member (any more), or the session has ended.'])
+  @HttpCode(204)
+  @Post(':id/heartbeat')
+  async heartbeat(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<void> {
+    await this.sessions.heartbeat(id, caller);
+  }
+
+  /**
+   * Removes the caller from the session (nothing happens if they were not in it); a leaving host hands
+   * over, and a session waiting for players that its last member leaves ends.
+   */
   @ApiOperation({ summary: 'Leave a session' })
   @ApiUidParam('id', 'session')
   @ApiOkResponse({ description: 'Left; no body.' })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type SelectQueryBuilder } from 'typeorm';
+import { DataSource, type QueryDeepPartialEntity, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { ALIAS, column, RecordRepository, type Transaction } from '../common/record.repository.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
@@ -44,6 +44,91 @@ export class SessionsRepository extends RecordRepository<Session> {
       .setLock('pessimistic_write')
       .getOne();
   }
+
+  /**
+   * Sessions that asked for backfill and have open seats (WAITING_FOR_PLAYERS or IN_PROGRESS) of the
+   * given shapes, oldest first, locked like a join locks them: a join and a backfill take turns for
+   * the last seat. `SKIP LOCKED`: a session being joined right now waits for the next pass.
+   */
+  lockOpenForBackfill(transaction: Transaction, shapes: Array<{ numTeams: number; teamSize: number }>, limit: number): Promise<Session[]> {
+    if (shapes.length === 0) return Promise.resolve([]);
+    return transaction
+      .createQueryBuilder(Session, ALIAS)
+      .where(`${column('backfill')} AND ${column('status')} IN ('WAITING_FOR_PLAYERS', 'IN_PROGRESS')`)
+      .andWhere(`cardinality(${column('users')}) < ${column('numTeams')} * ${column('teamSize')}`)
+      .andWhere(`(${column('numTeams')}, ${column('teamSize')}) IN (SELECT * FROM unnest(:numTeams::int[], :teamSizes::int[]))`, {
+        numTeams: shapes.map((shape) => shape.numTeams),
+        teamSizes: shapes.map((shape) => shape.teamSize),
+      })
+      .orderBy(column('dateCreated'), 'ASC')
+      .addOrderBy(column('uid'), 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
+
+  /** Inserts the sessions of a matchmaking pass, a few hundred to a statement (PostgreSQL takes at most 65,535 parameters). */
+  async insertMany(transaction: Transaction, sessions: Array<QueryDeepPartialEntity<Session>>): Promise<void> {
+    for (let start = 0; start < sessions.length; start += 500) {
+      await transaction
+        .createQueryBuilder()
+        .insert()
+        .into(Session)
+        .values(sessions.slice(start, start + 500))
+        .execute();
+    }
+  }
+
+  /** The member is still there (POST /sessions/{id}/heartbeat); false when they are not a member (any more). */
+  async heartbeat(sessionUid: string, userUid: string): Promise<boolean> {
+    const [, touched] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE session_presence SET "seenAt" = now() WHERE "sessionUid" = $1 AND "userUid" = $2`,
+      [sessionUid, userUid],
+    );
+    return touched > 0;
+  }
+
+  /** Users with an open realtime socket are present in every session they are in. */
+  async touchPresence(users: string[]): Promise<void> {
+    if (users.length === 0) return;
+    await this.dataSource.query(`UPDATE session_presence SET "seenAt" = now() WHERE "userUid" = ANY($1::uuid[])`, [users]);
+  }
+
+  /**
+   * Sessions (not ENDED) with members silent for `timeoutSeconds`, oldest first, locked: `SKIP LOCKED`,
+   * so that sweeps of several instances share the work, and a session being joined is swept next time.
+   */
+  async lockWithSilentMembers(transaction: Transaction, timeoutSeconds: number, limit: number): Promise<SilentMembers[]> {
+    const sessions = await transaction
+      .createQueryBuilder(Session, ALIAS)
+      .where(`${column('uid')} IN (SELECT "sessionUid" FROM session_presence WHERE "seenAt" < now() - make_interval(secs => :timeout))`, {
+        timeout: timeoutSeconds,
+      })
+      .andWhere(`${column('status')} <> 'ENDED'`)
+      .orderBy(column('dateCreated'), 'ASC')
+      .addOrderBy(column('uid'), 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+    if (sessions.length === 0) return [];
+    const rows = await transaction.query<Array<{ sessionUid: string; userUid: string }>>(
+      `SELECT "sessionUid", "userUid" FROM session_presence
+       WHERE "sessionUid" = ANY($1::uuid[]) AND "seenAt" < now() - make_interval(secs => $2)`,
+      [sessions.map((session) => session.uid), timeoutSeconds],
+    );
+    return sessions.map((session) => ({
+      session,
+      silent: rows.filter((row) => row.sessionUid === session.uid).map((row) => row.userUid),
+    }));
+  }
+}
+
+/** A session with members silent for too long, locked, and who they are. */
+export interface SilentMembers {
+  session: Session;
+  silent: string[];
 }
 
 /** Who follows a session: its host, members and invited users. */

@@ -5,7 +5,7 @@ import { writableFields, type WritableFields } from '../common/record.dto.js';
 import { RecordService } from '../common/record.service.js';
 import type { CreateSessionDto } from './dto/create-session.dto.js';
 import type { UpdateSessionDto } from './dto/update-session.dto.js';
-import { buildRoster, emptyTeams, type Roster, seat, unseat } from './roster.js';
+import { buildRoster, depart, emptyTeams, type Roster, seat } from './roster.js';
 import { hashSessionPassword } from './session-password.js';
 import type { Session } from './session.entity.js';
 import { requireMayChangeSession, requireMayEnterSession, requireSessionPassword } from './sessions.policy.js';
@@ -76,15 +76,26 @@ export class SessionsService extends RecordService<Session> {
     });
   }
 
-  /** Removes the caller from the session; when the host leaves, the next member becomes host. */
+  /**
+   * Removes the caller from the session; when the host leaves, the next member becomes host, and a
+   * session still waiting for players that the last member leaves ends.
+   */
   async leave(uid: string, caller: Caller): Promise<void> {
     await this.sessions.transaction(async (transaction) => {
       const session = await this.sessions.lockOne(transaction, uid, caller);
       if (!session.users.includes(caller.uid)) return;
-      const roster = unseat({ users: session.users, teams: session.teams }, caller.uid);
-      const hostUid = session.hostUid === caller.uid && roster.users.length > 0 ? roster.users[0] : session.hostUid;
-      await this.sessions.updateVersioned(uid, { ...roster, hostUid }, undefined, transaction);
+      await this.sessions.updateVersioned(uid, depart(session, [caller.uid]), undefined, transaction);
     });
+  }
+
+  /** The caller is still in the session (lobby liveness): members silent for SESSION_MEMBER_TIMEOUT are removed. */
+  async heartbeat(uid: string, caller: Caller): Promise<void> {
+    if (await this.sessions.heartbeat(uid, caller.uid)) return;
+    const session = await this.sessions.findOne(uid, caller);
+    throw conflict(
+      ErrorCode.CONFLICT,
+      session.status === 'ENDED' ? 'this session has ended' : 'you are not a member of this session (join it first)',
+    );
   }
 }
 

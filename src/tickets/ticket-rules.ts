@@ -1,5 +1,5 @@
 import { badRequest, type ErrorDetail } from '../common/errors.js';
-import type { Criterion, Primitive, Statistic } from './ticket.entity.js';
+import type { Criterion, Primitive, Statistic, TicketStatus } from './ticket.entity.js';
 
 export interface TicketShape {
   teamSize: number;
@@ -41,4 +41,45 @@ export function compare(a: Primitive, b: Primitive): number {
   const left = String(a);
   const right = String(b);
   return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** What decides who must still accept a ticket, and so its status. */
+export interface PartyInput {
+  users: string[];
+  hostUid: string;
+  /** Who had accepted before this write (nobody, on create). */
+  accepted: string[];
+  /** The status asked for, or the current one. */
+  status: TicketStatus;
+  /** An admin's write (a game server's): everyone it names counts as agreed. */
+  trusted: boolean;
+}
+
+/**
+ * Parties by consent: the host agrees by queueing, each other user by accepting. A ticket that waits
+ * for someone cannot be SEARCHING: it stays INITIALIZING, whatever was asked, until the last of them
+ * accepts (POST /tickets/{id}/accept). Users removed from the party lose their acceptance.
+ */
+export function partyState({ users, hostUid, accepted, status, trusted }: PartyInput): { status: TicketStatus; accepted: string[] } {
+  const agreed = trusted ? [...users] : users.filter((user) => user === hostUid || accepted.includes(user));
+  const waiting = agreed.length < users.length;
+  return { status: status === 'SEARCHING' && waiting ? 'INITIALIZING' : status, accepted: agreed };
+}
+
+/** A ticket someone is queued on already. */
+export interface QueuedTicket {
+  uid: string;
+  users: string[];
+}
+
+/**
+ * One queue place per player (MATCHMAKER_TICKETS_PER_USER): the first of `users` who is already on
+ * `limit` queued tickets, and one of those tickets; undefined when everyone has room.
+ */
+export function queueConflict(users: string[], queued: QueuedTicket[], limit: number): { userUid: string; ticketUid: string } | undefined {
+  for (const userUid of users) {
+    const holding = queued.filter((ticket) => ticket.users.includes(userUid));
+    if (holding.length >= limit) return { userUid, ticketUid: holding[0].uid };
+  }
+  return undefined;
 }

@@ -8,6 +8,16 @@ import { Session } from '../sessions/session.entity.js';
 export const TICKET_STATUSES = ['INITIALIZING', 'SEARCHING', 'MATCH_FOUND', 'INVALID'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
+/** Statuses of a ticket still in the queue: each of its users holds a queue place. */
+export const QUEUED_TICKET_STATUSES = ['INITIALIZING', 'SEARCHING'] as const;
+
+/**
+ * Why a ticket ended INVALID: a user it named declined, it expired, its host (or an admin) set it
+ * INVALID, or another ticket of one of its users was matched (only with MATCHMAKER_TICKETS_PER_USER > 1).
+ */
+export const TICKET_END_REASONS = ['DECLINED', 'EXPIRED', 'CANCELED', 'MATCHED_ELSEWHERE'] as const;
+export type TicketEndReason = (typeof TICKET_END_REASONS)[number];
+
 export type Primitive = string | number | boolean;
 
 const PRIMITIVE_SCHEMA = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
@@ -38,12 +48,19 @@ export class Statistic {
 @Index('tickets_users_idx', ['users'], { type: 'gin' })
 @Index('tickets_hostUid_idx', ['hostUid'])
 @Index('tickets_searching_idx', ['dateCreated', 'uid'], { where: `"status" = 'SEARCHING'` })
+@Index('tickets_expiresAt_idx', ['expiresAt'], { where: `"status" IN ('SEARCHING', 'INITIALIZING')` })
+@Index('tickets_matched_idx', ['dateModified'], { where: `"status" = 'MATCH_FOUND'` })
 @Check('tickets_status_check', `"status" IN ('INITIALIZING', 'SEARCHING', 'MATCH_FOUND', 'INVALID')`)
 @Check('tickets_numTeams_check', '"numTeams" >= 1')
 @Check('tickets_teamSize_check', '"teamSize" >= 1')
 @Check('tickets_party_check', '"numUsers" = cardinality("users") AND "numUsers" <= "teamSize"')
+@Check('tickets_reason_check', `"reason" IN ('DECLINED', 'EXPIRED', 'CANCELED', 'MATCHED_ELSEWHERE')`)
+@Check('tickets_accepted_check', '"accepted" <@ "users"')
 export class Ticket extends RecordEntity {
-  /** SEARCHING tickets are matched; MATCH_FOUND is set by the matchmaker only. */
+  /**
+   * SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
+   * MATCH_FOUND is set by the matchmaker only; INVALID ends a ticket (see `reason`).
+   */
   @ApiProperty({ enum: TICKET_STATUSES, enumName: 'TicketStatus', example: 'SEARCHING' })
   @Column({ type: 'text', default: 'SEARCHING' })
   @Filterable({ enum: TICKET_STATUSES })
@@ -87,7 +104,24 @@ export class Ticket extends RecordEntity {
   @Filterable()
   hostUid: string;
 
-  /** The session the matchmaker placed the ticket in; poll the ticket to find it. */
+  /** Users who agreed to be on the ticket: its host at once, the others by accepting. */
+  @ApiProperty({ type: [String], format: 'uuid' })
+  @Column({ type: 'uuid', array: true, default: () => "'{}'" })
+  accepted: string[];
+
+  /** When the ticket leaves the queue unmatched (INVALID, reason EXPIRED). */
+  @ApiProperty({ type: 'string', format: 'date-time', example: '2026-11-24T12:05:00.000Z' })
+  @Column({ type: 'timestamptz', precision: 3 })
+  @Filterable()
+  expiresAt: Date;
+
+  /** Why the ticket ended INVALID; null while it is queued or once matched. */
+  @ApiProperty({ enum: TICKET_END_REASONS, enumName: 'TicketEndReason', nullable: true, example: null })
+  @Column({ type: 'text', nullable: true })
+  @Filterable({ enum: TICKET_END_REASONS })
+  reason: TicketEndReason | null;
+
+  /** The session the matchmaker placed the ticket in (also pushed as ticket.updated). */
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
   @Column({ type: 'uuid', nullable: true })
   @ForeignKey(() => Session, { name: 'tickets_sessionUid_fkey', onDelete: 'SET NULL' })

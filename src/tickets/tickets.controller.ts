@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, HttpCode, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';
@@ -6,6 +6,7 @@ import { RecordController } from '../common/record.controller.js';
 import { ApiErrors, ApiUidParam, IfMatch, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { recordUpdate } from '../common/versions.js';
 import { CreateTicketDto } from './dto/create-ticket.dto.js';
+import { QueueStatsDto } from './dto/queue-stats.dto.js';
 import { UpdateTicketDto } from './dto/update-ticket.dto.js';
 import { Ticket } from './ticket.entity.js';
 import { TicketsService } from './tickets.service.js';
@@ -23,8 +24,11 @@ export class TicketsController extends RecordController({
   }
 
   /**
-   * Queues the caller (or a party) for matchmaking. Poll the ticket: once matched its status is
-   * MATCH_FOUND and `sessionUid` names the session.
+   * Queues the caller (or a party) for matchmaking. Once matched its status is MATCH_FOUND and
+   * `sessionUid` names the session (pushed as `ticket.updated` over /realtime; or poll the ticket).
+   * A player holds one queue place (MATCHMAKER_TICKETS_PER_USER): another ticket naming them is 409
+   * ALREADY_QUEUED. A party waits INITIALIZING until every user it names has accepted. The ticket
+   * expires at `expiresAt` (INVALID, reason EXPIRED).
    */
   @ApiOperation({ summary: 'Create a matchmaking ticket' })
   // What "Try it out" fills in: a ticket a player may send as it is. The schema's own sample would
@@ -44,7 +48,10 @@ export class TicketsController extends RecordController({
     },
   })
   @RecordResponse(Ticket, { status: 201 })
-  @ApiErrors(400)
+  @ApiErrors(400, [
+    409,
+    'ALREADY_QUEUED: a user the ticket names holds no free queue place (`userUid`; `ticketUid` when it is the caller).',
+  ])
   @Post()
   create(@Body() body: CreateTicketDto, @CurrentCaller() caller: Caller): Promise<Ticket> {
     return this.tickets.create(body, caller);
@@ -63,7 +70,10 @@ export class TicketsController extends RecordController({
   @ApiOperation({ summary: 'Update a ticket (host or admin)' })
   @ApiUidParam('id', 'ticket')
   @RecordResponse(Ticket)
-  @ApiErrors(400, 403, 404, [409, 'VERSION_CONFLICT, or CONFLICT: the ticket has been matched already.'])
+  @ApiErrors(400, 403, 404, [
+    409,
+    'VERSION_CONFLICT; CONFLICT: the ticket has been matched or has ended; ALREADY_QUEUED: a user added holds no free queue place.',
+  ])
   @Put(':id')
   update(
     @UidParam() id: string,
@@ -73,6 +83,46 @@ export class TicketsController extends RecordController({
   ): Promise<Ticket> {
     const { fields, expectedVersion } = recordUpdate(id, body, ifMatch);
     return this.tickets.update(id, fields, expectedVersion, caller);
+  }
+
+  @ApiOperation({
+    summary: 'Queue insight',
+    description:
+      'SEARCHING tickets by numTeams and teamSize, for everyone; for admins also the median and 95th percentile wait of ' +
+      'tickets matched in the last ten minutes and the matches per minute (also in /metrics).',
+  })
+  @ApiOkResponse({ type: QueueStatsDto })
+  @Get('stats')
+  stats(@CurrentCaller() caller: Caller): Promise<QueueStatsDto> {
+    return this.tickets.stats(caller);
+  }
+
+  /** Idempotent. When every user the ticket names has accepted, it becomes SEARCHING. */
+  @ApiOperation({ summary: 'Accept a party ticket (a user it names)' })
+  @ApiUidParam('id', 'ticket')
+  @RecordResponse(Ticket)
+  @ApiErrors(400, [403, 'FORBIDDEN: the caller is not among the users the ticket names.'], 404, [
+    409,
+    'CONFLICT: the ticket has been matched, has ended or has expired.',
+  ])
+  @HttpCode(200)
+  @Post(':id/accept')
+  accept(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Ticket> {
+    return this.tickets.accept(id, caller);
+  }
+
+  /** The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent. */
+  @ApiOperation({ summary: 'Decline a party ticket (a user it names, not its host)' })
+  @ApiUidParam('id', 'ticket')
+  @RecordResponse(Ticket)
+  @ApiErrors(400, [403, 'FORBIDDEN: the caller is not among the users the ticket names, or is its host.'], 404, [
+    409,
+    'CONFLICT: the ticket has been matched or has ended otherwise.',
+  ])
+  @HttpCode(200)
+  @Post(':id/decline')
+  decline(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Ticket> {
+    return this.tickets.decline(id, caller);
   }
 
   @ApiOperation({ summary: 'Delete a ticket (host or admin)' })

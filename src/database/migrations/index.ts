@@ -4,6 +4,7 @@ import { AssetsAndAchievements1763800000002 } from './1763800000002-AssetsAndAch
 import { Economy1763800000003 } from './1763800000003-Economy.js';
 import { Realtime1764000000000 } from './1764000000000-Realtime.js';
 import { PlayerSessions1764100000000 } from './1764100000000-PlayerSessions.js';
+import { Matchmaking1764200000000 } from './1764200000000-Matchmaking.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
@@ -14,4 +15,5 @@ export const MIGRATIONS = [
   Economy1763800000003,
   Realtime1764000000000,
   PlayerSessions1764100000000,
+  Matchmaking1764200000000,
 ];

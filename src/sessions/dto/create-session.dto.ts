@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
 import { READ_ONLY_UID, ReadOnlyField } from '../../common/fields.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
@@ -78,6 +78,12 @@ export class CreateSessionDto extends RecordBodyDto {
   @ArrayMaxSize(1000)
   @IsUUID('all', { each: true })
   invited?: string[];
+
+  /** Let the matchmaker fill open seats with compatible SEARCHING tickets (default false). */
+  @ApiProperty({ type: 'boolean', required: false, default: false })
+  @IsOmittable()
+  @IsBoolean()
+  backfill?: boolean;
 
   /** Join password (sent to join as `?password=`). Write-only: stored hashed, never returned; null removes it. */
   @ApiProperty({ type: 'string', nullable: true, required: false, writeOnly: true, example: 'open sesame' })

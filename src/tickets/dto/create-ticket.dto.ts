@@ -1,6 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsString, IsUUID, Length, Max, Min, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsString,
+  IsUUID,
+  Length,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { READ_ONLY_UID, ReadOnlyField } from '../../common/fields.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable, IsPrimitiveValue } from '../../common/validators.js';
@@ -57,7 +70,10 @@ export class CreateTicketDto extends RecordBodyDto {
   @Max(1000)
   teamSize?: number;
 
-  /** The party (1..100 users); default: the creator alone. A player's own ticket must include them. */
+  /**
+   * The party (1..100 users); default: the creator alone. A player's own ticket must include them; the
+   * others must accept it (POST /tickets/{id}/accept) before it is matched.
+   */
   @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @IsOmittable()
   @IsArray()
@@ -91,16 +107,36 @@ export class CreateTicketDto extends RecordBodyDto {
   @Type(() => StatisticDto)
   statistics?: StatisticDto[];
 
-  /** SEARCHING (default) is matched; INITIALIZING and INVALID wait. MATCH_FOUND cannot be set. */
+  /**
+   * SEARCHING (default) is matched; INITIALIZING holds the ticket; INVALID ends it. A party waits
+   * INITIALIZING until everyone it names has accepted, whatever is asked. MATCH_FOUND cannot be set.
+   */
   @ApiProperty({ enum: CLIENT_TICKET_STATUSES, required: false, default: 'SEARCHING' })
   @IsOmittable()
   @IsIn(CLIENT_TICKET_STATUSES, { message: 'status must be INITIALIZING, SEARCHING or INVALID (MATCH_FOUND is set by the matchmaker)' })
   status?: (typeof CLIENT_TICKET_STATUSES)[number];
 
+  /**
+   * When the ticket leaves the queue unmatched (ISO 8601, in the future); at most
+   * MATCHMAKER_TICKET_TTL from now, which is also the default.
+   */
+  @ApiProperty({ type: 'string', format: 'date-time', required: false, example: '2026-11-24T12:05:00.000Z' })
+  @IsOmittable()
+  @IsISO8601({ strict: true, strictSeparator: true })
+  expiresAt?: string;
+
   // Set by the service; a client may send them back with a ticket it read.
   @ApiProperty(READ_ONLY_UID)
   @ReadOnlyField()
   hostUid?: never;
+
+  @ApiProperty({ type: [String], format: 'uuid', readOnly: true, required: false })
+  @ReadOnlyField()
+  accepted?: never;
+
+  @ApiProperty({ type: 'string', readOnly: true, required: false, nullable: true, example: null })
+  @ReadOnlyField()
+  reason?: never;
 
   @ApiProperty({ ...READ_ONLY_UID, nullable: true })
   @ReadOnlyField()
