@@ -1741,6 +1741,7 @@ export interface components {
             /**
              * @description Let the matchmaker fill open seats with compatible SEARCHING tickets (default false).
              * @default false
+             * @example false
              */
             backfill?: boolean;
             /**
@@ -1889,6 +1890,7 @@ export interface components {
             /**
              * @description Let the matchmaker fill open seats with compatible SEARCHING tickets (default false).
              * @default false
+             * @example false
              */
             backfill?: boolean;
             /**
@@ -2019,6 +2021,11 @@ export interface components {
              * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
              */
             readonly hostUid?: string;
+            /**
+             * @example [
+             *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
+             *     ]
+             */
             readonly accepted?: string[];
             /** @example null */
             readonly reason?: string | null;
@@ -2204,6 +2211,11 @@ export interface components {
              * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
              */
             readonly hostUid?: string;
+            /**
+             * @example [
+             *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
+             *     ]
+             */
             readonly accepted?: string[];
             /** @example null */
             readonly reason?: string | null;

@@ -1,5 +1,5 @@
 import { ApiException } from '../common/errors.js';
-import { buildRoster, seat, unseat } from './roster.js';
+import { buildRoster, depart, seat, seatParty, unseat } from './roster.js';
 
 const refusal = (build: () => unknown): string => {
   try {
@@ -93,5 +93,50 @@ describe('session roster', () => {
       ],
     });
     expect(unseat(roster, 'nobody')).toEqual(roster);
+  });
+
+  it('seats a backfilled party together on the team chosen for it', () => {
+    const roster = {
+      users: ['a'],
+      teams: [
+        { id: 0, members: ['a'] },
+        { id: 7, members: [] },
+      ],
+    };
+    expect(seatParty(roster, ['b', 'c'], 7)).toEqual({
+      users: ['a', 'b', 'c'],
+      teams: [
+        { id: 0, members: ['a'] },
+        { id: 7, members: ['b', 'c'] },
+      ],
+    });
+  });
+
+  it('lets members depart: the host hands over to the first who stays, an emptied lobby ends', () => {
+    const lobby = {
+      users: ['host', 'b', 'c'],
+      teams: [
+        { id: 0, members: ['host', 'b'] },
+        { id: 1, members: ['c'] },
+      ],
+      hostUid: 'host',
+    };
+    expect(depart({ ...lobby, status: 'WAITING_FOR_PLAYERS' }, ['host', 'c'])).toEqual({
+      users: ['b'],
+      teams: [
+        { id: 0, members: ['b'] },
+        { id: 1, members: [] },
+      ],
+      hostUid: 'b',
+      status: 'WAITING_FOR_PLAYERS',
+    });
+    expect(depart({ ...lobby, status: 'WAITING_FOR_PLAYERS' }, ['host', 'b', 'c'])).toMatchObject({
+      users: [],
+      hostUid: 'host',
+      status: 'ENDED',
+    });
+    // A game in progress is not ended by its players falling silent; a host who stays keeps the session.
+    expect(depart({ ...lobby, status: 'IN_PROGRESS' }, ['host', 'b', 'c'])).toMatchObject({ users: [], status: 'IN_PROGRESS' });
+    expect(depart({ ...lobby, status: 'IDLE' }, ['c'])).toMatchObject({ users: ['host', 'b'], hostUid: 'host', status: 'IDLE' });
   });
 });

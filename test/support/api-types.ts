@@ -14,6 +14,7 @@ export type PersonaBody = Schema<'Persona'>;
 export type ItemBody = Schema<'Item'>;
 export type SessionBody = Schema<'Session'>;
 export type TicketBody = Schema<'Ticket'>;
+export type QueueStatsBody = Schema<'QueueStatsDto'>;
 export type InventoryItemBody = Schema<'InventoryItem'>;
 export type ItemQuantityBody = Schema<'ItemQuantityEntry'>;
 export type SnapshotBody = Schema<'InventorySnapshot'>;
@@ -37,6 +38,9 @@ export type ErrorResponse = Schema<'ErrorBody'> & {
   currentVersion?: number;
   /** On INSUFFICIENT_QUANTITY: the FAILED transaction that was stored. */
   transactionUid?: string;
+  /** On ALREADY_QUEUED: the caller's own ticket holding their place, and the user without one. */
+  ticketUid?: string;
+  userUid?: string;
 };
 
 /**

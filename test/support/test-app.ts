@@ -37,6 +37,8 @@ const BASE_ENVIRONMENT: Record<string, string | undefined> = {
   // Tests run the matchmaker themselves (MatchmakerService.runOnce), so that matches are deterministic.
   MATCHMAKER_ENABLED: 'false',
   MATCHMAKER_WEIGHTS: undefined,
+  // Likewise the lobby sweep (SessionLivenessService.sweepOnce): no member is removed behind a test's back.
+  SESSION_MEMBER_TIMEOUT: '0',
   // Suites send many requests from one address; test/limits.e2e-spec.ts turns rate limiting on.
   RATE_LIMIT_ENABLED: 'false',
 };

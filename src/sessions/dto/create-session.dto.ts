@@ -80,7 +80,7 @@ export class CreateSessionDto extends RecordBodyDto {
   invited?: string[];
 
   /** Let the matchmaker fill open seats with compatible SEARCHING tickets (default false). */
-  @ApiProperty({ type: 'boolean', required: false, default: false })
+  @ApiProperty({ type: 'boolean', required: false, default: false, example: false })
   @IsOmittable()
   @IsBoolean()
   backfill?: boolean;

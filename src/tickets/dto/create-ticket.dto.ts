@@ -130,7 +130,7 @@ export class CreateTicketDto extends RecordBodyDto {
   @ReadOnlyField()
   hostUid?: never;
 
-  @ApiProperty({ type: [String], format: 'uuid', readOnly: true, required: false })
+  @ApiProperty({ type: [String], format: 'uuid', readOnly: true, required: false, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @ReadOnlyField()
   accepted?: never;
 
