@@ -20,6 +20,7 @@ const SWEEP_BATCH = 200;
 export class SessionLivenessService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SessionLiveness');
   private readonly timeoutSeconds: number;
+  private readonly enabled: boolean;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
@@ -31,10 +32,12 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
     @InjectConfig() config: AppConfig,
   ) {
     this.timeoutSeconds = config.sessionMemberTimeoutSeconds;
+    // MATCHMAKER_ENABLED=false keeps every background worker of matchmaking off this instance.
+    this.enabled = config.matchmaker.enabled && this.timeoutSeconds > 0;
   }
 
   onApplicationBootstrap(): void {
-    if (this.timeoutSeconds > 0) this.schedule();
+    if (this.enabled) this.schedule();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -49,7 +52,7 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
     const removed = await this.sessions.transaction(async (transaction) => {
       let count = 0;
       for (const { session, silent } of await this.sessions.lockWithSilentMembers(transaction, this.timeoutSeconds, SWEEP_BATCH)) {
-        await this.sessions.updateVersioned(session.uid, depart(session, silent), undefined, transaction);
+        await this.sessions.removeMembers(transaction, session.uid, depart(session, silent), silent);
         count += silent.length;
       }
       return count;

@@ -19,6 +19,18 @@ export class SessionsRepository extends RecordRepository<Session> {
     await this.outbox.record(transaction, 'session.updated', session, { users: audienceOf(session) });
   }
 
+  /** Members leave (or are removed): the session changes, and those who left are told as well as those who stay. */
+  async removeMembers(
+    transaction: Transaction,
+    uid: string,
+    departure: QueryDeepPartialEntity<Session>,
+    leaving: string[],
+  ): Promise<Session> {
+    const session = await this.updateVersioned(uid, departure, undefined, transaction);
+    await this.outbox.record(transaction, 'session.updated', session, { users: leaving });
+    return session;
+  }
+
   protected override async afterDelete(transaction: Transaction, session: Session): Promise<void> {
     await this.outbox.record(transaction, 'session.deleted', session, { users: audienceOf(session) });
   }

@@ -84,7 +84,7 @@ export class SessionsService extends RecordService<Session> {
     await this.sessions.transaction(async (transaction) => {
       const session = await this.sessions.lockOne(transaction, uid, caller);
       if (!session.users.includes(caller.uid)) return;
-      await this.sessions.updateVersioned(uid, depart(session, [caller.uid]), undefined, transaction);
+      await this.sessions.removeMembers(transaction, uid, depart(session, [caller.uid]), [caller.uid]);
     });
   }
 

@@ -34,11 +34,10 @@ export interface RequestOptions {
 const BASE_ENVIRONMENT: Record<string, string | undefined> = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'silent',
-  // Tests run the matchmaker themselves (MatchmakerService.runOnce), so that matches are deterministic.
+  // Tests run the matchmaker and the lobby sweep themselves (MatchmakerService.runOnce,
+  // SessionLivenessService.sweepOnce), so that matches and removals are deterministic.
   MATCHMAKER_ENABLED: 'false',
   MATCHMAKER_WEIGHTS: undefined,
-  // Likewise the lobby sweep (SessionLivenessService.sweepOnce): no member is removed behind a test's back.
-  SESSION_MEMBER_TIMEOUT: '0',
   // Suites send many requests from one address; test/limits.e2e-spec.ts turns rate limiting on.
   RATE_LIMIT_ENABLED: 'false',
 };
