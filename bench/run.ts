@@ -12,7 +12,8 @@
  *   npm run bench -- --quick            smoke check (under 90 s with the build): 1 s rounds, no info-log run
  *   --connections 32 --duration 5 --rounds 3 --warmup 3
  *   --only items-by-id,items-list       scenarios: items-by-id, items-list, items-count, auth-idp1,
- *                                       items-create, gifts, trades, progress, items-by-id-info, realtime
+ *                                       items-create, gifts, trades, progress, items-by-id-info, realtime,
+ *                                       matchmaking
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
@@ -38,6 +39,7 @@ import {
   waitUntilReady,
 } from './processes.js';
 import { goals, type Round, roundFigures, type ScenarioReport, type Summary, summarise, table, type TargetName } from './report.js';
+import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
 import { measureRealtime, type RealtimeReport } from './realtime.js';
 import { checkLedger, seed, type SeedData } from './seed.js';
 import { type LocalProvider, signAccessToken, startLocalProvider } from './tokens.js';
@@ -165,9 +167,12 @@ async function main(): Promise<void> {
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
   const defined = defineScenarios(data, tokens, pool);
-  const unknown = options.only?.filter((id) => id !== 'realtime' && !defined.some((scenario) => scenario.id === id)) ?? [];
+  const measures = ['realtime', 'matchmaking'];
+  const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
-    throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${defined.map((scenario) => scenario.id).join(', ')}, realtime`);
+    throw new Error(
+      `unknown scenario ${unknown.join(', ')}: choose from ${[...defined.map((scenario) => scenario.id), ...measures].join(', ')}`,
+    );
   const scenarios = defined.filter((scenario) => !options.only || options.only.includes(scenario.id));
   const reports: ScenarioReport[] = [];
   let serviceRssPeakMb = 0;
@@ -207,6 +212,34 @@ async function main(): Promise<void> {
     });
   }
   serviceRssPeakMb = Math.max(serviceRssPeakMb, memoryOf(service.server.pid).peak);
+  let matchmaking: MatchmakingReport | undefined;
+  if (!options.only || options.only.includes('matchmaking')) {
+    // Its own instances: the matchmaker runs in them, and the scenarios above must not see it.
+    log('matchmaking: a queue of 1v1 tickets matched by one instance, then by three');
+    matchmaking = await measureMatchmaking({
+      pool,
+      hosts: data.players.map((player) => player.uid),
+      tickets: options.quick ? 2000 : 10_000,
+      instanceCounts: [1, 3],
+      startInstances: async (count) => {
+        const started = await Promise.all(
+          Array.from({ length: count }, (_, index) =>
+            startService(databaseUrl, provider, 'warn', {
+              name: `matchmaker-${index + 1}`,
+              env: { MATCHMAKER_ENABLED: 'true', MATCHMAKER_INTERVAL: '100', MATCHMAKER_RELAXATION: 'off', SESSION_MEMBER_TIMEOUT: '0' },
+            }),
+          ),
+        );
+        return {
+          stop: async () => {
+            for (const instance of started) serviceRssPeakMb = Math.max(serviceRssPeakMb, memoryOf(instance.server.pid).peak);
+            await Promise.all(started.map((instance) => instance.server.stop()));
+          },
+        };
+      },
+      log,
+    });
+  }
   const baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
 
   const output = table(reports);
@@ -250,6 +283,25 @@ async function main(): Promise<void> {
     );
     if (realtime.framesReceived < realtime.framesExpected) process.exitCode = 1;
   }
+  if (matchmaking) {
+    const { reference } = matchmaking;
+    console.log(
+      `\nMatchmaking: ${matchmaking.tickets} SEARCHING 1v1 tickets (skill 0-3000, ±200); greedy nearest-neighbour reference ` +
+        `${reference.matched} matched, mean skill gap ${reference.meanDistance}.`,
+    );
+    for (const run of matchmaking.runs) {
+      console.log(
+        `  ${run.instances} instance(s): ${run.matched} matched in ${run.seconds} s (${run.ticketsPerSecond} tickets/s), ` +
+          `mean skill gap ${run.meanDistance}`,
+      );
+    }
+    const slowest = Math.min(...matchmaking.runs.map((run) => run.ticketsPerSecond));
+    console.log(`${slowest >= 1000 ? 'PASS' : 'MISS'} matchmaking at least 1000 tickets/s: ${slowest}`);
+    const closest = Math.max(...matchmaking.runs.map((run) => run.meanDistance));
+    console.log(
+      `${closest <= reference.meanDistance ? 'PASS' : 'MISS'} match quality no worse than the reference: mean gap ${closest} vs ${reference.meanDistance}`,
+    );
+  }
   console.log(`\nservice peak RSS ${serviceRssPeakMb.toFixed(0)} MB, baseline ${baselineRssPeakMb.toFixed(0)} MB (VmHWM)`);
 
   const file = join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -268,6 +320,7 @@ async function main(): Promise<void> {
         ],
         scenarios: reports,
         realtime,
+        matchmaking,
         serviceRssPeakMb,
         baselineRssPeakMb,
         goals: goalResults,
@@ -290,14 +343,20 @@ interface RunningService extends Target {
   logLevel: string;
 }
 
-async function startService(databaseUrl: string, provider: LocalProvider, logLevel: 'warn' | 'info'): Promise<RunningService> {
+async function startService(
+  databaseUrl: string,
+  provider: LocalProvider,
+  logLevel: 'warn' | 'info',
+  /** Settings of this start only, and the name of its log file (several may run at once). */
+  variant: { env?: Record<string, string>; name?: string } = {},
+): Promise<RunningService> {
   const port = await freePort();
-  log(`starting the service (LOG_LEVEL=${logLevel})`);
+  log(`starting the service (LOG_LEVEL=${logLevel}${variant.name ? `, ${variant.name}` : ''})`);
   const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'service')}`] : [];
   const server = launch('service', [...profiling, join(distCopy, 'src', 'main.js')], {
     // Not the project folder: main.ts would read a developer's .env from there.
     cwd: benchDir,
-    logFile: join(benchDir, 'service.log'),
+    logFile: join(benchDir, `${variant.name ?? 'service'}.log`),
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -316,6 +375,7 @@ async function startService(databaseUrl: string, provider: LocalProvider, logLev
       // A load test from one address is exactly what a rate limiter is there to stop.
       RATE_LIMIT_ENABLED: 'false',
       ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}),
+      ...variant.env,
     },
   });
   cleanups.push(() => server.stop());

@@ -114,7 +114,7 @@ export function distance(a: WaitingTicket, b: WaitingTicket, weights: Weights): 
 /** The candidates for `anchor`'s match, closest first (ties: the order given, oldest first). */
 export function rankCandidates<T extends WaitingTicket>(anchor: T, pool: T[], weights: Weights): T[] {
   const pass = new Pass(pool.includes(anchor) ? pool : [anchor, ...pool], [], { weights });
-  return pass.rank(pass.prepared(anchor)).map((candidate) => candidate.ticket);
+  return [...pass.ranked(pass.prepared(anchor))].map((candidate) => candidate.ticket);
 }
 
 /**
@@ -258,15 +258,21 @@ class Pass<T extends WaitingTicket> {
     return this.byTicket.get(ticket) as Prepared<U>;
   }
 
-  /** The unused tickets that suit `anchor` (and it them), closest first, the older first on a tie. */
-  rank(anchor: Prepared): Array<Prepared<T>> {
-    const ranked: Array<{ candidate: Prepared<T>; distance: number }> = [];
-    for (const candidate of this.candidatesOf(anchor)) {
+  /**
+   * The unused tickets that suit `anchor` (and it them), closest first, the older first on a tie,
+   * produced lazily: a match of two takes one candidate, not a sort of every ticket in range. Tickets
+   * are visited outward from the anchor's value of its key statistic; the weighted difference in that
+   * statistic alone is a lower bound of the distance, so a candidate is produced as soon as no ticket
+   * not yet visited can be closer.
+   */
+  *ranked(anchor: Prepared): Generator<Prepared<T>> {
+    const waiting = new CandidateHeap<Prepared<T>>();
+    for (const { candidate, bound } of this.visit(anchor)) {
+      while (waiting.size > 0 && waiting.peek().distance < bound) yield waiting.pop().item;
       if (candidate === anchor || this.usedTickets.has(candidate) || !fits(anchor, candidate)) continue;
-      ranked.push({ candidate, distance: statisticDistance(anchor.statistics, candidate.statistics, this.weights) });
+      waiting.push(candidate, statisticDistance(anchor.statistics, candidate.statistics, this.weights), candidate.order);
     }
-    ranked.sort((left, right) => left.distance - right.distance || left.candidate.order - right.candidate.order);
-    return ranked.map(({ candidate }) => candidate);
+    while (waiting.size > 0) yield waiting.pop().item;
   }
 
   match(anchor: Prepared<T>): Match<T> | undefined {
@@ -289,7 +295,7 @@ class Pass<T extends WaitingTicket> {
     };
 
     if (!place(anchor)) return undefined;
-    for (const candidate of this.rank(anchor)) {
+    for (const candidate of this.ranked(anchor)) {
       if (filled === numTeams * teamSize) break;
       place(candidate);
     }
@@ -318,7 +324,9 @@ class Pass<T extends WaitingTicket> {
     const members = session.tickets.map((ticket) => this.prepared(ticket));
     const shape = `${session.numTeams}x${session.teamSize}`;
     const anchor = members[0];
-    const candidates = anchor ? this.rank(anchor) : (this.byShape.get(shape) ?? []).filter((candidate) => !this.usedTickets.has(candidate));
+    const candidates = anchor
+      ? this.ranked(anchor)
+      : (this.byShape.get(shape) ?? []).filter((candidate) => !this.usedTickets.has(candidate));
     const teams = session.teams.map((team) => ({ id: team.id, load: team.members.length }));
     const present = new Set(session.users);
     const seats: Backfill<T>['seats'] = [];
@@ -347,22 +355,31 @@ class Pass<T extends WaitingTicket> {
     }
   }
 
-  /** The tickets that may suit `anchor`: its shape, narrowed by its key criterion's range when it has one. */
-  private *candidatesOf(anchor: Prepared): Iterable<Prepared<T>> {
+  /**
+   * The tickets that may suit `anchor`, each with a lower bound of the distance of every ticket visited
+   * after it: its shape, narrowed to its key criterion's range and visited outward from its own value
+   * when it has one (bound: the weighted difference in that statistic); otherwise all (bound 0).
+   */
+  private *visit(anchor: Prepared): Generator<{ candidate: Prepared<T>; bound: number }> {
     const shaped = this.byShape.get(anchor.shape) ?? [];
-    if (!anchor.key) {
-      yield* shaped;
+    const own = anchor.key && anchor.statistics.get(anchor.key.name);
+    if (!anchor.key || typeof own !== 'number') {
+      for (const candidate of shaped) yield { candidate, bound: 0 };
       return;
     }
-    const sorted = this.sorted(anchor.shape, anchor.key.name, shaped);
-    let low = 0;
-    let high = sorted.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (sorted[middle].value < anchor.key.min) low = middle + 1;
-      else high = middle;
+    const { name, min, max } = anchor.key;
+    const weight = this.weights[name] ?? 1;
+    const sorted = this.sorted(anchor.shape, name, shaped);
+    const first = lowerBound(sorted, min);
+    let right = lowerBound(sorted, own);
+    let left = right - 1;
+    for (;;) {
+      const leftGap = left >= first ? own - sorted[left].value : Infinity;
+      const rightGap = right < sorted.length && sorted[right].value <= max ? sorted[right].value - own : Infinity;
+      if (leftGap === Infinity && rightGap === Infinity) return;
+      const entry = leftGap <= rightGap ? sorted[left--] : sorted[right++];
+      yield { candidate: entry.candidate, bound: weight * Math.min(leftGap, rightGap) };
     }
-    for (let index = low; index < sorted.length && sorted[index].value <= anchor.key.max; index++) yield sorted[index].candidate;
   }
 
   /** The tickets of a shape with a numeric statistic `name`, by its value (built once per pass). */
@@ -379,6 +396,66 @@ class Pass<T extends WaitingTicket> {
       this.sortedBy.set(key, sorted);
     }
     return sorted;
+  }
+}
+
+/** The first position in `sorted` whose value is at least `value`. */
+function lowerBound(sorted: Array<{ value: number }>, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle].value < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** A binary min-heap of candidates by (distance, age order). */
+class CandidateHeap<I> {
+  private readonly entries: Array<{ item: I; distance: number; order: number }> = [];
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  peek(): { item: I; distance: number; order: number } {
+    return this.entries[0];
+  }
+
+  push(item: I, distance: number, order: number): void {
+    const entries = this.entries;
+    entries.push({ item, distance, order });
+    for (let index = entries.length - 1; index > 0;) {
+      const parent = (index - 1) >> 1;
+      if (!this.before(index, parent)) break;
+      [entries[index], entries[parent]] = [entries[parent], entries[index]];
+      index = parent;
+    }
+  }
+
+  pop(): { item: I; distance: number; order: number } {
+    const entries = this.entries;
+    const top = entries[0];
+    const last = entries.pop()!;
+    if (entries.length > 0) {
+      entries[0] = last;
+      for (let index = 0; ;) {
+        const [left, right] = [2 * index + 1, 2 * index + 2];
+        let smallest = index;
+        if (left < entries.length && this.before(left, smallest)) smallest = left;
+        if (right < entries.length && this.before(right, smallest)) smallest = right;
+        if (smallest === index) break;
+        [entries[index], entries[smallest]] = [entries[smallest], entries[index]];
+        index = smallest;
+      }
+    }
+    return top;
+  }
+
+  private before(a: number, b: number): boolean {
+    const [left, right] = [this.entries[a], this.entries[b]];
+    return left.distance < right.distance || (left.distance === right.distance && left.order < right.order);
   }
 }
 

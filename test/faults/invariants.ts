@@ -62,8 +62,12 @@ export async function economyViolations(db: pg.Pool): Promise<string[]> {
   return violations;
 }
 
-/** Sessions never hold more users than seats, nor a user twice; no user sits in two matched sessions. */
-export async function sessionViolations(db: pg.Pool): Promise<string[]> {
+/**
+ * Sessions never hold more users than seats, nor a user twice; no user sits in two matched sessions.
+ * `seatedIn` limits the stray-ticket check to those sessions: a member may leave (or be swept out of) a
+ * session after the matchmaker seated them, so that check only holds for sessions nobody has left yet.
+ */
+export async function sessionViolations(db: pg.Pool, seatedIn?: string[]): Promise<string[]> {
   const violations: string[] = [];
   const overfilled = await db.query(
     `SELECT uid, cardinality(users) AS members, "numTeams" * "teamSize" AS seats FROM sessions
@@ -75,9 +79,11 @@ export async function sessionViolations(db: pg.Pool): Promise<string[]> {
     SELECT u AS "user", count(DISTINCT t."sessionUid") AS sessions
     FROM tickets t, unnest(t.users) u WHERE t.status = 'MATCH_FOUND' GROUP BY u HAVING count(DISTINCT t."sessionUid") > 1`);
   for (const row of doubleMatched.rows) violations.push(`user ${row.user} matched into ${row.sessions} sessions`);
-  const strays = await db.query(`
-    SELECT t.uid FROM tickets t JOIN sessions s ON s.uid = t."sessionUid"
-    WHERE NOT (s.users @> t.users)`);
+  const strays = await db.query(
+    `SELECT t.uid FROM tickets t JOIN sessions s ON s.uid = t."sessionUid"
+     WHERE NOT (s.users @> t.users) AND ($1::uuid[] IS NULL OR s.uid = ANY($1::uuid[]))`,
+    [seatedIn ?? null],
+  );
   for (const row of strays.rows) violations.push(`ticket ${row.uid}: its users are not all in its session`);
   return violations;
 }

@@ -9,7 +9,8 @@ import { sessionViolations } from './invariants.js';
  * matchmaker (every 100 ms) and the lobby sweep: what one instance decides, the others must respect.
  */
 const INSTANCES = 3;
-const MEMBER_TIMEOUT_SECONDS = 2;
+// Long enough that the backfill scenario's members stay seated while it runs, short enough to wait out.
+const MEMBER_TIMEOUT_SECONDS = 5;
 
 describe('matchmaking across instances', () => {
   let cluster: Cluster;
@@ -164,7 +165,8 @@ describe('matchmaking across instances', () => {
       ...(joined < 10 ? [{ status: 'MATCH_FOUND', n: 10 - joined }] : []),
       ...(joined > 0 ? [{ status: 'SEARCHING', n: joined }] : []),
     ]);
-    expect(await sessionViolations(cluster.db)).toEqual([]);
+    // Earlier scenarios' silent members have been swept out of their sessions by now, rightly.
+    expect(await sessionViolations(cluster.db, sessionUids)).toEqual([]);
     console.log('backfill racing joins', JSON.stringify({ joins: tally(joins), backfilled: 10 - joined }));
   }, 60_000);
 
