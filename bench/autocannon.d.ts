@@ -7,6 +7,9 @@ declare module 'autocannon' {
     path?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Rewrites the request before each send, from the connection's context. */
+    setupRequest?: (request: Request, context: any) => Request;
+    onResponse?: (status: number, body: string, context: any) => void;
   }
 
   export interface Client extends EventEmitter {

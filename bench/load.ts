@@ -20,6 +20,12 @@ export interface LoadJob {
   /** With `amount`: give up after this many seconds (a stalled server must not hang the run). */
   maxSeconds?: number;
   requests: Request[];
+  /**
+   * `refresh`: each request is a sign-in the first time a connection sends it; after that the
+   * connection spends the refresh token it holds at POST /auth/refresh, as a client keeping a session
+   * alive does (a refresh token works once, so a fixed request list cannot express it).
+   */
+  chain?: 'refresh';
 }
 
 export interface LoadResult {
@@ -39,9 +45,39 @@ function percentile(sorted: Float64Array, fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 }
 
+interface ChainContext {
+  refreshToken?: string;
+}
+
+/**
+ * See LoadJob.chain. Autocannon keeps one `context` per connection and clears it each time the
+ * connection's request list starts over, so the list is long: one sign-in, then refreshes.
+ */
+function refreshChain(signIn: Request): Request[] {
+  const refresh: Request = {
+    ...signIn,
+    setupRequest: (request, context: ChainContext) =>
+      context.refreshToken
+        ? {
+            ...request,
+            method: 'POST',
+            path: '/auth/refresh',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ refreshToken: context.refreshToken }),
+          }
+        : request,
+  };
+  const keep: Request['onResponse'] = (status, body, context: ChainContext) => {
+    context.refreshToken = status >= 200 && status < 300 ? (JSON.parse(body) as ChainContext).refreshToken : undefined;
+  };
+  return [{ ...signIn, onResponse: keep }, ...Array.from({ length: 9999 }, () => ({ ...refresh, onResponse: keep }))];
+}
+
 async function run(job: LoadJob): Promise<LoadResult> {
   const shares: Request[][] = Array.from({ length: job.connections }, () => []);
-  if (job.requests.length >= job.connections) {
+  if (job.chain === 'refresh') {
+    shares.forEach((_, index) => (shares[index] = refreshChain(job.requests[index % job.requests.length])));
+  } else if (job.requests.length >= job.connections) {
     job.requests.forEach((request, index) => shares[index % job.connections].push(request));
   } else {
     shares.forEach((share, index) => share.push(job.requests[index % job.requests.length]));

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 
@@ -6,7 +7,7 @@ export interface MatchmakingReport {
   tickets: number;
   runs: Array<{
     instances: number;
-    /** Tickets matched, and from their commit to the last match, in seconds (the database's clock). */
+    /** Tickets matched, and seconds from the queue's commit until the last of them was seen matched. */
     matched: number;
     seconds: number;
     ticketsPerSecond: number;
@@ -19,8 +20,6 @@ export interface MatchmakingReport {
 
 interface Options {
   pool: pg.Pool;
-  /** Users that may host tickets (the seeded players). */
-  hosts: string[];
   tickets: number;
   instanceCounts: number[];
   /** Starts `count` service instances running the matchmaker; resolves once they are ready. */
@@ -29,10 +28,14 @@ interface Options {
 }
 
 interface BenchTicket {
+  /** A user of its own, who hosts the ticket (so that the matchmaker's events have a real recipient). */
+  player: string;
   skill: number;
 }
 
 const RANGE = 200;
+/** How often the run counts matched tickets: the resolution of its time. */
+const POLL_MS = 20;
 const SKILL_MAX = 3000;
 
 /** A deterministic generator (Park-Miller), so that every run and the reference see the same queue. */
@@ -50,7 +53,14 @@ function random(seed: number): () => number {
 export async function measureMatchmaking(options: Options): Promise<MatchmakingReport> {
   const { pool, log } = options;
   const next = random(20261124);
-  const queue: BenchTicket[] = Array.from({ length: options.tickets }, () => ({ skill: Math.floor(next() * SKILL_MAX) }));
+  const queue: BenchTicket[] = Array.from({ length: options.tickets }, () => ({
+    player: randomUUID(),
+    skill: Math.floor(next() * SKILL_MAX),
+  }));
+  await pool.query(
+    `INSERT INTO users (uid, provider, subject, name) SELECT player, 'idp1', 'queued-' || player, 'queued' FROM unnest($1::uuid[]) AS player`,
+    [queue.map((ticket) => ticket.player)],
+  );
 
   const started = performance.now();
   const reference = greedyReference(queue);
@@ -63,20 +73,17 @@ export async function measureMatchmaking(options: Options): Promise<MatchmakingR
     const running = await options.startInstances(instances);
     try {
       log(`matchmaking: ${options.tickets} tickets, ${instances} instance(s)`);
-      const queuedAt = await insertQueue(pool, queue, options.hosts);
+      await insertQueue(pool, queue);
+      // From the queue's commit to the last new match seen, on this process's clock, polled often
+      // (the tickets' dateModified is their transaction's start, which may precede the queue's commit).
+      const queuedAt = performance.now();
       let last = { matched: -1, at: queuedAt };
-      let steadySince = Date.now();
-      while (Date.now() - steadySince < 3000) {
-        await sleep(100);
-        const { rows } = await pool.query<{ matched: number; at: number | null }>(
-          `SELECT count(*)::int AS matched, extract(epoch FROM max("dateModified"))::float8 AS at FROM tickets WHERE status = 'MATCH_FOUND'`,
-        );
-        if (rows[0].matched !== last.matched) {
-          last = { matched: rows[0].matched, at: rows[0].at ?? queuedAt };
-          steadySince = Date.now();
-        }
+      while (performance.now() - last.at < 3000) {
+        await sleep(POLL_MS);
+        const { rows } = await pool.query<{ matched: number }>(`SELECT count(*)::int AS matched FROM tickets WHERE status = 'MATCH_FOUND'`);
+        if (rows[0].matched !== last.matched) last = { matched: rows[0].matched, at: performance.now() };
       }
-      const seconds = last.at - queuedAt;
+      const seconds = (last.at - queuedAt) / 1000;
       runs.push({
         instances,
         matched: last.matched,
@@ -90,22 +97,21 @@ export async function measureMatchmaking(options: Options): Promise<MatchmakingR
   }
   await pool.query('DELETE FROM tickets');
   await pool.query('DELETE FROM sessions');
+  await pool.query('DELETE FROM users WHERE uid = ANY($1::uuid[])', [queue.map((ticket) => ticket.player)]);
   return { tickets: options.tickets, runs, reference: { ...reference, milliseconds: Math.round(referenceMs) } };
 }
 
-/** Queues every ticket in one statement; answers when it committed (epoch seconds, the database's clock). */
-async function insertQueue(pool: pg.Pool, queue: BenchTicket[], hosts: string[]): Promise<number> {
+/** Queues every ticket in one statement. */
+async function insertQueue(pool: pg.Pool, queue: BenchTicket[]): Promise<void> {
   await pool.query(
     `INSERT INTO tickets ("numTeams", "teamSize", "numUsers", users, accepted, "hostUid", statistics, criteria, "dateCreated", "expiresAt")
-     SELECT 2, 1, 1, ARRAY[player], ARRAY[player], host,
+     SELECT 2, 1, 1, ARRAY[player], ARRAY[player], player,
             jsonb_build_array(jsonb_build_object('name', 'skill', 'value', skill)),
             jsonb_build_array(jsonb_build_object('name', 'skill', 'minValue', skill - $3::int, 'maxValue', skill + $3::int)),
             now() - make_interval(secs => (cardinality($1::int[]) - position) / 1000.0), now() + interval '1 hour'
-     FROM unnest($1::int[], $2::uuid[]) WITH ORDINALITY AS queued(skill, host, position), gen_random_uuid() AS player`,
-    [queue.map((ticket) => ticket.skill), queue.map((_, index) => hosts[index % hosts.length]), RANGE],
+     FROM unnest($1::int[], $2::uuid[]) WITH ORDINALITY AS queued(skill, player, position)`,
+    [queue.map((ticket) => ticket.skill), queue.map((ticket) => ticket.player), RANGE],
   );
-  const { rows } = await pool.query<{ now: number }>('SELECT extract(epoch FROM clock_timestamp())::float8 AS now');
-  return rows[0].now;
 }
 
 async function meanDistanceInMatches(pool: pg.Pool): Promise<number> {

@@ -11,7 +11,7 @@
  *   npm run bench                       full run (a few minutes)
  *   npm run bench -- --quick            smoke check (under 90 s with the build): 1 s rounds, no info-log run
  *   --connections 32 --duration 5 --rounds 3 --warmup 3
- *   --only items-by-id,items-list       scenarios: items-by-id, items-list, items-count, auth-idp1,
+ *   --only items-by-id,items-list       scenarios: items-by-id, items-list, items-count, auth-idp1, auth-refresh,
  *                                       items-create, gifts, trades, progress, items-by-id-info, realtime,
  *                                       matchmaking
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
@@ -39,6 +39,7 @@ import {
   waitUntilReady,
 } from './processes.js';
 import { goals, type Round, roundFigures, type ScenarioReport, type Summary, summarise, table, type TargetName } from './report.js';
+import type { LoadJob } from './load.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
 import { measureRealtime, type RealtimeReport } from './realtime.js';
 import { checkLedger, seed, type SeedData } from './seed.js';
@@ -111,6 +112,8 @@ interface Scenario {
   /** The service's LOG_LEVEL for this scenario (warn unless said). */
   logLevel?: 'info';
   requests: Request[];
+  /** How the load generator sends them (LoadJob.chain). */
+  chain?: LoadJob['chain'];
   /**
    * An exact check of a write scenario. The timed rounds stop with requests in flight, whose effect
    * lands but whose answer is never counted; so after them a verification run sends a fixed number of
@@ -218,7 +221,6 @@ async function main(): Promise<void> {
     log('matchmaking: a queue of 1v1 tickets matched by one instance, then by three');
     matchmaking = await measureMatchmaking({
       pool,
-      hosts: data.players.map((player) => player.uid),
       tickets: options.quick ? 2000 : 10_000,
       instanceCounts: [1, 3],
       startInstances: async (count) => {
@@ -417,9 +419,9 @@ interface Tokens {
 
 async function mintTokens(data: SeedData, provider: LocalProvider): Promise<Tokens> {
   const byUserUid = new Map<string, string>();
-  for (const user of [...data.players, ...data.traders, data.skillOwner]) byUserUid.set(user.uid, await signAccessToken(JWT, user.uid));
+  for (const user of [...data.players, ...data.traders, data.skillOwner]) byUserUid.set(user.uid, await signAccessToken(JWT, user));
   return {
-    admin: await signAccessToken(JWT, data.admin.uid, true),
+    admin: await signAccessToken(JWT, data.admin, true),
     players: data.players.map((player) => byUserUid.get(player.uid)!),
     byUserUid,
     // idp1 tokens of the seeded players: their sign-ins find the user (no account is created).
@@ -499,6 +501,14 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
       title: 'GET /auth/idp1',
       withBaseline: false,
       requests: tokens.provider.map((token) => ({ method: 'GET', path: '/auth/idp1', headers: authorization(token) })),
+    },
+    {
+      id: 'auth-refresh',
+      title: 'POST /auth/refresh (rotation)',
+      withBaseline: false,
+      // Each connection signs in once, then keeps its session alive refresh after refresh.
+      requests: tokens.provider.map((token) => ({ method: 'GET', path: '/auth/idp1', headers: authorization(token) })),
+      chain: 'refresh',
     },
     {
       id: 'items-create',
@@ -630,7 +640,13 @@ async function runScenario(
     const memory = sampleMemory(target.server.pid);
     const cpuBefore = cpuMillisecondsOf(target.server.pid);
     const databaseCpuBefore = postgresCpuMilliseconds(postmasterPid);
-    const result = await load.run({ url: target.url, connections: options.connections, duration: seconds, requests: scenario.requests });
+    const result = await load.run({
+      url: target.url,
+      connections: options.connections,
+      duration: seconds,
+      requests: scenario.requests,
+      chain: scenario.chain,
+    });
     target.server.assertRunning();
     const cpuMilliseconds = cpuMillisecondsOf(target.server.pid) - cpuBefore;
     const databaseCpuMilliseconds = postgresCpuMilliseconds(postmasterPid) - databaseCpuBefore;
@@ -665,6 +681,7 @@ async function runScenario(
       amount,
       maxSeconds: 60,
       requests: scenario.requests,
+      chain: scenario.chain,
     });
     const successes = Object.entries(run.statusCounts).reduce((sum, [status, count]) => sum + (status.startsWith('2') ? count : 0), 0);
     check = await scenario.verify.check(successes, since);

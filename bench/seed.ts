@@ -21,6 +21,8 @@ export interface SeededUser {
   /** The subject at idp1 (`player-001`, ...). */
   subject: string;
   personaUids: string[];
+  /** The player session its access token names (`sid`), signed in at idp1. */
+  sessionUid: string;
 }
 
 export interface SeedData {
@@ -128,6 +130,7 @@ export async function seed(database: pg.Pool): Promise<SeedData> {
     uid: randomUUID(),
     subject,
     personaUids: Array.from({ length: personas }, () => randomUUID()),
+    sessionUid: randomUUID(),
   });
   const admin = user('bench-admin', 1);
   const players = Array.from({ length: PLAYERS }, (_, index) =>
@@ -142,6 +145,17 @@ export async function seed(database: pg.Pool): Promise<SeedData> {
     'users',
     { uid: 'uuid', provider: 'text', subject: 'text', name: 'text' },
     users.map(({ uid, subject }) => ({ uid, provider: 'idp1', subject, name: subject })),
+  );
+  await insertRows(
+    database,
+    'auth_sessions',
+    { uid: 'uuid', userUid: 'uuid', provider: 'text', expiresAt: 'timestamptz' },
+    users.map((owner) => ({
+      uid: owner.sessionUid,
+      userUid: owner.uid,
+      provider: 'idp1',
+      expiresAt: new Date(now + 86_400_000).toISOString(),
+    })),
   );
   await insertRows(
     database,

@@ -2,7 +2,8 @@
  * Tokens for the benchmark, minted directly rather than by signing in 200 times:
  *
  * - our JWTs, exactly as AuthService issues them: HS256 with the JWT_SECRET the service is given,
- *   `iss`/`aud` = JWT_ISSUER/JWT_AUDIENCE, `sub` = the user's uid, `roles` = ['user'] or ['user', 'admin'];
+ *   `iss`/`aud` = JWT_ISSUER/JWT_AUDIENCE, `sub` = the user's uid, `sid` = a player session seeded for
+ *   them, `roles` = ['user'] or ['user', 'admin'];
  * - idp1 provider tokens (RS256) from a local OpenID-style provider whose JWKS this process serves on
  *   loopback, for GET /auth/idp1 (IDP1_JWKS_URL points at it).
  */
@@ -19,10 +20,10 @@ export interface AccessTokenSettings {
   audience: string;
 }
 
-export function signAccessToken(settings: AccessTokenSettings, userUid: string, admin = false): Promise<string> {
-  return new SignJWT({ roles: admin ? ['user', 'admin'] : ['user'] })
+export function signAccessToken(settings: AccessTokenSettings, user: { uid: string; sessionUid: string }, admin = false): Promise<string> {
+  return new SignJWT({ roles: admin ? ['user', 'admin'] : ['user'], sid: user.sessionUid })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(userUid)
+    .setSubject(user.uid)
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
     .setIssuedAt()

@@ -251,7 +251,7 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
       enabled: boolean('MATCHMAKER_ENABLED', true),
       intervalMs: integer('MATCHMAKER_INTERVAL', 1000, 50, 3_600_000),
       weights,
-      batchSize: integer('MATCHMAKER_BATCH', 500, 2, 10_000),
+      batchSize: integer('MATCHMAKER_BATCH', 10_000, 2, 100_000),
       ticketTtlSeconds: integer('MATCHMAKER_TICKET_TTL', 300, 1, 86_400),
       ticketsPerUser: integer('MATCHMAKER_TICKETS_PER_USER', 1, 1, 100),
       relaxation,

@@ -66,6 +66,7 @@ export class MatchmakerService implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async matchWaiting(transaction: Transaction): Promise<{ matches: number; claimed: number }> {
+    if (!(await this.tickets.takePassLock(transaction))) return { matches: 0, claimed: 0 };
     const now = Date.now();
     const waiting = await this.tickets.claimSearching(transaction, this.config.batchSize);
     if (waiting.length === 0) return { matches: 0, claimed: 0 };

@@ -6,6 +6,9 @@ import { EventOutbox } from '../realtime/event-outbox.js';
 import type { QueuedTicket } from './ticket-rules.js';
 import { Ticket, type TicketEndReason } from './ticket.entity.js';
 
+// The matchmaking pass's advisory lock: any fixed number.
+const PASS_LOCK = 0x6d617463;
+
 /** A ticket placed by the matchmaker: into a new session, or into open seats of one that wanted backfill. */
 export interface Placement {
   ticketUid: string;
@@ -66,6 +69,16 @@ export class TicketsRepository extends RecordRepository<Ticket> {
        ORDER BY "dateCreated", uid`,
       [users, except ?? null],
     );
+  }
+
+  /**
+   * Whether this transaction may run a matchmaking pass: one pass at a time, whichever instance runs
+   * it, so that a pass sees the whole queue (passes splitting it between instances match worse). The
+   * lock ends with the transaction.
+   */
+  async takePassLock(transaction: Transaction): Promise<boolean> {
+    const [{ taken }] = await transaction.query<Array<{ taken: boolean }>>('SELECT pg_try_advisory_xact_lock($1) AS taken', [PASS_LOCK]);
+    return taken;
   }
 
   /**
