@@ -396,7 +396,10 @@ export interface paths {
          */
         get: operations["SessionsController_findAll"];
         put?: never;
-        /** Create a session */
+        /**
+         * Create a session
+         * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit.
+         */
         post: operations["SessionsController_create"];
         /** Delete every session (admins) */
         delete: operations["SessionsController_truncate"];
@@ -414,7 +417,10 @@ export interface paths {
         };
         /** Find a session by id */
         get: operations["SessionsController_findById"];
-        /** Update a session (host or admin) */
+        /**
+         * Update a session (host or admin)
+         * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. They hold for the session as it is after the update.
+         */
         put: operations["SessionsController_update"];
         post?: never;
         /** Delete a session (host or admin) */
@@ -508,7 +514,10 @@ export interface paths {
          */
         get: operations["TicketsController_findAll"];
         put?: never;
-        /** Create a matchmaking ticket */
+        /**
+         * Create a matchmaking ticket
+         * @description Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
+         */
         post: operations["TicketsController_create"];
         /** Delete every ticket (admins) */
         delete: operations["TicketsController_truncate"];
@@ -526,7 +535,10 @@ export interface paths {
         };
         /** Find a ticket by id */
         get: operations["TicketsController_findById"];
-        /** Update a ticket (host or admin) */
+        /**
+         * Update a ticket (host or admin)
+         * @description Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL. They hold for the ticket as it is after the update.
+         */
         put: operations["TicketsController_update"];
         post?: never;
         /** Delete a ticket (host or admin) */
@@ -619,7 +631,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create and process a transaction (trade, award, removal) */
+        /**
+         * Create and process a transaction (trade, award, removal)
+         * @description Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
+         */
         post: operations["InventoriesController_createTransaction"];
         delete?: never;
         options?: never;

@@ -31,7 +31,13 @@ export class InventoriesController extends RecordController({
    * until persona two's owner accepts or declines it (POST /transactions/{id}/accept, /decline) or
    * persona one's owner cancels it (/cancel). Send an `Idempotency-Key` to retry safely.
    */
-  @ApiOperation({ summary: 'Create and process a transaction (trade, award, removal)' })
+  @ApiOperation({
+    summary: 'Create and process a transaction (trade, award, removal)',
+    description:
+      'Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and ' +
+      'moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names ' +
+      'at least one item; a list names an item once; every persona and item named exists.',
+  })
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,

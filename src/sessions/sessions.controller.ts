@@ -10,6 +10,11 @@ import { UpdateSessionDto } from './dto/update-session.dto.js';
 import { Session } from './session.entity.js';
 import { SessionsService } from './sessions.service.js';
 
+const SESSION_RULES =
+  'Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams ' +
+  'are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; ' +
+  'users listed only in `users` are seated on the first team with room, and everyone must fit.';
+
 @ApiTags('sessions')
 @Controller('sessions')
 export class SessionsController extends RecordController({
@@ -23,7 +28,7 @@ export class SessionsController extends RecordController({
   }
 
   /** The caller becomes the host and, unless `users` says otherwise, the first member. */
-  @ApiOperation({ summary: 'Create a session' })
+  @ApiOperation({ summary: 'Create a session', description: SESSION_RULES })
   // What "Try it out" fills in: the caller hosts and sits in a public session. The schema's own sample
   // would seat a made-up user instead of the caller, invite another and set a password.
   @ApiBody({
@@ -50,7 +55,10 @@ export class SessionsController extends RecordController({
   }
 
   /** Merges the given fields (host or admin). Changing users, teams or the shape re-seats the members. */
-  @ApiOperation({ summary: 'Update a session (host or admin)' })
+  @ApiOperation({
+    summary: 'Update a session (host or admin)',
+    description: `${SESSION_RULES} They hold for the session as it is after the update.`,
+  })
   @ApiUidParam('id', 'session')
   @RecordResponse(Session)
   @ApiErrors(400, 403, 404, 409)

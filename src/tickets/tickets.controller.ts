@@ -11,6 +11,12 @@ import { UpdateTicketDto } from './dto/update-ticket.dto.js';
 import { Ticket } from './ticket.entity.js';
 import { TicketsService } from './tickets.service.js';
 
+const TICKET_RULES =
+  'Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; ' +
+  'statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have ' +
+  'the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the ' +
+  'future and within MATCHMAKER_TICKET_TTL.';
+
 @ApiTags('tickets')
 @Controller('tickets')
 export class TicketsController extends RecordController({
@@ -30,7 +36,7 @@ export class TicketsController extends RecordController({
    * ALREADY_QUEUED. A party waits INITIALIZING until every user it names has accepted. The ticket
    * expires at `expiresAt` (INVALID, reason EXPIRED).
    */
-  @ApiOperation({ summary: 'Create a matchmaking ticket' })
+  @ApiOperation({ summary: 'Create a matchmaking ticket', description: TICKET_RULES })
   // What "Try it out" fills in: a ticket a player may send as it is. The schema's own sample would
   // list a made-up party member, and a player's ticket must include the player (400).
   @ApiBody({
@@ -67,7 +73,10 @@ export class TicketsController extends RecordController({
     await this.tickets.truncate();
   }
 
-  @ApiOperation({ summary: 'Update a ticket (host or admin)' })
+  @ApiOperation({
+    summary: 'Update a ticket (host or admin)',
+    description: `${TICKET_RULES} They hold for the ticket as it is after the update.`,
+  })
   @ApiUidParam('id', 'ticket')
   @RecordResponse(Ticket)
   @ApiErrors(400, 403, 404, [
