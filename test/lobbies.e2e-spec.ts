@@ -20,7 +20,6 @@ describe('lobbies', () => {
   let admin: Player;
   let liveness: SessionLivenessService;
   let matchmaker: MatchmakerService;
-  let playerCount = 0;
 
   beforeAll(async () => {
     api = await TestApp.start({ SESSION_MEMBER_TIMEOUT: String(TIMEOUT_SECONDS) }, { listen: true });
@@ -39,9 +38,7 @@ describe('lobbies', () => {
     expect((await api.delete('/sessions', { token: admin.token })).status).toBe(200);
   });
 
-  function newPlayers(count: number, label = 'player'): Promise<Player[]> {
-    return Promise.all(Array.from({ length: count }, () => api.signInPlayer(`${label}-${++playerCount}`)));
-  }
+  const newPlayers = (count: number, label?: string): Promise<Player[]> => api.signInPlayers(count, label);
 
   async function host(player: Player, body: Record<string, unknown>): Promise<SessionBody> {
     const response = await api.post<SessionBody>('/sessions', body, { token: player.token });

@@ -11,7 +11,6 @@ describe('matchmaker', () => {
   let api: TestApp;
   let admin: Player;
   let matchmaker: MatchmakerService;
-  let playerCount = 0;
 
   beforeAll(async () => {
     // A small batch, so that concurrent passes each claim a different slice of the queue instead of
@@ -31,14 +30,7 @@ describe('matchmaker', () => {
     expect((await api.delete('/sessions', { token: admin.token })).status).toBe(200);
   });
 
-  function newPlayers(count: number, label = 'player'): Promise<Player[]> {
-    return Promise.all(
-      Array.from({ length: count }, () => {
-        playerCount += 1;
-        return api.signInPlayer(`${label}-${playerCount}`);
-      }),
-    );
-  }
+  const newPlayers = (count: number, label?: string): Promise<Player[]> => api.signInPlayers(count, label);
 
   async function queue(player: Player, body: Record<string, unknown>): Promise<TicketBody> {
     const response = await api.post<TicketBody>('/tickets', body, { token: player.token });

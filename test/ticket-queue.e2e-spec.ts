@@ -13,7 +13,6 @@ describe('the matchmaking queue', () => {
   let api: TestApp;
   let admin: Player;
   let matchmaker: MatchmakerService;
-  let playerCount = 0;
 
   beforeAll(async () => {
     api = await TestApp.start();
@@ -29,9 +28,7 @@ describe('the matchmaking queue', () => {
     expect((await api.delete('/tickets', { token: admin.token })).status).toBe(200);
   });
 
-  function newPlayers(count: number, label = 'player'): Promise<Player[]> {
-    return Promise.all(Array.from({ length: count }, () => api.signInPlayer(`${label}-${++playerCount}`)));
-  }
+  const newPlayers = (count: number, label?: string): Promise<Player[]> => api.signInPlayers(count, label);
 
   const queue = (player: Player, body: Record<string, unknown> = { numTeams: 2 }) =>
     api.post<BodyOrError<TicketBody>>('/tickets', body, { token: player.token });

@@ -18,6 +18,20 @@ export function column(field: string): string {
 }
 
 /**
+ * The query's rows, oldest first, locked for the transaction; rows another transaction holds are skipped,
+ * so that workers on several instances each take their own (the matchmaker, the lobby sweep).
+ */
+export function claimOldest<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, limit: number): Promise<T[]> {
+  return query
+    .orderBy(column('dateCreated'), 'ASC')
+    .addOrderBy(column('uid'), 'ASC')
+    .limit(limit)
+    .setLock('pessimistic_write')
+    .setOnLocked('skip_locked')
+    .getMany();
+}
+
+/**
  * Where the SQL of one kind of record lives (immich's repositories): list with filters, sort and
  * pages, count, find, lock, insert, the versioned update, delete. A resource's repository extends it
  * with the queries its rules need, named for what the game does, and restricts what a caller may see

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryDeepPartialEntity, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { ALIAS, column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { ALIAS, claimOldest, column, RecordRepository, type Transaction } from '../common/record.repository.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
 import { Session } from './session.entity.js';
 
@@ -64,20 +64,17 @@ export class SessionsRepository extends RecordRepository<Session> {
    */
   lockOpenForBackfill(transaction: Transaction, shapes: Array<{ numTeams: number; teamSize: number }>, limit: number): Promise<Session[]> {
     if (shapes.length === 0) return Promise.resolve([]);
-    return transaction
-      .createQueryBuilder(Session, ALIAS)
-      .where(`${column('backfill')} AND ${column('status')} IN ('WAITING_FOR_PLAYERS', 'IN_PROGRESS')`)
-      .andWhere(`cardinality(${column('users')}) < ${column('numTeams')} * ${column('teamSize')}`)
-      .andWhere(`(${column('numTeams')}, ${column('teamSize')}) IN (SELECT * FROM unnest(:numTeams::int[], :teamSizes::int[]))`, {
-        numTeams: shapes.map((shape) => shape.numTeams),
-        teamSizes: shapes.map((shape) => shape.teamSize),
-      })
-      .orderBy(column('dateCreated'), 'ASC')
-      .addOrderBy(column('uid'), 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+    return claimOldest(
+      transaction
+        .createQueryBuilder(Session, ALIAS)
+        .where(`${column('backfill')} AND ${column('status')} IN ('WAITING_FOR_PLAYERS', 'IN_PROGRESS')`)
+        .andWhere(`cardinality(${column('users')}) < ${column('numTeams')} * ${column('teamSize')}`)
+        .andWhere(`(${column('numTeams')}, ${column('teamSize')}) IN (SELECT * FROM unnest(:numTeams::int[], :teamSizes::int[]))`, {
+          numTeams: shapes.map((shape) => shape.numTeams),
+          teamSizes: shapes.map((shape) => shape.teamSize),
+        }),
+      limit,
+    );
   }
 
   /** Inserts the sessions of a matchmaking pass, a few hundred to a statement (PostgreSQL takes at most 65,535 parameters). */
@@ -112,18 +109,15 @@ export class SessionsRepository extends RecordRepository<Session> {
    * so that sweeps of several instances share the work, and a session being joined is swept next time.
    */
   async lockWithSilentMembers(transaction: Transaction, timeoutSeconds: number, limit: number): Promise<SilentMembers[]> {
-    const sessions = await transaction
-      .createQueryBuilder(Session, ALIAS)
-      .where(`${column('uid')} IN (SELECT "sessionUid" FROM session_presence WHERE "seenAt" < now() - make_interval(secs => :timeout))`, {
-        timeout: timeoutSeconds,
-      })
-      .andWhere(`${column('status')} <> 'ENDED'`)
-      .orderBy(column('dateCreated'), 'ASC')
-      .addOrderBy(column('uid'), 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+    const sessions = await claimOldest(
+      transaction
+        .createQueryBuilder(Session, ALIAS)
+        .where(`${column('uid')} IN (SELECT "sessionUid" FROM session_presence WHERE "seenAt" < now() - make_interval(secs => :timeout))`, {
+          timeout: timeoutSeconds,
+        })
+        .andWhere(`${column('status')} <> 'ENDED'`),
+      limit,
+    );
     if (sessions.length === 0) return [];
     const rows = await transaction.query<Array<{ sessionUid: string; userUid: string }>>(
       `SELECT "sessionUid", "userUid" FROM session_presence

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { ALIAS, column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { ALIAS, claimOldest, column, RecordRepository, type Transaction } from '../common/record.repository.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
 import type { QueuedTicket } from './ticket-rules.js';
 import { Ticket, type TicketEndReason } from './ticket.entity.js';
@@ -87,15 +87,10 @@ export class TicketsRepository extends RecordRepository<Ticket> {
    * pass, never matched twice.
    */
   claimSearching(transaction: Transaction, limit: number): Promise<Ticket[]> {
-    return transaction
-      .createQueryBuilder(Ticket, ALIAS)
-      .where(`${column('status')} = 'SEARCHING' AND ${column('expiresAt')} > now()`)
-      .orderBy(column('dateCreated'), 'ASC')
-      .addOrderBy(column('uid'), 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+    return claimOldest(
+      transaction.createQueryBuilder(Ticket, ALIAS).where(`${column('status')} = 'SEARCHING' AND ${column('expiresAt')} > now()`),
+      limit,
+    );
   }
 
   /** The tickets matched into these sessions before: backfill keeps newcomers compatible with them. */

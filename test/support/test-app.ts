@@ -55,6 +55,7 @@ export interface SignedInPlayer {
 export class TestApp {
   /** The OpenAPI document every answer is checked against (one per test file: it does not depend on configuration). */
   private static contract: ApiContract | undefined;
+  private playersSignedIn = 0;
 
   private constructor(
     readonly app: NestFastifyApplication,
@@ -167,6 +168,11 @@ export class TestApp {
   async signInPlayer(subject: string): Promise<SignedInPlayer> {
     const token = await this.signIn(subject);
     return { name: subject, token, uid: decodeJwt(token).sub! };
+  }
+
+  /** Signs in `count` new players at once, named `<label>-<n>` (n unique within this app). */
+  signInPlayers(count: number, label = 'player'): Promise<SignedInPlayer[]> {
+    return Promise.all(Array.from({ length: count }, () => this.signInPlayer(`${label}-${++this.playersSignedIn}`)));
   }
 
   /** Signs `subject` in and reads their first persona (a player's first sign-in creates one). */
