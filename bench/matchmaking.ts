@@ -36,6 +36,7 @@ interface BenchTicket {
 const RANGE = 200;
 /** How often the run counts matched tickets: the resolution of its time. */
 const POLL_MS = 20;
+const FIRST_MATCH_TIMEOUT_MS = 60_000;
 const SKILL_MAX = 3000;
 
 /** A deterministic generator (Park-Miller), so that every run and the reference see the same queue. */
@@ -78,7 +79,8 @@ export async function measureMatchmaking(options: Options): Promise<MatchmakingR
       // (the tickets' dateModified is their transaction's start, which may precede the queue's commit).
       const queuedAt = performance.now();
       let last = { matched: -1, at: queuedAt };
-      while (performance.now() - last.at < 3000) {
+      // A pass commits its matches at once, so nothing shows until the first pass ends: wait for it.
+      while (last.matched <= 0 ? performance.now() - queuedAt < FIRST_MATCH_TIMEOUT_MS : performance.now() - last.at < 3000) {
         await sleep(POLL_MS);
         const { rows } = await pool.query<{ matched: number }>(`SELECT count(*)::int AS matched FROM tickets WHERE status = 'MATCH_FOUND'`);
         if (rows[0].matched !== last.matched) last = { matched: rows[0].matched, at: performance.now() };
