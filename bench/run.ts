@@ -12,7 +12,7 @@
  *   npm run bench -- --quick            smoke check (under 90 s with the build): 1 s rounds, no info-log run
  *   --connections 32 --duration 5 --rounds 3 --warmup 3
  *   --only items-by-id,items-list       scenarios: items-by-id, items-list, items-count, auth-idp1, auth-refresh,
- *                                       items-create, gifts, trades, progress, items-by-id-info, realtime,
+ *                                       items-create, gifts, awards, trades, progress, items-by-id-info, realtime,
  *                                       matchmaking
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
@@ -461,16 +461,16 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
     path: `/items/${uid}`,
     headers: authorization(tokens.players[index % tokens.players.length]),
   }));
-  const countCompleted = async (personaUids: string[], since: Date) =>
+  const countCompleted = async (type: string, personaUids: string[], since: Date) =>
     (
       await pool.query<{ count: number }>(
         `SELECT count(*)::int AS count FROM transactions
-         WHERE type = 'TRADE' AND status = 'COMPLETED' AND "personaOneUid" = ANY($1::uuid[]) AND "dateCreated" >= $2`,
-        [personaUids, since],
+         WHERE type = $3 AND status = 'COMPLETED' AND "personaOneUid" = ANY($1::uuid[]) AND "dateCreated" >= $2`,
+        [personaUids, since, type],
       )
     ).rows[0].count;
-  const ledgerCheck = async (label: string, successes: number, since: Date, personaUids: string[]): Promise<Check> => {
-    const completed = await countCompleted(personaUids, since);
+  const ledgerCheck = async (label: string, successes: number, since: Date, personaUids: string[], type = 'TRADE'): Promise<Check> => {
+    const completed = await countCompleted(type, personaUids, since);
     const ledger = await checkLedger(pool);
     const ok = completed === successes && ledger.itemMismatches === 0 && ledger.holdingMismatches === 0 && ledger.negativeQuantities === 0;
     return {
@@ -533,7 +533,7 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
     {
       id: 'gifts',
       title: `Gifts, ${data.giftPairs.length} disjoint pairs`,
-      withBaseline: false,
+      withBaseline: true,
       requests: data.giftPairs.map((pair) => ({
         method: 'POST',
         path: '/inventories/transaction',
@@ -551,6 +551,31 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
             successes,
             since,
             data.giftPairs.map((pair) => pair.giverPersonaUid),
+          ),
+      },
+    },
+    {
+      id: 'awards',
+      title: `Awards (admin), ${data.giftPairs.length} personas`,
+      withBaseline: true,
+      requests: data.giftPairs.map((pair) => ({
+        method: 'POST',
+        path: '/inventories/transaction',
+        headers: json(tokens.admin),
+        body: JSON.stringify({
+          type: 'AWARD',
+          personaOneUid: pair.receiverPersonaUid,
+          personaOneInventoryItems: [{ itemUid: data.goldCoinUid, quantity: 1 }],
+        }),
+      })),
+      verify: {
+        check: (successes, since) =>
+          ledgerCheck(
+            'awards',
+            successes,
+            since,
+            data.giftPairs.map((pair) => pair.receiverPersonaUid),
+            'AWARD',
           ),
       },
     },
