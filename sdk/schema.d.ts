@@ -41,7 +41,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness probe (database reachable) */
+        /** Readiness probe (database reachable; Redis, if configured, reported) */
         get: operations["HealthController_ready"];
         put?: never;
         post?: never;
@@ -1211,6 +1211,18 @@ export interface components {
              * @enum {string}
              */
             status: "ok";
+        };
+        ReadinessDto: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            /**
+             * @example up
+             * @enum {string}
+             */
+            redis?: "up" | "down";
         };
         /** @enum {string} */
         ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
@@ -3193,7 +3205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthDto"];
+                    "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
             /** @description DATABASE_UNAVAILABLE: the database did not answer. */

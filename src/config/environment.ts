@@ -15,6 +15,11 @@ export interface AppConfig {
   host: string;
   /** Unset: the embedded PostgreSQL in `dataDir` serves. */
   databaseUrl: string | undefined;
+  /**
+   * Shared rate-limit counters across instances (unset: each instance counts its own). Optional: when
+   * it is unreachable the service falls back to per-instance counters and says so.
+   */
+  redisUrl: string | undefined;
   dataDir: string;
   logLevel: LogLevel;
   anonymousWrites: boolean;
@@ -231,6 +236,7 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
     port: integer('PORT', 3000, 0, 65535),
     host: read('HOST') ?? '0.0.0.0',
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
     logLevel: logLevel as LogLevel,
     anonymousWrites: boolean('ANONYMOUS_WRITES', false),

@@ -49,6 +49,24 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** 1 while REDIS_URL's server answers; 0 while this instance works without it, or without REDIS_URL. */
+  readonly redisUp = new Gauge({
+    name: 'redis_up',
+    help: 'Whether the Redis of REDIS_URL answers this instance (1) or it is working without it (0)',
+    registers: [this.registry],
+  });
+
+  private readonly redisFallbacks = new Counter({
+    name: 'redis_fallbacks_total',
+    help: 'Operations done without Redis because it was unreachable, by what fell back (rate_limit: counted per instance)',
+    labelNames: ['component'] as const,
+    registers: [this.registry],
+  });
+
+  countRedisFallback(component: 'rate_limit'): void {
+    this.redisFallbacks.inc({ component });
+  }
+
   /** Open realtime sockets of this instance (the hub sets it). */
   readonly openSockets = new Gauge({
     name: 'realtime_open_sockets',

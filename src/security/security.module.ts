@@ -2,23 +2,28 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { RedisConnection } from '../redis/redis.connection.js';
+import { FailoverThrottlerStorage } from './failover-throttler-storage.js';
 import { Budget } from './rate-limit.decorators.js';
 
 const MINUTE_MS = 60_000;
 
 /**
  * Rate limiting (RATE_LIMIT_* variables); its guard, RateLimitGuard, is registered with the other
- * global guards in AppModule. Counters live in this instance's memory: behind a load balancer each
- * instance counts its own requests, so a client's real budget is the limit times the number of
- * instances it reaches.
+ * global guards in AppModule. Counters live in Redis when REDIS_URL is set, so that a limit holds
+ * across instances; otherwise (and while Redis is away) in this instance's memory, where behind a load
+ * balancer a client's real budget is the limit times the number of instances it reaches.
  */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: ({ rateLimit }: AppConfig) => ({
-        // blockDuration 0: a sliding window. A caller over the limit waits until their oldest request
-        // of the minute ages out (Retry-After), and refused requests do not extend the wait.
+      inject: [APP_CONFIG, RedisConnection, MetricsService],
+      useFactory: ({ rateLimit }: AppConfig, redis: RedisConnection, metrics: MetricsService) => ({
+        storage: new FailoverThrottlerStorage(redis, metrics),
+        // blockDuration 0: in memory, a sliding window (a caller over the limit waits until their oldest
+        // request of the minute ages out); in Redis, a fixed window per minute. Refused requests never
+        // extend the wait.
         throttlers: [
           { name: Budget.CALLER, ttl: MINUTE_MS, limit: rateLimit.perMinute, blockDuration: 0 },
           { name: Budget.IP, ttl: MINUTE_MS, limit: rateLimit.ipPerMinute, blockDuration: 0 },

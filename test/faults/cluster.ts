@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 import type { TokenBody } from '../support/api-types.js';
+import { freePort } from '../support/free-port.js';
 
 /**
  * A small production-like deployment on this machine: one PostgreSQL and several identical service
@@ -234,13 +234,4 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`condition not met within ${timeoutMs} ms`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,0 +1,89 @@
+import { expectErrorBody } from './support/expectations.js';
+import { RedisServer } from './support/redis-server.js';
+import { TestApp, type TestResponse } from './support/test-app.js';
+
+/**
+ * REDIS_URL with a real redis-server: two instances share one rate limit; with Redis killed they keep
+ * serving, count per instance and say they are degraded; Redis back, the limit is shared again with no
+ * restart.
+ */
+const LIMIT = 5;
+let addressCount = 0;
+/** A client address nobody has used yet (TEST-NET-2), so that each test starts with a full budget. */
+const freshAddress = () => `198.51.100.${++addressCount}`;
+
+describe('rate limits and readiness with Redis', () => {
+  let redis: RedisServer;
+  let instances: TestApp[];
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    const environment = {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_ENABLED: 'true',
+      RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      TRUST_PROXY: 'true',
+    };
+    instances = [await TestApp.start(environment), await TestApp.start(environment)];
+    await waitFor(async () => (await instances[0].get('/health/ready')).body.redis === 'up');
+  });
+
+  afterAll(async () => {
+    await Promise.all((instances ?? []).map((instance) => instance.close()));
+    await redis?.stop();
+  });
+
+  /** `count` anonymous reads from one address, alternating between the two instances. */
+  async function alternate(count: number, address: string): Promise<TestResponse[]> {
+    const answers: TestResponse[] = [];
+    for (let index = 0; index < count; index++) {
+      answers.push(await instances[index % 2].get('/achievements/count', { headers: { 'x-forwarded-for': address } }));
+    }
+    return answers;
+  }
+
+  it('holds one budget across both instances', async () => {
+    const answers = await alternate(LIMIT + 2, freshAddress());
+    expect(answers.map((answer) => answer.status)).toEqual([...Array(LIMIT).fill(200), 429, 429]);
+    expectErrorBody(answers[LIMIT], 429, 'RATE_LIMITED');
+    // A fixed window of a minute: the wait is at most its remainder.
+    const retryAfter = Number(answers[LIMIT].headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await instances[0].get('/health/ready')).body).toEqual({ status: 'ok', redis: 'up' });
+  });
+
+  it('keeps serving with Redis gone, counting per instance, and shares the limit again once it is back', async () => {
+    await redis.kill();
+    try {
+      await waitFor(async () => (await instances[1].get('/health/ready')).body.redis === 'down');
+      const ready = await instances[0].get('/health/ready');
+      expect(ready.status).toBe(200);
+      expect(ready.body).toEqual({ status: 'degraded', redis: 'down' });
+
+      // Each instance now counts its own: the address gets the limit from each.
+      const answers = await alternate(2 * LIMIT + 2, freshAddress());
+      expect(answers.filter((answer) => answer.status === 200)).toHaveLength(2 * LIMIT);
+      expect(answers.slice(-2).map((answer) => answer.status)).toEqual([429, 429]);
+      const metrics = (await instances[0].get<string>('/metrics')).body;
+      expect(metrics).toMatch(/^redis_up 0$/m);
+      expect(Number(/^redis_fallbacks_total\{component="rate_limit"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(LIMIT);
+    } finally {
+      await redis.restart();
+    }
+    await waitFor(async () =>
+      (await Promise.all(instances.map((instance) => instance.get('/health/ready')))).every((ready) => ready.body.status === 'ok'),
+    );
+    const shared = await alternate(LIMIT + 1, freshAddress());
+    expect(shared.map((answer) => answer.status)).toEqual([...Array(LIMIT).fill(200), 429]);
+    expect((await instances[1].get<string>('/metrics')).body).toMatch(/^redis_up 1$/m);
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
