@@ -37,7 +37,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         RootLoggerModule,
         LoggerModule.forRootAsync({ inject: [ROOT_LOGGER], useFactory: (logger: Logger) => nestLoggerOptions(logger) }),
-        DatabaseModule,
+        DatabaseModule.forRoot(config),
         FanoutModule,
         MetricsModule,
         RedisModule,

@@ -16,6 +16,11 @@ export interface AppConfig {
   /** Unset: the embedded PostgreSQL in `dataDir` serves. */
   databaseUrl: string | undefined;
   /**
+   * Where what needs a session of its own connects (LISTEN, the migration lock): PostgreSQL itself when
+   * DATABASE_URL goes through a transaction-pooling PgBouncer. Defaults to DATABASE_URL.
+   */
+  databaseDirectUrl: string | undefined;
+  /**
    * Shared rate-limit counters across instances (unset: each instance counts its own). Optional: when
    * it is unreachable the service falls back to per-instance counters and says so.
    */
@@ -236,6 +241,7 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
     port: integer('PORT', 3000, 0, 65535),
     host: read('HOST') ?? '0.0.0.0',
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
     logLevel: logLevel as LogLevel,
@@ -368,4 +374,9 @@ export function redactUrl(value: string): string {
   } catch {
     return value.replace(/\/\/[^@/]*@/, '//***@');
   }
+}
+
+/** Where a connection that needs a session of its own goes (DATABASE_DIRECT_URL, else DATABASE_URL). */
+export function directDatabaseUrl(config: AppConfig): string | undefined {
+  return config.databaseDirectUrl ?? config.databaseUrl;
 }

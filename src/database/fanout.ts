@@ -2,7 +2,7 @@ import { Global, Injectable, Logger, Module, type OnApplicationShutdown } from '
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
+import { type AppConfig, directDatabaseUrl } from '../config/environment.js';
 
 type Handler = (payload: string) => void;
 
@@ -13,7 +13,8 @@ const HEARTBEAT_TIMEOUT_MS = 3000;
 /**
  * How instances tell each other what just committed: PostgreSQL NOTIFY, sent in the committing
  * transaction, heard by every instance on one LISTEN connection of its own (a pooled connection would
- * be handed to others). Realtime events wake sockets through it; revocations reach every instance's
+ * be handed to others; through a transaction-pooling PgBouncer, LISTEN hears nothing, hence
+ * DATABASE_DIRECT_URL). Realtime events wake sockets through it; revocations reach every instance's
  * guard through it. Losing the connection is reported (`onLost`), and so is listening again
  * (`onRestored`), so that whoever relied on it can catch up from the database. A connection that stops
  * answering (a network partition can leave it open but dead) is given up like a lost one.
@@ -70,7 +71,7 @@ export class Fanout implements OnApplicationShutdown {
 
   private async connect(attempt: number): Promise<void> {
     for (let tries = attempt; !this.stopping; tries++) {
-      const client = new pg.Client({ connectionString: this.config.databaseUrl, application_name: 'game-backend fanout' });
+      const client = new pg.Client({ connectionString: directDatabaseUrl(this.config), application_name: 'game-backend fanout' });
       try {
         await client.connect();
         client.on('notification', ({ channel, payload }) => {

@@ -92,31 +92,23 @@ export class NotificationsRepository {
     return { xid: BigInt(xmin) - 1n, id: MAX_BIGINT };
   }
 
-  /** Removes events older than the retention, and tickets past their time; answers how many events went. */
-  async prune(retentionSeconds: number): Promise<number> {
-    await this.dataSource.query('DELETE FROM realtime_tickets WHERE "expiresAt" < now()');
-    const deleted = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM notifications WHERE "dateCreated" < now() - make_interval(secs => $1)`,
-      [retentionSeconds],
-    );
-    return deleted[1];
-  }
-
-  /** Runs `work` unless another instance holds the janitor's lock (the prune is needed once, not by every instance). */
-  async alone<T>(lock: number, work: () => Promise<T>): Promise<T | undefined> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [lock])) as Array<{ locked: boolean }>;
+  /**
+   * Removes events older than the retention, and tickets past their time; answers how many events went
+   * (undefined: another instance is pruning). One transaction under a transaction-scoped advisory lock:
+   * the prune is needed once, not by every instance, and a lock held by a session would not survive a
+   * transaction-pooling PgBouncer between statements.
+   */
+  prune(lock: number, retentionSeconds: number): Promise<number | undefined> {
+    return this.dataSource.transaction(async (transaction) => {
+      const [{ locked }] = await transaction.query<Array<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock($1) AS locked', [lock]);
       if (!locked) return undefined;
-      try {
-        return await work();
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [lock]);
-      }
-    } finally {
-      await runner.release();
-    }
+      await transaction.query('DELETE FROM realtime_tickets WHERE "expiresAt" < now()');
+      const deleted = await transaction.query<[unknown[], number]>(
+        `DELETE FROM notifications WHERE "dateCreated" < now() - make_interval(secs => $1)`,
+        [retentionSeconds],
+      );
+      return deleted[1];
+    });
   }
 }
 

@@ -278,7 +278,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   private async prune(): Promise<void> {
     try {
-      const pruned = await this.inbox.alone(JANITOR_LOCK, () => this.inbox.prune(this.config.realtime.retentionSeconds));
+      const pruned = await this.inbox.prune(JANITOR_LOCK, this.config.realtime.retentionSeconds);
       if (pruned) this.logger.log(`pruned ${pruned} events older than the retention`);
     } catch (error) {
       this.logger.warn(`pruning the inbox failed: ${(error as Error).message}`);

@@ -25,11 +25,9 @@ export class FailoverThrottlerStorage implements ThrottlerStorage {
   async increment(key: string, ttl: number, limit: number, blockDuration: number, name: string): Promise<ThrottlerStorageRecord> {
     if (this.shared && this.redis.available) {
       try {
-        // The Redis script cannot block for 0 ms (PX 0 is refused); 1 ms blocks nothing beyond the
-        // window, which is what 0 means here.
-        const record = await this.shared.increment(key, ttl, limit, Math.max(blockDuration, 1), name);
-        // Over the limit, the wait is until the fixed window ends, not the 1 ms block.
-        return record.isBlocked ? { ...record, timeToBlockExpire: Math.max(record.timeToExpire, record.timeToBlockExpire) } : record;
+        // The package's script cannot go without a block (PX 0 is refused, and a block of a moment
+        // resets the count when it lapses): over the limit, a caller is refused for one window.
+        return await this.shared.increment(key, ttl, limit, blockDuration > 0 ? blockDuration : ttl, name);
       } catch (error) {
         this.redis.failed(error);
       }

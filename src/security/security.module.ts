@@ -22,8 +22,8 @@ const MINUTE_MS = 60_000;
       useFactory: ({ rateLimit }: AppConfig, redis: RedisConnection, metrics: MetricsService) => ({
         storage: new FailoverThrottlerStorage(redis, metrics),
         // blockDuration 0: in memory, a sliding window (a caller over the limit waits until their oldest
-        // request of the minute ages out); in Redis, a fixed window per minute. Refused requests never
-        // extend the wait.
+        // request of the minute ages out); in Redis, a fixed window per minute, and a caller over the
+        // limit waits a minute from their first refused request. Refused requests never extend the wait.
         throttlers: [
           { name: Budget.CALLER, ttl: MINUTE_MS, limit: rateLimit.perMinute, blockDuration: 0 },
           { name: Budget.IP, ttl: MINUTE_MS, limit: rateLimit.ipPerMinute, blockDuration: 0 },

@@ -7,6 +7,8 @@ import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 import type { TokenBody } from '../support/api-types.js';
 import { freePort } from '../support/free-port.js';
+import { PgBouncer } from '../support/pgbouncer.js';
+import { RedisServer } from '../support/redis-server.js';
 
 /**
  * A small production-like deployment on this machine: one PostgreSQL and several identical service
@@ -33,14 +35,25 @@ export class Cluster {
   private dataDir!: string;
   db!: pg.Pool;
 
+  /** With `engines.pgbouncer`: the transaction-pooling PgBouncer the instances reach PostgreSQL through. */
+  pgbouncer: PgBouncer | undefined;
+  /** With `engines.redis`: the Redis of the instances' REDIS_URL. */
+  redis: RedisServer | undefined;
+
   private constructor(private readonly extraEnvironment: Record<string, string>) {}
 
-  static async start(instanceCount: number, environment: Record<string, string> = {}): Promise<Cluster> {
+  static async start(
+    instanceCount: number,
+    environment: Record<string, string> = {},
+    engines: { pgbouncer?: boolean; redis?: boolean } = {},
+  ): Promise<Cluster> {
     const cluster = new Cluster(environment);
     await mkdir(join(ROOT, '.data'), { recursive: true });
     cluster.dataDir = await mkdtemp(join(ROOT, '.data', 'faults-'));
     cluster.databasePort = await freePort();
     await cluster.startDatabase();
+    if (engines.pgbouncer) cluster.pgbouncer = await PgBouncer.start(cluster.database.url);
+    if (engines.redis) cluster.redis = await RedisServer.start();
     cluster.db = new pg.Pool({ connectionString: cluster.database.url, max: 4 });
     // A pool client that loses its connection during an outage must not crash the test process.
     cluster.db.on('error', () => undefined);
@@ -69,7 +82,10 @@ export class Cluster {
         NODE_ENV: 'development',
         PORT: String(port),
         HOST: '127.0.0.1',
-        DATABASE_URL: this.database.url,
+        // Through PgBouncer when there is one; what needs a session of its own goes direct.
+        DATABASE_URL: this.pgbouncer?.urlFor(this.database.url) ?? this.database.url,
+        ...(this.pgbouncer ? { DATABASE_DIRECT_URL: this.database.url } : {}),
+        ...(this.redis ? { REDIS_URL: this.redis.url } : {}),
         DATA_DIR: join(this.dataDir, 'data'),
         JWT_SECRET,
         LOG_LEVEL: 'warn',
@@ -126,6 +142,8 @@ export class Cluster {
       }
     }
     await this.db?.end().catch(() => undefined);
+    await this.pgbouncer?.remove();
+    await this.redis?.stop();
     await this.database?.stop();
     await rm(this.dataDir, { recursive: true, force: true });
   }
