@@ -41,6 +41,7 @@ import {
 import { goals, type Round, roundFigures, type ScenarioReport, type Summary, summarise, table, type TargetName } from './report.js';
 import type { LoadJob } from './load.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
+import { RedisServer } from '../test/support/redis-server.js';
 import { measureRealtime, type RealtimeReport } from './realtime.js';
 import { checkLedger, seed, type SeedData } from './seed.js';
 import { type LocalProvider, signAccessToken, startLocalProvider } from './tokens.js';
@@ -197,22 +198,39 @@ async function main(): Promise<void> {
     );
   }
   let realtime: RealtimeReport | undefined;
+  let realtimeOverRedis: RealtimeReport | undefined;
   if (!options.only || options.only.includes('realtime')) {
     if (service.logLevel !== 'warn') {
       await service.server.stop();
       service = await startService(databaseUrl, provider, 'warn');
     }
     log('realtime: commit-to-client latency with many sockets open, memory per idle socket');
-    realtime = await measureRealtime({
-      url: service.url,
-      pid: service.server.pid,
-      data,
-      tokenOf: (userUid) => tokens.byUserUid.get(userUid)!,
-      socketsPerPlayer: 5,
-      giftsPerSecond: options.quick ? 20 : 50,
-      seconds: options.quick ? 3 : 10,
-      log,
+    const measure = (target: RunningService) =>
+      measureRealtime({
+        url: target.url,
+        pid: target.server.pid,
+        data,
+        tokenOf: (userUid) => tokens.byUserUid.get(userUid)!,
+        socketsPerPlayer: 5,
+        giftsPerSecond: options.quick ? 20 : 50,
+        seconds: options.quick ? 3 : 10,
+        log,
+      });
+    realtime = await measure(service);
+    // The same over Redis pub/sub (REDIS_URL), when Debian's redis-server is installed.
+    const redis = await RedisServer.start().catch((error: unknown) => {
+      log(`realtime over Redis skipped: ${(error as Error).message}`);
+      return undefined;
     });
+    if (redis) {
+      cleanups.push(() => redis.stop());
+      const overRedis = await startService(databaseUrl, provider, 'warn', { name: 'service-redis', env: { REDIS_URL: redis.url } });
+      log('realtime over Redis: the same, with wake-ups published to Redis after the commit');
+      realtimeOverRedis = await measure(overRedis);
+      serviceRssPeakMb = Math.max(serviceRssPeakMb, memoryOf(overRedis.server.pid).peak);
+      await overRedis.server.stop();
+      await redis.stop();
+    }
   }
   serviceRssPeakMb = Math.max(serviceRssPeakMb, memoryOf(service.server.pid).peak);
   let matchmaking: MatchmakingReport | undefined;
@@ -285,6 +303,14 @@ async function main(): Promise<void> {
     );
     if (realtime.framesReceived < realtime.framesExpected) process.exitCode = 1;
   }
+  if (realtimeOverRedis) {
+    const { latencyMs: latency } = realtimeOverRedis;
+    console.log(
+      `Realtime over Redis (REDIS_URL): ${realtimeOverRedis.framesReceived} of ${realtimeOverRedis.framesExpected} frames received; ` +
+        `latency p50 ${latency.p50} ms, p99 ${latency.p99} ms, max ${latency.max} ms (LISTEN/NOTIFY above: p99 ${realtime?.latencyMs.p99} ms).`,
+    );
+    if (realtimeOverRedis.framesReceived < realtimeOverRedis.framesExpected) process.exitCode = 1;
+  }
   if (matchmaking) {
     const { reference } = matchmaking;
     console.log(
@@ -322,6 +348,7 @@ async function main(): Promise<void> {
         ],
         scenarios: reports,
         realtime,
+        realtimeOverRedis,
         matchmaking,
         serviceRssPeakMb,
         baselineRssPeakMb,

@@ -1,4 +1,5 @@
 import { expectErrorBody } from './support/expectations.js';
+import { RealtimeClient } from './support/realtime-client.js';
 import { RedisServer } from './support/redis-server.js';
 import { TestApp, type TestResponse } from './support/test-app.js';
 
@@ -77,6 +78,72 @@ describe('rate limits and readiness with Redis', () => {
     const shared = await alternate(LIMIT + 1, freshAddress());
     expect(shared.map((answer) => answer.status)).toEqual([...Array(LIMIT).fill(200), 429]);
     expect((await instances[1].get<string>('/metrics')).body).toMatch(/^redis_up 1$/m);
+  });
+});
+
+describe('realtime wake-ups over Redis', () => {
+  let redis: RedisServer;
+  let api: TestApp;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    api = await TestApp.start({ REDIS_URL: redis.url }, { listen: true });
+    await waitFor(async () => (await api.get('/health/ready')).body.redis === 'up');
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await redis?.stop();
+  });
+
+  /** A host's session joined by a guest: the host is told (session.updated). */
+  async function joined(host: { token: string }, guest: { token: string }): Promise<string> {
+    const session = await api.post('/sessions', { numTeams: 1, teamSize: 4 }, { token: host.token });
+    expect(session.status).toBe(201);
+    expect((await api.get(`/sessions/${session.body.uid}/join`, { token: guest.token })).status).toBe(200);
+    return session.body.uid as string;
+  }
+
+  it('delivers events published through Redis, and never one whose change rolled back', async () => {
+    const [host, guest] = await api.signInPlayers(2, 'redis-host');
+    const socket = await RealtimeClient.connect(api.baseUrl, { token: host.token });
+    try {
+      const uid = await joined(host, guest);
+      const frame = await socket.waitFor((event) => event.type === 'session.updated' && (event.data as { uid: string }).uid === uid);
+      expect((frame.data as { users: string[] }).users).toContain(guest.uid);
+      // A join refused (the session is full) writes nothing, so nothing is delivered for it.
+      const full = await api.post('/sessions', { numTeams: 1, teamSize: 1 }, { token: host.token });
+      const [other] = await api.signInPlayers(1, 'redis-late');
+      expect((await api.get(`/sessions/${full.body.uid}/join`, { token: other.token })).status).toBe(409);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(socket.events.filter((event) => (event.data as { uid: string }).uid === full.body.uid)).toEqual([]);
+    } finally {
+      await socket.close();
+    }
+  });
+
+  it('still delivers every event while Redis is down, by polling the inbox, and is woken by Redis again once it is back', async () => {
+    const [host, ...guests] = await api.signInPlayers(4, 'redis-outage');
+    const socket = await RealtimeClient.connect(api.baseUrl, { token: host.token });
+    try {
+      await redis.kill();
+      await waitFor(async () => (await api.get('/health/ready')).body.redis === 'down');
+      const during = await joined(host, guests[0]);
+      await socket.waitFor((event) => event.type === 'session.updated' && (event.data as { uid: string }).uid === during);
+      // Both fallbacks are counted: the inbox polls, and the token checks that asked the database.
+      const metrics = (await api.get<string>('/metrics')).body;
+      expect(Number(/^redis_fallbacks_total\{component="realtime"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+      expect(Number(/^redis_fallbacks_total\{component="revocation"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+      await redis.restart();
+      await waitFor(async () => (await api.get('/health/ready')).body.redis === 'up');
+      const after = await joined(host, guests[1]);
+      await socket.waitFor((event) => event.type === 'session.updated' && (event.data as { uid: string }).uid === after);
+      // Each event once, in order.
+      const ids = socket.events.map((event) => event.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await socket.close();
+    }
   });
 });
 

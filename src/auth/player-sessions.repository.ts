@@ -4,6 +4,8 @@ import type { Transaction } from '../common/record.repository.js';
 import { newSecretToken } from '../common/secret-token.js';
 import type { Revocation } from './revocation.js';
 import { bannedNow } from './users.repository.js';
+import { transact } from '../database/after-commit.js';
+import { Fanout } from '../database/fanout.js';
 
 /** A player session: one sign-in, kept alive by refreshes until it expires or is revoked. */
 export interface PlayerSessionRow {
@@ -55,10 +57,13 @@ const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s.address, s."userAgent
  */
 @Injectable()
 export class PlayerSessionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly fanout: Fanout,
+  ) {}
 
   transaction<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> {
-    return this.dataSource.transaction(work);
+    return transact(this.dataSource, work);
   }
 
   /** Opens a session for a sign-in, with its first refresh token. */
@@ -168,8 +173,8 @@ export class PlayerSessionsRepository {
   }
 
   /** Tells every instance (this one included) of a revocation, when the transaction commits. */
-  async announce(transaction: Transaction, revocation: Revocation): Promise<void> {
-    await transaction.query('SELECT pg_notify($1, $2)', [REVOCATIONS_CHANNEL, JSON.stringify(revocation)]);
+  announce(transaction: Transaction, revocation: Revocation): Promise<void> {
+    return this.fanout.announce(transaction, REVOCATIONS_CHANNEL, JSON.stringify(revocation));
   }
 
   /** The active sessions of these users, newest first. */

@@ -5,10 +5,14 @@ import type { AppConfig } from '../config/environment.js';
 import type { Transaction } from '../common/record.repository.js';
 import { Fanout } from '../database/fanout.js';
 import { PlayerSessionsRepository, REVOCATIONS_CHANNEL } from './player-sessions.repository.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { parseRevocation, type Revocation } from './revocation.js';
 
 /** Clock difference between instances that a revocation's memory allows for. */
 const SKEW_MS = 60_000;
+/** Over Redis: how often, and how far back, the revocations are read again. */
+const CATCH_UP_MS = 1000;
+const CATCH_UP_WINDOW_SECONDS = 60;
 
 /**
  * What the JwtGuard asks of every request: was this token's session revoked, or was its user's every
@@ -31,11 +35,13 @@ export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnA
   /** Bumped when the fan-out is lost: a load started before then does not vouch for the list. */
   private generation = 0;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private catchUpTimer: NodeJS.Timeout | undefined;
   private stopping = false;
 
   constructor(
     private readonly repository: PlayerSessionsRepository,
     private readonly fanout: Fanout,
+    private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
@@ -55,11 +61,15 @@ export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnA
     await this.fanout.listen();
     await this.load();
     this.pruneTimer = setInterval(() => this.prune(), 60_000).unref();
+    // Over Redis an announcement can be lost (published after the commit): the recent revocations are
+    // read again every second, so a lost one takes effect within that.
+    if (this.fanout.viaRedis) this.catchUpTimer = setInterval(() => void this.catchUp(), CATCH_UP_MS).unref();
   }
 
   onApplicationShutdown(): void {
     this.stopping = true;
     clearInterval(this.pruneTimer);
+    clearInterval(this.catchUpTimer);
   }
 
   /** Whether the memory answers for itself (else isRevoked asks the database). */
@@ -72,7 +82,10 @@ export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnA
    * is current (the hot path adds no await); a promise of the database's answer otherwise.
    */
   isRevoked(userUid: string, sessionUid: string, issuedAt: Date): boolean | Promise<boolean> {
-    if (!this.current) return this.repository.isRevoked(userUid, sessionUid, issuedAt);
+    if (!this.current) {
+      if (this.fanout.viaRedis) this.metrics.countRedisFallback('revocation');
+      return this.repository.isRevoked(userUid, sessionUid, issuedAt);
+    }
     if (this.sessions.has(sessionUid)) return true;
     const notBefore = this.notBefore.get(userUid);
     // Tokens carry whole seconds: one issued in the second of a ban is caught by its session instead.
@@ -123,16 +136,29 @@ export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnA
     const lifetime = this.config.jwt.ttlSeconds + SKEW_MS / 1000;
     for (let attempt = 0; !this.stopping && generation === this.generation; attempt++) {
       try {
-        const { sessions, users } = await this.repository.recentRevocations(lifetime);
-        for (const { uid, userUid } of sessions) this.apply({ userUid, sessionUids: [uid], reason: 'revoked' });
-        for (const { uid, notBefore } of users)
-          this.apply({ userUid: uid, sessionUids: [], notBefore: notBefore.getTime(), reason: 'revoked' });
+        await this.readRecent(lifetime);
         if (generation === this.generation && this.fanout.current) this.loaded = true;
         return;
       } catch (error) {
         if (attempt === 0) this.logger.warn(`cannot load the revocations (${(error as Error).message}): the database answers meanwhile`);
         await sleep(Math.min(100 * 2 ** attempt, 5000));
       }
+    }
+  }
+
+  /** Takes the revocations of the last `seconds` into memory. */
+  private async readRecent(seconds: number): Promise<void> {
+    const { sessions, users } = await this.repository.recentRevocations(seconds);
+    for (const { uid, userUid } of sessions) this.apply({ userUid, sessionUids: [uid], reason: 'revoked' });
+    for (const { uid, notBefore } of users)
+      this.apply({ userUid: uid, sessionUids: [], notBefore: notBefore.getTime(), reason: 'revoked' });
+  }
+
+  private async catchUp(): Promise<void> {
+    try {
+      await this.readRecent(CATCH_UP_WINDOW_SECONDS);
+    } catch {
+      // the next round tries again; meanwhile the list is as current as the fan-out made it
     }
   }
 

@@ -4,6 +4,7 @@ import type { Caller } from './auth.decorators.js';
 import { ApiException, ErrorCode, notFound } from './errors.js';
 import type { Filter, ListQuery } from './list-query.js';
 import type { RecordEntity } from './record.entity.js';
+import { transact } from '../database/after-commit.js';
 import { RecordReader } from './record-reader.js';
 
 /** A database transaction, as repositories take it: every method that changes several rows runs in one. */
@@ -50,9 +51,9 @@ export abstract class RecordRepository<T extends RecordEntity> {
     this.reader = new RecordReader(dataSource, entity);
   }
 
-  /** Runs `work` in one database transaction. */
+  /** Runs `work` in one database transaction (after-commit callbacks run when it commits). */
   transaction<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> {
-    return this.dataSource.transaction(work);
+    return transact(this.dataSource, work);
   }
 
   /** Restricts a query to the records the caller may see. The default: everything (catalog data). */

@@ -58,12 +58,12 @@ export class MetricsService {
 
   private readonly redisFallbacks = new Counter({
     name: 'redis_fallbacks_total',
-    help: 'Operations done without Redis because it was unreachable, by what fell back (rate_limit: counted per instance)',
+    help: 'Operations done without Redis because it was unreachable, by what fell back (rate_limit: a request counted per instance; realtime: an inbox poll; revocation: a token checked in the database)',
     labelNames: ['component'] as const,
     registers: [this.registry],
   });
 
-  countRedisFallback(component: 'rate_limit'): void {
+  countRedisFallback(component: 'rate_limit' | 'realtime' | 'revocation'): void {
     this.redisFallbacks.inc({ component });
   }
 

@@ -93,6 +93,21 @@ export class NotificationsRepository {
   }
 
   /**
+   * Which of `users` have events after `after` (ready or not), and the cursor to ask from next time:
+   * what a poll needs when wake-ups may have been lost (Redis). Every event of a transaction that had
+   * ended by now is before the new cursor; every later one after it.
+   */
+  async usersWithEventsAfter(users: string[], after: Cursor): Promise<{ users: string[]; next: Cursor }> {
+    const [row] = await this.dataSource.query<Array<{ users: string[] | null; xmin: string }>>(
+      `SELECT (SELECT array_agg(DISTINCT "userUid") FROM notifications
+               WHERE "userUid" = ANY($1::uuid[]) AND (xid, id) > ($2::text::xid8, $3::bigint)) AS users,
+              pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`,
+      [users, after.xid.toString(), after.id.toString()],
+    );
+    return { users: row.users ?? [], next: { xid: BigInt(row.xmin) - 1n, id: MAX_BIGINT } };
+  }
+
+  /**
    * Removes events older than the retention, and tickets past their time; answers how many events went
    * (undefined: another instance is pruning). One transaction under a transaction-scoped advisory lock:
    * the prune is needed once, not by every instance, and a lock held by a session would not survive a

@@ -45,6 +45,9 @@ interface Reader {
 const before = (a: Cursor, b: Cursor) => a.xid < b.xid || (a.xid === b.xid && a.id < b.id);
 
 const PAGE = 100;
+// How often the inbox is polled over Redis (see schedulePoll).
+const POLL_MS_SUBSCRIBED = 1000;
+const POLL_MS_UNSUBSCRIBED = 250;
 // The janitor's advisory lock: any fixed number.
 const JANITOR_LOCK = 0x7265616c;
 
@@ -64,6 +67,9 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   private readonly reads = new Set<Promise<void>>();
   private pingTimer: NodeJS.Timeout | undefined;
   private janitorTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  /** With Redis: where the last poll of the inbox left off. */
+  private polledTo: Cursor | undefined;
 
   constructor(
     private readonly inbox: NotificationsRepository,
@@ -88,6 +94,38 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     // The inbox is pruned hourly, and soon after a start; by one instance at a time.
     this.janitorTimer = setInterval(() => void this.prune(), 3600_000).unref();
     setTimeout(() => void this.prune(), 10_000).unref();
+    if (this.fanout.viaRedis) {
+      this.polledTo = await this.inbox.now().catch(() => undefined);
+      this.schedulePoll();
+    }
+  }
+
+  /**
+   * Over Redis a wake-up can be lost (published after the commit, or while Redis is away): the inbox of
+   * the connected users is polled, rarely while the subscription is up, often while it is not, so that
+   * a lost wake-up delays an event at most a poll's interval and never loses it.
+   */
+  private schedulePoll(): void {
+    if (this.stopping) return;
+    const interval = this.fanout.current ? POLL_MS_SUBSCRIBED : POLL_MS_UNSUBSCRIBED;
+    this.pollTimer = setTimeout(() => {
+      void this.poll().finally(() => this.schedulePoll());
+    }, interval).unref();
+  }
+
+  private async poll(): Promise<void> {
+    if (!this.fanout.current) this.metrics.countRedisFallback('realtime');
+    try {
+      const users = this.connectedUsers();
+      const { users: woken, next } = await this.inbox.usersWithEventsAfter(users, this.polledTo ?? (await this.inbox.now()));
+      this.polledTo = next;
+      for (const userUid of woken) {
+        const reader = this.readers.get(userUid);
+        if (reader) this.wake(reader);
+      }
+    } catch (error) {
+      this.logger.warn(`polling the inbox failed: ${(error as Error).message}`);
+    }
   }
 
   /**
@@ -98,6 +136,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     this.stopping = true;
     clearInterval(this.pingTimer);
     clearInterval(this.janitorTimer);
+    clearTimeout(this.pollTimer);
     await Promise.allSettled([...this.reads]);
     const closing = [...this.all()].map(
       ({ socket }) =>

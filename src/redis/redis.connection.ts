@@ -62,8 +62,11 @@ export class RedisConnection implements OnApplicationShutdown {
     if (state === this.state) return;
     this.state = state;
     this.metrics.redisUp.set(up ? 1 : 0);
-    if (up) this.logger.log('Redis is reachable: rate limits are shared between instances');
-    else this.logger.warn('Redis is unreachable: rate limits are counted by each instance until it is back');
+    if (up) this.logger.log('Redis is reachable: rate limits are shared between instances, wake-ups travel over it');
+    else
+      this.logger.warn(
+        'Redis is unreachable: until it is back, rate limits are counted by each instance, realtime inboxes are polled and revocations are checked in the database',
+      );
   }
 }
 

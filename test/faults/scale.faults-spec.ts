@@ -129,17 +129,56 @@ describe('PgBouncer and Redis', () => {
     console.log('mixed load through PgBouncer', JSON.stringify({ requestsPerSecond: perSecond }));
   }, 120_000);
 
-  it("holds one user's limit across the three instances with Redis, counts per instance while Redis is down, and holds it again after", async () => {
+  it("holds one user's limit across the three instances with Redis; without Redis counts per instance, delivers every event once and refuses revoked tokens; holds the limit again after", async () => {
     expect(await readiness()).toEqual(Array(INSTANCES).fill({ status: 'ok', redis: 'up' }));
     const shared = await spend(3 * LIMIT);
     expect(shared).toEqual({ 200: LIMIT, 429: 2 * LIMIT });
 
+    // Receivers hold sockets on every instance; what they are given while Redis is away must reach them.
+    const receivers = players.slice(PLAYERS - 6);
+    const sockets = await Promise.all(
+      receivers.map((receiver, index) => RealtimeClient.connect(cluster.instances[index % INSTANCES].url, { token: receiver.token })),
+    );
+    const acknowledged = new Map<string, string[]>(receivers.map((receiver) => [receiver.uid, []]));
     await cluster.redis!.kill();
     try {
       await waitUntil(async () => (await readiness()).every((ready) => ready.status === 'degraded'), 15_000);
-      // Trades and reads go on without Redis: no 5xx.
+      // Trades and reads go on without Redis: no 5xx; gifts to the receivers, on every instance.
+      const gifts = await Promise.all(
+        Array.from({ length: 30 }, async (_, index) => {
+          const [giver, receiver] = [players[index], receivers[index % receivers.length]];
+          const reply = await call(cluster.instances[(index + 1) % INSTANCES].url, 'POST', '/inventories/transaction', giver.token, {
+            personaOneUid: giver.persona,
+            personaTwoUid: receiver.persona,
+            personaOneInventoryItems: [{ itemUid: gold, quantity: 1 }],
+          });
+          if (reply.status === 200) acknowledged.get(receiver.uid)!.push(reply.body.uid as string);
+          return reply;
+        }),
+      );
       const during = await load(300, 12, INSTANCES);
-      expect(tally(during.replies)).toEqual({ 200: 300 });
+      expect(tally([...gifts, ...during.replies])).toEqual({ 200: 330 });
+      // A sign-out everywhere on one instance is refused on the others at once, Redis or not.
+      const leaver = await cluster.signIn(`leaver-${++serial}`);
+      expect((await call(cluster.instances[0].url, 'POST', '/auth/logout-all', leaver)).status).toBe(204);
+      for (const instance of cluster.instances) expect((await call(instance.url, 'GET', '/personas', leaver)).status).toBe(401);
+      for (const [index, receiver] of receivers.entries()) {
+        const expected = acknowledged.get(receiver.uid)!;
+        const socket = sockets[index];
+        await waitUntil(
+          async () =>
+            expected.every((uid) =>
+              socket.events.some((event) => event.type === 'transaction.updated' && (event.data as { uid: string }).uid === uid),
+            ),
+          10_000,
+        );
+        // Other players' gifts (the load) reach them too: each transaction once, these among them.
+        const delivered = socket.events
+          .filter((event) => event.type === 'transaction.updated')
+          .map((event) => (event.data as { uid: string }).uid);
+        expect(new Set(delivered).size).toBe(delivered.length);
+        expect(delivered).toEqual(expect.arrayContaining(expected));
+      }
       const alone = await spend(3 * LIMIT);
       expect(alone).toEqual({ 200: 3 * LIMIT });
       console.log(
@@ -148,6 +187,7 @@ describe('PgBouncer and Redis', () => {
       );
     } finally {
       await cluster.redis!.restart();
+      await Promise.all(sockets.map((socket) => socket.close()));
     }
     const recoveredIn = await waitUntil(async () => (await readiness()).every((ready) => ready.status === 'ok'), 15_000);
     expect(await spend(3 * LIMIT)).toEqual({ 200: LIMIT, 429: 2 * LIMIT });
