@@ -10,6 +10,7 @@ import { ConfigModule } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { FanoutModule } from './database/fanout.js';
+import { ReplicasModule } from './database/replicas.js';
 import { RedisModule } from './redis/redis.connection.js';
 import { EconomyModule } from './economy/economy.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
         LoggerModule.forRootAsync({ inject: [ROOT_LOGGER], useFactory: (logger: Logger) => nestLoggerOptions(logger) }),
         DatabaseModule.forRoot(config),
         FanoutModule,
+        ReplicasModule,
         MetricsModule,
         RedisModule,
         OutboxModule,

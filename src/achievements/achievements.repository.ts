@@ -5,11 +5,12 @@ import { column, RecordRepository, type Transaction } from '../common/record.rep
 import { EventOutbox } from '../realtime/event-outbox.js';
 import { AchievementUnlock } from './achievement-unlock.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';
+import { Replicas } from '../database/replicas.js';
 
 @Injectable()
 export class AchievementsRepository extends RecordRepository<AchievementDefinition> {
-  constructor(dataSource: DataSource) {
-    super(dataSource, AchievementDefinition, 'achievement');
+  constructor(dataSource: DataSource, replicas: Replicas) {
+    super(dataSource, AchievementDefinition, 'achievement', replicas);
   }
 }
 

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RecordRepository, type Transaction } from '../common/record.repository.js';
 import { MediaAsset } from './media-asset.entity.js';
+import { Replicas } from '../database/replicas.js';
 
 @Injectable()
 export class MediaAssetsRepository extends RecordRepository<MediaAsset> {
-  constructor(dataSource: DataSource) {
-    super(dataSource, MediaAsset, 'media asset');
+  constructor(dataSource: DataSource, replicas: Replicas) {
+    super(dataSource, MediaAsset, 'media asset', replicas);
   }
 
   /**

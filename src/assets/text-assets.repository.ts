@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RecordRepository } from '../common/record.repository.js';
 import { TextAsset } from './text-asset.entity.js';
+import { Replicas } from '../database/replicas.js';
 
 @Injectable()
 export class TextAssetsRepository extends RecordRepository<TextAsset> {
-  constructor(dataSource: DataSource) {
-    super(dataSource, TextAsset, 'text asset');
+  constructor(dataSource: DataSource, replicas: Replicas) {
+    super(dataSource, TextAsset, 'text asset', replicas);
   }
 }

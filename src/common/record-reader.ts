@@ -2,6 +2,9 @@ import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral, SelectQue
 
 type Column = EntityMetadata['columns'][number];
 
+/** Runs one SQL statement and answers its rows. */
+export type RunSql = (sql: string, parameters: unknown[]) => Promise<Record<string, unknown>[]>;
+
 /**
  * Reads the records a SELECT finds as entities: what TypeORM's getMany() returns, for a fraction of
  * its cost. The one way around the ORM on the read path, kept in this class; test/record-reader
@@ -24,6 +27,8 @@ export class RecordReader<T extends ObjectLiteral> {
   constructor(
     private readonly dataSource: DataSource,
     entity: EntityTarget<T>,
+    /** Where the statements run: the primary, unless the repository routes its reads (read replicas). */
+    private readonly run: RunSql = (sql, parameters) => dataSource.query(sql, parameters),
   ) {
     this.metadata = dataSource.getMetadata(entity);
     this.columns = plainColumns(this.metadata, dataSource);
@@ -33,7 +38,8 @@ export class RecordReader<T extends ObjectLiteral> {
   /** The records `query` finds (any WHERE, ORDER, LIMIT; no joins), as entities. */
   async read(query: SelectQueryBuilder<T>): Promise<T[]> {
     if (this.columns === false) return query.getMany();
-    return this.hydrate(await this.selectColumns(query).getRawMany<Record<string, unknown>>());
+    const [sql, parameters] = this.selectColumns(query).getQueryAndParameters();
+    return this.hydrate(await this.run(sql, parameters));
   }
 
   /**
@@ -49,7 +55,7 @@ export class RecordReader<T extends ObjectLiteral> {
       if (parameters.length !== 1) throw new Error(`find-by-id of ${this.metadata.name} has ${parameters.length} parameters`);
       this.findByIdSql = sql;
     }
-    const [record] = this.hydrate(await this.dataSource.query<Record<string, unknown>[]>(this.findByIdSql, [id]));
+    const [record] = this.hydrate(await this.run(this.findByIdSql, [id]));
     return record;
   }
 

@@ -4,8 +4,9 @@ import type { Caller } from './auth.decorators.js';
 import { ApiException, ErrorCode, notFound } from './errors.js';
 import type { Filter, ListQuery } from './list-query.js';
 import type { RecordEntity } from './record.entity.js';
-import { transact } from '../database/after-commit.js';
-import { RecordReader } from './record-reader.js';
+import { afterCommit, transact } from '../database/after-commit.js';
+import type { Replicas } from '../database/replicas.js';
+import { RecordReader, type RunSql } from './record-reader.js';
 
 /** A database transaction, as repositories take it: every method that changes several rows runs in one. */
 export type Transaction = EntityManager;
@@ -41,14 +42,42 @@ export function claimOldest<T extends ObjectLiteral>(query: SelectQueryBuilder<T
  */
 export abstract class RecordRepository<T extends RecordEntity> {
   private readonly reader: RecordReader<T>;
+  private readonly runRead: RunSql;
+  private readonly tableName: string;
 
   protected constructor(
     protected readonly dataSource: DataSource,
     readonly entity: EntityTarget<T>,
     /** How the record is named in messages ("item", "session"). */
     readonly recordName: string,
+    /**
+     * Catalog data only: list, count and find by id may be served by a read replica (docs/SCALING.md).
+     * Reads inside transactions, and everything else, stay on the primary.
+     */
+    private readonly replicas?: Replicas,
   ) {
-    this.reader = new RecordReader(dataSource, entity);
+    this.tableName = dataSource.getMetadata(entity).tableName;
+    this.runRead = replicas
+      ? (sql, parameters) => replicas.read(this.tableName, sql, parameters)
+      : (sql, parameters) => dataSource.query(sql, parameters);
+    this.reader = new RecordReader(dataSource, entity, this.runRead);
+  }
+
+  /**
+   * Tells the read routing that this table changed, once `transaction` (if any) has committed: this
+   * instance then reads it from the primary until a replica has caught up with the change. Every
+   * write method of a routed repository calls it.
+   */
+  protected changed(transaction?: Transaction): void {
+    const replicas = this.replicas;
+    if (!replicas) return;
+    if (transaction?.queryRunner) afterCommit(transaction, () => replicas.wrote(this.tableName));
+    else replicas.wrote(this.tableName);
+  }
+
+  /** The records `query` finds, read where the repository's reads go (a replica, for catalog data). */
+  protected readRecords(query: SelectQueryBuilder<T>): Promise<T[]> {
+    return this.reader.read(query);
   }
 
   /** Runs `work` in one database transaction (after-commit callbacks run when it commits). */
@@ -85,7 +114,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
     // COUNT(*), not getCount(): TypeORM counts COUNT(DISTINCT uid) in case joins repeat rows, and
     // PostgreSQL then sorts every matching uid. These queries never join (scopes filter with
     // subqueries), so every row is one record.
-    const counted = await this.filtered(list, caller).select('COUNT(*)', 'count').getRawOne<{ count: string }>();
+    const [sql, parameters] = this.filtered(list, caller).select('COUNT(*)', 'count').getQueryAndParameters();
+    const [counted] = await this.runRead(sql, parameters);
     return Number(counted?.count ?? 0);
   }
 
@@ -133,6 +163,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
     if (!row) return undefined;
     const record = transaction.create(this.entity, row);
     await this.afterInsert?.(transaction, record);
+    this.changed(transaction);
     return record;
   }
 
@@ -159,6 +190,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
     if (row) {
       const record = transaction.create(this.entity, row);
       await this.afterUpdate?.(transaction, record);
+      this.changed(transaction);
       return record;
     }
 
@@ -183,11 +215,13 @@ export abstract class RecordRepository<T extends RecordEntity> {
     const [row] = result.raw as T[];
     if (!row) throw notFound(this.recordName, uid);
     await this.afterDelete?.(transaction, transaction.create(this.entity, row));
+    this.changed(transaction);
   }
 
   /** Removes every record. DELETE rather than TRUNCATE: it honours foreign keys and locks rows, not the table. */
   async deleteAll(): Promise<void> {
     await this.dataSource.createQueryBuilder().delete().from(this.entity).execute();
+    this.changed();
   }
 
   private byId(query: SelectQueryBuilder<T>, uid: string, caller: Caller | undefined): SelectQueryBuilder<T> {

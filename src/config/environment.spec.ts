@@ -94,6 +94,19 @@ describe('parseEnvironment', () => {
     expect(problemsOf({ ADMIN_USERS: 'idp1:alice,bob' })).toEqual([expect.stringContaining('"bob"')]);
   });
 
+  it('reads read replicas as comma-separated URLs with a lag limit in seconds, and names bad ones without their password', () => {
+    expect(parseEnvironment({}).replicas).toEqual({ urls: [], maxLagMs: 5000 });
+    expect(
+      parseEnvironment({ DATABASE_REPLICA_URLS: 'postgres://a:x@r1:5432/db, postgresql://a:x@r2/db', REPLICA_MAX_LAG: '2' }).replicas,
+    ).toEqual({ urls: ['postgres://a:x@r1:5432/db', 'postgresql://a:x@r2/db'], maxLagMs: 2000 });
+    const problems = problemsOf({ DATABASE_REPLICA_URLS: 'postgres://r1/db,mysql://u:secret@r2/db', REPLICA_MAX_LAG: '0' });
+    expect(problems).toEqual([
+      expect.stringMatching(/DATABASE_REPLICA_URLS.*mysql:\/\/u:\*\*\*@r2/),
+      expect.stringContaining('REPLICA_MAX_LAG'),
+    ]);
+    expect(problems.join('\n')).not.toContain('secret');
+  });
+
   it('never shows a database password in a message', () => {
     const [problem] = problemsOf({ DATABASE_URL: 'mysql://game:hunter2@db/x' });
     expect(problem).not.toContain('hunter2');

@@ -25,6 +25,14 @@ export interface AppConfig {
    * it is unreachable the service falls back to per-instance counters and says so.
    */
   redisUrl: string | undefined;
+  /**
+   * Read replicas of the primary (streaming replication) that serve catalog reads; empty: the primary
+   * serves everything. A replica that is down or lags more than `maxLagMs` is skipped.
+   */
+  replicas: {
+    urls: string[];
+    maxLagMs: number;
+  };
   dataDir: string;
   logLevel: LogLevel;
   anonymousWrites: boolean;
@@ -243,6 +251,10 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    replicas: {
+      urls: parseReplicaUrls(read('DATABASE_REPLICA_URLS'), problems),
+      maxLagMs: integer('REPLICA_MAX_LAG', 5, 1, 3600) * 1000,
+    },
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
     logLevel: logLevel as LogLevel,
     anonymousWrites: boolean('ANONYMOUS_WRITES', false),
@@ -379,4 +391,24 @@ export function redactUrl(value: string): string {
 /** Where a connection that needs a session of its own goes (DATABASE_DIRECT_URL, else DATABASE_URL). */
 export function directDatabaseUrl(config: AppConfig): string | undefined {
   return config.databaseDirectUrl ?? config.databaseUrl;
+}
+
+/** DATABASE_REPLICA_URLS: comma-separated postgres:// URLs. */
+function parseReplicaUrls(value: string | undefined, problems: string[]): string[] {
+  const urls = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of urls) {
+    let protocol = '';
+    try {
+      protocol = new URL(entry).protocol;
+    } catch {
+      // reported below
+    }
+    if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+      problems.push(`DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs, got "${redactUrl(entry)}"`);
+    }
+  }
+  return urls;
 }

@@ -3,6 +3,7 @@ import { DataSource, QueryFailedError } from 'typeorm';
 import { conflict, ErrorCode } from '../common/errors.js';
 import { RecordRepository, type Transaction } from '../common/record.repository.js';
 import { Item } from './item.entity.js';
+import { Replicas } from '../database/replicas.js';
 
 // Serialises changes of parent links, so that two concurrent updates (A under B, B under A) cannot each
 // pass the cycle check and together make a loop. Item creation needs no lock: a new item has no children.
@@ -10,8 +11,8 @@ const ITEM_TREE_LOCK = 0x17e45;
 
 @Injectable()
 export class ItemsRepository extends RecordRepository<Item> {
-  constructor(dataSource: DataSource) {
-    super(dataSource, Item, 'item');
+  constructor(dataSource: DataSource, replicas: Replicas) {
+    super(dataSource, Item, 'item', replicas);
   }
 
   /** Holds the item tree still for the rest of the transaction (parent links change one at a time). */

@@ -67,6 +67,33 @@ export class MetricsService {
     this.redisFallbacks.inc({ component });
   }
 
+  /** Per read replica: 1 while it answers this instance's checks. */
+  readonly replicaUp = new Gauge({
+    name: 'replica_up',
+    help: 'Whether a read replica of DATABASE_REPLICA_URLS answers this instance (1) or is skipped (0)',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+
+  /** Per read replica: how old the newest commit it may be missing can be (-1: further behind than measured). */
+  readonly replicaLag = new Gauge({
+    name: 'replica_lag_seconds',
+    help: 'How far a read replica is behind the primary, as measured against the primary WAL position (-1: beyond what is measured)',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly catalogReads = new Counter({
+    name: 'catalog_reads_total',
+    help: 'Catalog reads (items, assets, achievement definitions, public skill progress), by where they ran',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
+
+  countCatalogRead(target: 'replica' | 'primary'): void {
+    this.catalogReads.inc({ target });
+  }
+
   /** Open realtime sockets of this instance (the hub sets it). */
   readonly openSockets = new Gauge({
     name: 'realtime_open_sockets',

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ALIAS, column, RecordRepository } from '../common/record.repository.js';
 import { type ProgressValue, SkillProgress } from './skill-progress.entity.js';
+import { Replicas } from '../database/replicas.js';
 
 /** One skill of one archetype of one persona: the natural key of a progress record. */
 export interface SkillKey {
@@ -12,19 +13,20 @@ export interface SkillKey {
 
 @Injectable()
 export class SkillsRepository extends RecordRepository<SkillProgress> {
-  constructor(dataSource: DataSource) {
-    super(dataSource, SkillProgress, 'skill progress');
+  constructor(dataSource: DataSource, replicas: Replicas) {
+    super(dataSource, SkillProgress, 'skill progress', replicas);
   }
 
   async findByKey({ personaUid, archetypeUid, skillUid }: SkillKey): Promise<SkillProgress | null> {
-    return this.dataSource
+    const query = this.dataSource
       .createQueryBuilder(SkillProgress, ALIAS)
       .where(`${column('personaUid')} = :personaUid AND ${column('archetypeUid')} = :archetypeUid AND ${column('skillUid')} = :skillUid`, {
         personaUid,
         archetypeUid,
         skillUid,
-      })
-      .getOne();
+      });
+    const [progress] = await this.readRecords(query);
+    return progress ?? null;
   }
 
   /**
@@ -44,6 +46,7 @@ export class SkillsRepository extends RecordRepository<SkillProgress> {
          "dateModified" = now()`,
       [personaUid, archetypeUid, skillUid, JSON.stringify(value)],
     );
+    this.changed();
   }
 
   /** Deletes the progress of the persona in the archetype's skills (`skillUid`: in that one only); answers how many. */
@@ -54,6 +57,8 @@ export class SkillsRepository extends RecordRepository<SkillProgress> {
       .from(SkillProgress)
       .where('"personaUid" = :personaUid AND "archetypeUid" = :archetypeUid', key);
     if (key.skillUid !== undefined) query.andWhere('"skillUid" = :skillUid', { skillUid: key.skillUid });
-    return (await query.execute()).affected ?? 0;
+    const deleted = (await query.execute()).affected ?? 0;
+    this.changed();
+    return deleted;
   }
 }

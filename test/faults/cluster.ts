@@ -9,6 +9,7 @@ import type { TokenBody } from '../support/api-types.js';
 import { freePort } from '../support/free-port.js';
 import { PgBouncer } from '../support/pgbouncer.js';
 import { RedisServer } from '../support/redis-server.js';
+import { StreamingReplica } from '../support/streaming-replica.js';
 
 /**
  * A small production-like deployment on this machine: one PostgreSQL and several identical service
@@ -39,13 +40,15 @@ export class Cluster {
   pgbouncer: PgBouncer | undefined;
   /** With `engines.redis`: the Redis of the instances' REDIS_URL. */
   redis: RedisServer | undefined;
+  /** With `engines.replica`: a streaming replica, the instances' DATABASE_REPLICA_URLS. */
+  replica: StreamingReplica | undefined;
 
   private constructor(private readonly extraEnvironment: Record<string, string>) {}
 
   static async start(
     instanceCount: number,
     environment: Record<string, string> = {},
-    engines: { pgbouncer?: boolean; redis?: boolean } = {},
+    engines: { pgbouncer?: boolean; redis?: boolean; replica?: boolean } = {},
   ): Promise<Cluster> {
     const cluster = new Cluster(environment);
     await mkdir(join(ROOT, '.data'), { recursive: true });
@@ -54,6 +57,13 @@ export class Cluster {
     await cluster.startDatabase();
     if (engines.pgbouncer) cluster.pgbouncer = await PgBouncer.start(cluster.database.url);
     if (engines.redis) cluster.redis = await RedisServer.start();
+    if (engines.replica) {
+      cluster.replica = await StreamingReplica.start(
+        cluster.database.url,
+        join(cluster.dataDir, 'postgres'),
+        join(cluster.dataDir, 'replica'),
+      );
+    }
     cluster.db = new pg.Pool({ connectionString: cluster.database.url, max: 4 });
     // A pool client that loses its connection during an outage must not crash the test process.
     cluster.db.on('error', () => undefined);
@@ -86,6 +96,7 @@ export class Cluster {
         DATABASE_URL: this.pgbouncer?.urlFor(this.database.url) ?? this.database.url,
         ...(this.pgbouncer ? { DATABASE_DIRECT_URL: this.database.url } : {}),
         ...(this.redis ? { REDIS_URL: this.redis.url } : {}),
+        ...(this.replica ? { DATABASE_REPLICA_URLS: this.replica.url } : {}),
         DATA_DIR: join(this.dataDir, 'data'),
         JWT_SECRET,
         LOG_LEVEL: 'warn',
@@ -144,6 +155,7 @@ export class Cluster {
     await this.db?.end().catch(() => undefined);
     await this.pgbouncer?.remove();
     await this.redis?.stop();
+    await this.replica?.remove();
     await this.database?.stop();
     await rm(this.dataDir, { recursive: true, force: true });
   }
