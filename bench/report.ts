@@ -158,6 +158,8 @@ export interface Goal {
   figure: string;
 }
 
+const LATENCY_GOAL_SCENARIOS = new Set(['items-by-id', 'items-list', 'items-count', 'items-by-id-info', 'gifts']);
+
 export function goals(reports: ScenarioReport[], connections: number, serviceRssPeakMb: number): Goal[] {
   const byId = new Map(reports.map((report) => [report.id, report]));
   const result: Goal[] = [];
@@ -187,15 +189,19 @@ export function goals(reports: ScenarioReport[], connections: number, serviceRss
     });
   }
 
-  const slow = reports.filter((report) => !(report.service.p99 < 50));
-  result.push({
-    goal: `service p99 under 50 ms at ${connections} connections${connections === 32 ? '' : ' (the goal is stated for 32)'}`,
-    met: slow.length === 0,
-    figure:
-      slow.length === 0
-        ? `highest ${Math.max(...reports.map((report) => report.service.p99)).toFixed(1)} ms`
-        : slow.map((report) => `${report.title}: ${report.service.p99.toFixed(1)} ms`).join('; '),
-  });
+  // The latency goal covers the reads and gifts on disjoint pairs; trades on one pair queue by design.
+  const latencyBound = reports.filter((report) => LATENCY_GOAL_SCENARIOS.has(report.id));
+  const slow = latencyBound.filter((report) => !(report.service.p99 < 50));
+  if (latencyBound.length > 0) {
+    result.push({
+      goal: `service p99 under 50 ms at ${connections} connections for reads and gifts${connections === 32 ? '' : ' (the goal is stated for 32)'}`,
+      met: slow.length === 0,
+      figure:
+        slow.length === 0
+          ? `highest ${Math.max(...latencyBound.map((report) => report.service.p99)).toFixed(1)} ms`
+          : slow.map((report) => `${report.title}: ${report.service.p99.toFixed(1)} ms`).join('; '),
+    });
+  }
 
   const serverErrors = reports.flatMap((report) =>
     Object.entries(report.service.non2xx)

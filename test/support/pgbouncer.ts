@@ -79,7 +79,8 @@ export class PgBouncer {
   /** Stops it at once (SIGINT: connections cut, as a crash of the pooler would). */
   async stop(): Promise<void> {
     const child = this.process;
-    if (!child || child.exitCode !== null) return;
+    // Already gone (an exit or a signal): its 'exit' has fired and would never fire again.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     await exited;

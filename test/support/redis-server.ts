@@ -51,7 +51,8 @@ export class RedisServer {
   /** SIGKILL: as a crash would, with no goodbye to its clients. */
   async kill(): Promise<void> {
     const child = this.process;
-    if (!child || child.exitCode !== null) return;
+    // Already gone (an exit or a signal): its 'exit' has fired and would never fire again.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
