@@ -4,7 +4,7 @@ import type { Caller } from './auth.decorators.js';
 import { ApiException, ErrorCode, notFound } from './errors.js';
 import type { Filter, ListQuery } from './list-query.js';
 import type { RecordEntity } from './record.entity.js';
-import { afterCommit, transact } from '../database/after-commit.js';
+import { afterCommit, isTransacting, transact } from '../database/after-commit.js';
 import type { Replicas } from '../database/replicas.js';
 import { RecordReader, type RunSql } from './record-reader.js';
 
@@ -71,7 +71,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
   protected changed(transaction?: Transaction): void {
     const replicas = this.replicas;
     if (!replicas) return;
-    if (transaction?.queryRunner) afterCommit(transaction, () => replicas.wrote(this.tableName));
+    if (transaction && isTransacting(transaction)) afterCommit(transaction, () => replicas.wrote(this.tableName));
     else replicas.wrote(this.tableName);
   }
 

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { InjectConfig } from '../config/config.module.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import type { Transaction } from '../common/record.repository.js';
-import { afterCommit } from './after-commit.js';
+import { afterCommit, isTransacting } from './after-commit.js';
 import { type AppConfig, directDatabaseUrl } from '../config/environment.js';
 
 type Handler = (payload: string) => void;
@@ -63,9 +63,11 @@ export class Fanout implements OnApplicationShutdown {
 
   /** With Redis: publishes once `transaction` commits (a NOTIFY written in SQL needs no help). */
   publishAfterCommit(transaction: Transaction, channel: string, payload: string): void {
-    afterCommit(transaction, () => {
-      this.redis.client?.publish(channel, payload).catch((error: unknown) => this.redis.failed(error));
-    });
+    const publish = () => void this.redis.client?.publish(channel, payload).catch((error: unknown) => this.redis.failed(error));
+    // Outside a transaction of transact() the statement has committed already (or its commit cannot be
+    // seen from here): published now; a wake-up that comes early finds nothing yet, and the poll catches up.
+    if (isTransacting(transaction)) afterCommit(transaction, publish);
+    else publish();
   }
 
   /** Calls `handler` with the payload of every NOTIFY on `channel`: register in onModuleInit, before anyone listens. */

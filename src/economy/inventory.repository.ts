@@ -4,7 +4,6 @@ import type { Caller } from '../common/auth.decorators.js';
 import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
 import { holdingKey, type Movement } from './inventory-plan.js';
 import { InventoryItem } from './inventory-item.entity.js';
-import { LedgerEntry } from './ledger-entry.entity.js';
 import type { InventorySnapshot } from './transaction.entity.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
 
@@ -35,9 +34,15 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
    * inventories. NO KEY UPDATE, not UPDATE: the transaction's own rows (transaction, ledger, inventory)
    * reference the personas, and each such foreign key takes a KEY SHARE lock on them, which FOR UPDATE
    * would wait for; two trades on one pair then deadlocked, each holding KEY SHARE and waiting for the other.
+   * Answers each persona's owner (who is told of its inventory's changes). The holdings are read by a
+   * statement of their own, after this one: a statement's snapshot predates the lock waits it makes.
    */
-  async lockInventories(transaction: Transaction, personaUids: string[]): Promise<void> {
-    await transaction.query('SELECT uid FROM personas WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR NO KEY UPDATE', [personaUids]);
+  async lockInventories(transaction: Transaction, personaUids: string[]): Promise<Map<string, string>> {
+    const rows = await transaction.query<Array<{ uid: string; userUid: string }>>(
+      'SELECT uid, "userUid" FROM personas WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR NO KEY UPDATE',
+      [personaUids],
+    );
+    return new Map(rows.map((row) => [row.uid, row.userUid]));
   }
 
   /** The rows of these personas for these items (a persona that holds none of an item has no row). */
@@ -50,59 +55,86 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
   }
 
   /**
-   * Applies the movements of a transaction and writes each to the append-only ledger, in one place so
-   * that no quantity ever moves without its ledger row, nor without its owner being told
-   * (`inventory.updated`, per persona, with the changed holdings). Each change is relative, in SQL, and
-   * the CHECK (quantity >= 0) would stop an overdraft even if the caller's check were wrong. Decrements
-   * are plain UPDATEs: an upsert would test the CHECK on the negative row it proposes to insert. Rows
-   * that reach 0 are removed: an inventory lists what a persona holds. Answers the holdings of
-   * `personaUids` in `itemUids` afterwards.
+   * Applies the movements of a transaction to the locked holdings `before`, each with its row in the
+   * append-only ledger, in one statement, so that no quantity ever moves without its ledger row; then
+   * tells each persona's owner (`inventory.updated`, with the changed holdings). Each change is
+   * relative, in SQL, and the CHECK (quantity >= 0) would stop an overdraft even if the caller's check
+   * were wrong. A holding that reaches 0 is removed (an inventory lists what a persona holds), and only
+   * if it holds exactly what is taken; decrements are plain UPDATEs (an upsert would test the CHECK on
+   * the negative row it proposes to insert). Every movement must change exactly one row, or nothing
+   * commits. Answers the holdings afterwards: `before`, with the rows the statement changed.
    */
   async applyMovements(
     transaction: Transaction,
     transactionUid: string,
     movements: Movement[],
-    personaUids: string[],
-    itemUids: string[],
+    before: HoldingRows,
+    owners: Map<string, string>,
   ): Promise<HoldingRows> {
-    for (const { personaUid, itemUid, delta } of movements) {
-      if (delta > 0) {
-        await transaction.query(
-          `INSERT INTO inventory_items ("personaUid", "itemUid", quantity) VALUES ($1, $2, $3)
-           ON CONFLICT ("personaUid", "itemUid") DO UPDATE
-             SET quantity = inventory_items.quantity + EXCLUDED.quantity,
-                 version = inventory_items.version + 1, "dateModified" = now()`,
-          [personaUid, itemUid, delta],
-        );
-      } else {
-        await transaction.query(
-          `UPDATE inventory_items SET quantity = quantity + $3, version = version + 1, "dateModified" = now()
-           WHERE "personaUid" = $1 AND "itemUid" = $2`,
-          [personaUid, itemUid, delta],
-        );
-      }
+    if (movements.length === 0) return before;
+    const kind = ({ personaUid, itemUid, delta }: Movement) =>
+      delta > 0 ? 'add' : (before.get(holdingKey(personaUid, itemUid))?.quantity ?? 0) + delta === 0 ? 'empty' : 'take';
+    const changed = await transaction.query<Array<InventoryItem & { change: 'set' | 'removed' }>>(APPLY_MOVEMENTS, [
+      movements.map((movement) => movement.personaUid),
+      movements.map((movement) => movement.itemUid),
+      movements.map((movement) => movement.delta),
+      movements.map(kind),
+      transactionUid,
+    ]);
+    if (changed.length !== movements.length) {
+      throw new Error(`transaction ${transactionUid} changed ${changed.length} holdings for ${movements.length} movements`);
     }
-    if (movements.length === 0) return this.holdings(transaction, personaUids, itemUids);
-    await transaction.query(
-      'DELETE FROM inventory_items WHERE "personaUid" = ANY($1::uuid[]) AND "itemUid" = ANY($2::uuid[]) AND quantity = 0',
-      [[...new Set(movements.map((movement) => movement.personaUid))], [...new Set(movements.map((movement) => movement.itemUid))]],
+    const after: HoldingRows = new Map(before);
+    for (const { change, ...row } of changed) {
+      if (change === 'removed') after.delete(holdingKey(row.personaUid, row.itemUid));
+      else after.set(holdingKey(row.personaUid, row.itemUid), row as InventoryItem);
+    }
+    const personas = [...new Set(movements.map((movement) => movement.personaUid))];
+    await this.outbox.recordMany(
+      transaction,
+      'inventory.updated',
+      personas.map((personaUid) => ({
+        data: {
+          personaUid,
+          holdings: movements
+            .filter((movement) => movement.personaUid === personaUid)
+            .map(({ itemUid }) => holdingSnapshot(after, personaUid, itemUid)),
+        },
+        users: owners.has(personaUid) ? [owners.get(personaUid)!] : [],
+      })),
     );
-    await transaction
-      .createQueryBuilder()
-      .insert()
-      .into(LedgerEntry)
-      .values(movements.map((movement) => ({ ...movement, transactionUid })))
-      .execute();
-    const after = await this.holdings(transaction, personaUids, itemUids);
-    for (const personaUid of new Set(movements.map((movement) => movement.personaUid))) {
-      const holdings = movements
-        .filter((movement) => movement.personaUid === personaUid)
-        .map(({ itemUid }) => holdingSnapshot(after, personaUid, itemUid));
-      await this.outbox.record(transaction, 'inventory.updated', { personaUid, holdings }, { ownersOf: [personaUid] });
-    }
     return after;
   }
 }
+
+/**
+ * The movements ($1 personas, $2 items, $3 deltas, $4 kinds: add, take or empty) of transaction $5 and
+ * their ledger rows, in one statement. Each data-modifying part touches its own rows; every row it
+ * changed comes back, marked `set` or `removed`.
+ */
+const APPLY_MOVEMENTS = `
+  WITH moves AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[]) AS m(persona, item, delta, kind)
+  ), added AS (
+    INSERT INTO inventory_items ("personaUid", "itemUid", quantity)
+    SELECT persona, item, delta FROM moves WHERE kind = 'add'
+    ON CONFLICT ("personaUid", "itemUid") DO UPDATE
+      SET quantity = inventory_items.quantity + EXCLUDED.quantity, version = inventory_items.version + 1, "dateModified" = now()
+    RETURNING *
+  ), taken AS (
+    UPDATE inventory_items i SET quantity = i.quantity + m.delta, version = i.version + 1, "dateModified" = now()
+    FROM moves m WHERE m.kind = 'take' AND i."personaUid" = m.persona AND i."itemUid" = m.item
+    RETURNING i.*
+  ), emptied AS (
+    DELETE FROM inventory_items i USING moves m
+    WHERE m.kind = 'empty' AND i."personaUid" = m.persona AND i."itemUid" = m.item AND i.quantity = -m.delta
+    RETURNING i.*
+  ), ledger AS (
+    INSERT INTO inventory_ledger ("transactionUid", "personaUid", "itemUid", delta) SELECT $5, persona, item, delta FROM moves
+  )
+  SELECT 'set' AS change, added.* FROM added
+  UNION ALL SELECT 'set', taken.* FROM taken
+  UNION ALL SELECT 'removed', emptied.* FROM emptied`;
 
 /** A persona's holding of an item as a snapshot: the row's fields, or quantity 0 where it holds none. */
 export function holdingSnapshot(rows: HoldingRows, personaUid: string, itemUid: string): InventorySnapshot {

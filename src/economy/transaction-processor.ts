@@ -31,7 +31,7 @@ export class TransactionProcessor {
   async process(db: Transaction, transaction: InventoryTransaction): Promise<InventoryTransaction> {
     const request = requestOf(transaction);
     const personaUids = [request.personaOneUid, request.personaTwoUid].filter((uid): uid is string => uid !== null);
-    await this.inventories.lockInventories(db, personaUids);
+    const owners = await this.inventories.lockInventories(db, personaUids);
 
     const affected = affectedHoldings(request);
     const itemUids = [...new Set(affected.map((holding) => holding.itemUid))];
@@ -48,7 +48,7 @@ export class TransactionProcessor {
     }
 
     const movements = planMovements(request);
-    const rowsAfter = await this.inventories.applyMovements(db, transaction.uid, movements, personaUids, itemUids);
+    const rowsAfter = await this.inventories.applyMovements(db, transaction.uid, movements, rowsBefore, owners);
     // With both personas locked nothing else can touch these rows; if they still disagree with the plan,
     // something is badly wrong: throwing rolls everything back rather than commit a doubtful state.
     const expected = applyMovements(before, movements);

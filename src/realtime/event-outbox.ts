@@ -1,5 +1,6 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import type { Transaction } from '../common/record.repository.js';
+import { beforeCommit, isTransacting } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { type EventType, MAX_NOTIFIED_USERS, REALTIME_CHANNEL } from './events.js';
@@ -10,96 +11,114 @@ export interface Recipients {
   ownersOf?: readonly string[];
 }
 
+/** One event waiting to be written: its payload already serialised, as it was when recorded. */
+interface PendingEvent {
+  type: EventType;
+  json: string;
+  users: readonly string[];
+  ownersOf: readonly string[];
+}
+
 /**
  * Writes events into the recipients' inbox, in the transaction of the change they report, so that an
- * event exists if and only if its change committed. One statement: it resolves persona owners, keeps
- * the recipients that are users (a session may invite any uid), inserts a row per recipient and
- * NOTIFYs their uids (never the payload), which PostgreSQL delivers at commit; with Redis the same
- * list is published once the transaction commits (Fanout). Repositories call it where they write;
- * services never do.
+ * event exists if and only if its change committed. The events of a transaction are gathered while it
+ * works and written in one statement just before it commits (`beforeCommit`): a trade reports its
+ * inventories and its record in one round trip. The statement resolves persona owners, keeps the
+ * recipients that are users (a session may invite any uid), inserts a row per recipient in the order
+ * the events were recorded, and NOTIFYs their uids (never the payload), which PostgreSQL delivers at
+ * commit; with Redis the same list is published once the transaction commits (Fanout). Outside a
+ * transaction opened by `transact` an event is written at once. Repositories call it where they
+ * write; services never do.
  */
 @Injectable()
 export class EventOutbox {
+  private readonly pending = new WeakMap<Transaction, PendingEvent[]>();
+
   constructor(
     private readonly metrics: MetricsService,
     private readonly fanout: Fanout,
   ) {}
 
   async record(transaction: Transaction, type: EventType, data: unknown, recipients: Recipients): Promise<void> {
-    const rows = await transaction.query<Array<{ written: number; wake: string }>>(
-      `WITH recipients AS (
-         SELECT uid FROM users WHERE uid = ANY($1::uuid[])
-         UNION
-         SELECT "userUid" FROM personas WHERE uid = ANY($2::uuid[])
-       ), written AS (
-         INSERT INTO notifications ("userUid", type, data)
-         SELECT uid, $3, $4::jsonb FROM recipients
-         RETURNING "userUid"
-       )
-       SELECT written, wake, CASE WHEN $7 THEN pg_notify($5, wake) END FROM (
-         SELECT count(*)::int AS written, CASE WHEN count(*) > $6 THEN '*' ELSE string_agg("userUid"::text, ',') END AS wake
-         FROM written HAVING count(*) > 0
-       ) AS events`,
-      [
-        recipients.users ?? [],
-        recipients.ownersOf ?? [],
-        type,
-        JSON.stringify(data),
-        REALTIME_CHANNEL,
-        MAX_NOTIFIED_USERS,
-        !this.fanout.viaRedis,
-      ],
-    );
-    this.written(transaction, type, rows[0]);
+    await this.add(transaction, [{ type, json: JSON.stringify(data), users: recipients.users ?? [], ownersOf: recipients.ownersOf ?? [] }]);
   }
 
   /**
-   * Many events of one type, each to its own users, in one statement: what a matchmaking pass or an
-   * expiry sweep reports about thousands of tickets at once (one round trip, not one per ticket).
+   * Many events of one type, each to its own users: what a matchmaking pass or an expiry sweep reports
+   * about thousands of tickets at once (one round trip, not one per ticket).
    */
   async recordMany(
     transaction: Transaction,
     type: EventType,
     events: ReadonlyArray<{ data: unknown; users: readonly string[] }>,
   ): Promise<void> {
-    const indexes: number[] = [];
-    const users: string[] = [];
-    events.forEach((event, index) =>
-      event.users.forEach((user) => {
-        indexes.push(index);
-        users.push(user);
-      }),
+    await this.add(
+      transaction,
+      events
+        .filter((event) => event.users.length > 0)
+        .map((event) => ({ type, json: JSON.stringify(event.data), users: event.users, ownersOf: [] })),
     );
-    if (users.length === 0) return;
-    const rows = await transaction.query<Array<{ written: number; wake: string }>>(
-      `WITH recipients AS (
-         SELECT DISTINCT r.idx, r.member FROM unnest($1::int[], $2::uuid[]) AS r(idx, member) JOIN users u ON u.uid = r.member
+  }
+
+  private async add(transaction: Transaction, events: PendingEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    if (!isTransacting(transaction)) return this.write(transaction, events);
+    const pending = this.pending.get(transaction);
+    if (pending) {
+      pending.push(...events);
+      return;
+    }
+    const gathered = [...events];
+    this.pending.set(transaction, gathered);
+    beforeCommit(transaction, () => {
+      this.pending.delete(transaction);
+      return this.write(transaction, gathered);
+    });
+  }
+
+  private async write(transaction: Transaction, events: PendingEvent[]): Promise<void> {
+    const indexes: number[] = [];
+    const recipients: string[] = [];
+    const persona: boolean[] = [];
+    const add = (index: number, uid: string, isPersona: boolean) => {
+      indexes.push(index);
+      recipients.push(uid);
+      persona.push(isPersona);
+    };
+    events.forEach((event, index) => {
+      for (const user of event.users) add(index, user, false);
+      for (const owned of event.ownersOf) add(index, owned, true);
+    });
+    if (recipients.length === 0) return;
+    const [row] = await transaction.query<Array<{ counts: Record<string, number>; wake: string }>>(
+      `WITH wanted AS (
+         SELECT * FROM unnest($1::int[], $2::uuid[], $3::bool[]) AS w(idx, uid, persona)
+       ), recipients AS (
+         SELECT w.idx, u.uid FROM wanted w JOIN users u ON u.uid = w.uid WHERE NOT w.persona
+         UNION
+         SELECT w.idx, p."userUid" FROM wanted w JOIN personas p ON p.uid = w.uid WHERE w.persona
        ), written AS (
          INSERT INTO notifications ("userUid", type, data)
-         SELECT r.member, $3, ($4::jsonb) -> r.idx FROM recipients r ORDER BY r.idx
-         RETURNING "userUid"
+         SELECT r.uid, ($4::text[])[r.idx + 1], ($5::jsonb) -> r.idx FROM recipients r ORDER BY r.idx
+         RETURNING "userUid", type
        )
-       SELECT written, wake, CASE WHEN $7 THEN pg_notify($5, wake) END FROM (
-         SELECT count(*)::int AS written,
-                CASE WHEN count(DISTINCT "userUid") > $6 THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END AS wake
+       SELECT counts, wake, CASE WHEN $8 THEN pg_notify($6, wake) END FROM (
+         SELECT (SELECT json_object_agg(type, n) FROM (SELECT type, count(*)::int AS n FROM written GROUP BY type) AS t) AS counts,
+                CASE WHEN count(DISTINCT "userUid") > $7 THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END AS wake
          FROM written HAVING count(*) > 0
        ) AS events`,
       [
         indexes,
-        users,
-        type,
-        JSON.stringify(events.map((event) => event.data)),
+        recipients,
+        persona,
+        events.map((event) => event.type),
+        `[${events.map((event) => event.json).join(',')}]`,
         REALTIME_CHANNEL,
         MAX_NOTIFIED_USERS,
         !this.fanout.viaRedis,
       ],
     );
-    this.written(transaction, type, rows[0]);
-  }
-
-  /** Counts what was written and, over Redis, wakes the recipients' instances once it commits. */
-  private written(transaction: Transaction, type: EventType, row: { written: number; wake: string } | undefined): void {
-    this.metrics.countEventsWritten(type, row?.written ?? 0);
+    for (const [type, count] of Object.entries(row?.counts ?? {})) this.metrics.countEventsWritten(type, count);
     if (row && this.fanout.viaRedis) this.fanout.publishAfterCommit(transaction, REALTIME_CHANNEL, row.wake);
   }
 }
