@@ -10,6 +10,12 @@ import { EventOutbox } from '../realtime/event-outbox.js';
 /** A persona's holding rows, by holdingKey(persona, item). */
 export type HoldingRows = Map<string, InventoryItem>;
 
+/** Personas locked for a transaction: each one's owner (a persona not found has none), and the item uids that name no item. */
+export interface LockedInventories {
+  owners: Map<string, string>;
+  missingItems: string[];
+}
+
 /** Inventories: read by their owners, changed only by the transaction processor, always with the ledger. */
 @Injectable()
 export class InventoryRepository extends RecordRepository<InventoryItem> {
@@ -34,15 +40,18 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
    * inventories. NO KEY UPDATE, not UPDATE: the transaction's own rows (transaction, ledger, inventory)
    * reference the personas, and each such foreign key takes a KEY SHARE lock on them, which FOR UPDATE
    * would wait for; two trades on one pair then deadlocked, each holding KEY SHARE and waiting for the other.
-   * Answers each persona's owner (who is told of its inventory's changes). The holdings are read by a
-   * statement of their own, after this one: a statement's snapshot predates the lock waits it makes.
+   * Answers each persona's owner (who is told of its inventory's changes) and which of `itemUids` name
+   * no item, so that a transaction checks its references in the same round trip. The holdings are read
+   * by a statement of their own, after this one: a statement's snapshot predates the lock waits it makes.
    */
-  async lockInventories(transaction: Transaction, personaUids: string[]): Promise<Map<string, string>> {
-    const rows = await transaction.query<Array<{ uid: string; userUid: string }>>(
-      'SELECT uid, "userUid" FROM personas WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR NO KEY UPDATE',
-      [personaUids],
+  async lockInventories(transaction: Transaction, personaUids: string[], itemUids: string[] = []): Promise<LockedInventories> {
+    const [row] = await transaction.query<Array<{ owners: Record<string, string>; missing: string[] }>>(
+      `WITH locked AS (SELECT uid, "userUid" FROM personas WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR NO KEY UPDATE)
+       SELECT (SELECT coalesce(json_object_agg(uid, "userUid"), '{}') FROM locked) AS owners,
+              ARRAY(SELECT wanted FROM unnest($2::uuid[]) AS wanted WHERE NOT EXISTS (SELECT 1 FROM items WHERE uid = wanted))::text[] AS missing`,
+      [personaUids, itemUids],
     );
-    return new Map(rows.map((row) => [row.uid, row.userUid]));
+    return { owners: new Map(Object.entries(row.owners)), missingItems: row.missing };
   }
 
   /** The rows of these personas for these items (a persona that holds none of an item has no row). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../common/record.repository.js';
-import { holdingSnapshot, type HoldingRows, InventoryRepository } from './inventory.repository.js';
+import { holdingSnapshot, type HoldingRows, InventoryRepository, type LockedInventories } from './inventory.repository.js';
 import {
   affectedHoldings,
   applyMovements,
@@ -28,10 +28,20 @@ export class TransactionProcessor {
     private readonly transactions: TransactionsRepository,
   ) {}
 
-  async process(db: Transaction, transaction: InventoryTransaction): Promise<InventoryTransaction> {
+  /**
+   * Locks the inventories of the request's personas (in uid order), answering their owners and the
+   * items that do not exist: what `process` needs first, and what the caller may check before it.
+   */
+  lock(db: Transaction, request: TransactionRequest): Promise<LockedInventories> {
+    const items = [...new Set([...request.personaOneInventoryItems, ...request.personaTwoInventoryItems].map((entry) => entry.itemUid))];
+    return this.inventories.lockInventories(db, personasOf(request), items);
+  }
+
+  /** Processes the transaction; `locked`: its inventories, if the caller has locked them already (`lock`). */
+  async process(db: Transaction, transaction: InventoryTransaction, locked?: LockedInventories): Promise<InventoryTransaction> {
     const request = requestOf(transaction);
-    const personaUids = [request.personaOneUid, request.personaTwoUid].filter((uid): uid is string => uid !== null);
-    const owners = await this.inventories.lockInventories(db, personaUids);
+    const personaUids = personasOf(request);
+    const { owners } = locked ?? (await this.inventories.lockInventories(db, personaUids));
 
     const affected = affectedHoldings(request);
     const itemUids = [...new Set(affected.map((holding) => holding.itemUid))];
@@ -62,6 +72,9 @@ export class TransactionProcessor {
     return this.transactions.updateVersioned(transaction.uid, { status: 'COMPLETED', reason: null, ...snapshots }, undefined, db);
   }
 }
+
+const personasOf = (request: TransactionRequest): string[] =>
+  [request.personaOneUid, request.personaTwoUid].filter((uid): uid is string => uid !== null);
 
 function requestOf(transaction: InventoryTransaction): TransactionRequest {
   const { type, personaOneUid, personaTwoUid, personaOneInventoryItems, personaTwoInventoryItems } = transaction;

@@ -12,6 +12,7 @@ import { PersonasRepository } from '../personas/personas.repository.js';
 import type { CreateTransactionDto } from './dto/create-transaction.dto.js';
 import { isProcessedAtOnce, requireMayAnswer, requireMayMake, requireMayOfferFrom } from './economy.policy.js';
 import type { TransactionRequest } from './inventory-plan.js';
+import type { LockedInventories } from './inventory.repository.js';
 import type { InventoryTransaction } from './transaction.entity.js';
 import { TransactionProcessor } from './transaction-processor.js';
 import { TransactionsRepository } from './transactions.repository.js';
@@ -44,8 +45,13 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
       throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters', [{ field: 'Idempotency-Key', message: 'malformed' }]);
     }
     const request = normalise(body);
-    await this.checkRequest(request, caller);
+    checkShape(request, caller);
     const atOnce = isProcessedAtOnce(caller, request.type, request.personaTwoInventoryItems.length);
+    // A transaction processed now checks its references where it locks its personas (one round trip).
+    if (!atOnce) {
+      const [owners, missingItems] = await Promise.all([this.personas.owners(personasOf(request)), this.items.missing(itemsOf(request))]);
+      checkReferences(request, caller, { owners, missingItems });
+    }
     const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('base64url');
 
     // A transaction processed now queues behind this instance's others on the same personas first.
@@ -93,6 +99,8 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     requestHash: string,
     atOnce: boolean,
   ): Promise<InventoryTransaction> {
+    const locked = atOnce ? await this.processor.lock(db, request) : undefined;
+    if (locked) checkReferences(request, caller, locked);
     const created = await this.transactions.insertUnlessConflict(
       { ...request, status: 'PENDING', createdByUid: caller.uid, idempotencyKey: idempotencyKey ?? null, requestHash },
       db,
@@ -105,7 +113,7 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
       }
       return original;
     }
-    return atOnce ? this.processor.process(db, created) : this.transactions.offer(db, created);
+    return locked ? this.processor.process(db, created, locked) : this.transactions.offer(db, created);
   }
 
   /** One database transaction, run again on serialization failures and deadlocks (counted in /metrics). */
@@ -114,44 +122,6 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
       () => this.transactions.transaction(work),
       () => this.metrics.countRetry('inventory_transaction'),
     );
-  }
-
-  /** Structure, permissions and references; all before anything is written. */
-  private async checkRequest(request: TransactionRequest, caller: Caller): Promise<void> {
-    const errors: ErrorDetail[] = [];
-    const { type, personaOneUid, personaTwoUid, personaOneInventoryItems: one, personaTwoInventoryItems: two } = request;
-    if (type === 'TRADE') {
-      if (!personaTwoUid) errors.push({ field: 'personaTwoUid', message: 'is required for a TRADE' });
-      else if (personaTwoUid === personaOneUid) errors.push({ field: 'personaTwoUid', message: 'must differ from personaOneUid' });
-      if (one.length + two.length === 0) errors.push({ field: 'personaOneInventoryItems', message: 'a trade must move something' });
-    } else {
-      if (personaTwoUid) errors.push({ field: 'personaTwoUid', message: `has no place in an ${type}` });
-      if (two.length > 0) errors.push({ field: 'personaTwoInventoryItems', message: `has no place in an ${type}` });
-      if (one.length === 0) errors.push({ field: 'personaOneInventoryItems', message: `an ${type} must name items` });
-    }
-    for (const [field, list] of [
-      ['personaOneInventoryItems', one],
-      ['personaTwoInventoryItems', two],
-    ] as const) {
-      if (new Set(list.map((entry) => entry.itemUid)).size !== list.length) errors.push({ field, message: 'names an item twice' });
-    }
-    if (errors.length > 0) throw badRequest(errors.map((error) => `${error.field} ${error.message}`).join('; '), errors);
-    requireMayMake(caller, type);
-    const owners = await this.personas.owners([personaOneUid, ...(personaTwoUid ? [personaTwoUid] : [])]);
-    for (const [field, uid] of [
-      ['personaOneUid', personaOneUid],
-      ['personaTwoUid', personaTwoUid],
-    ] as const) {
-      if (uid && !owners.has(uid)) throw badRequest(`${field} ${uid} does not name a persona`, [{ field, message: 'no such persona' }]);
-    }
-    requireMayOfferFrom(caller, owners.get(personaOneUid));
-    const missing = await this.items.missing([...new Set([...one, ...two].map((entry) => entry.itemUid))]);
-    if (missing.length > 0) {
-      throw badRequest(
-        `no such item: ${missing.join(', ')}`,
-        missing.map((uid) => ({ field: 'itemUid', message: `no item ${uid}` })),
-      );
-    }
   }
 
   private async lockPending(db: Transaction, uid: string, caller: Caller): Promise<InventoryTransaction> {
@@ -191,4 +161,53 @@ function failedAsError(transaction: InventoryTransaction): InventoryTransaction 
   throw new ApiException(HttpStatus.CONFLICT, ErrorCode.INSUFFICIENT_QUANTITY, transaction.reason ?? 'a quantity is short', {
     transactionUid: transaction.uid,
   });
+}
+
+const personasOf = (request: TransactionRequest): string[] => [
+  request.personaOneUid,
+  ...(request.personaTwoUid ? [request.personaTwoUid] : []),
+];
+const itemsOf = (request: TransactionRequest): string[] => [
+  ...new Set([...request.personaOneInventoryItems, ...request.personaTwoInventoryItems].map((entry) => entry.itemUid)),
+];
+
+/** The request's structure, and whether the caller may make its type at all; before anything is read. */
+function checkShape(request: TransactionRequest, caller: Caller): void {
+  const errors: ErrorDetail[] = [];
+  const { type, personaOneUid, personaTwoUid, personaOneInventoryItems: one, personaTwoInventoryItems: two } = request;
+  if (type === 'TRADE') {
+    if (!personaTwoUid) errors.push({ field: 'personaTwoUid', message: 'is required for a TRADE' });
+    else if (personaTwoUid === personaOneUid) errors.push({ field: 'personaTwoUid', message: 'must differ from personaOneUid' });
+    if (one.length + two.length === 0) errors.push({ field: 'personaOneInventoryItems', message: 'a trade must move something' });
+  } else {
+    if (personaTwoUid) errors.push({ field: 'personaTwoUid', message: `has no place in an ${type}` });
+    if (two.length > 0) errors.push({ field: 'personaTwoInventoryItems', message: `has no place in an ${type}` });
+    if (one.length === 0) errors.push({ field: 'personaOneInventoryItems', message: `an ${type} must name items` });
+  }
+  for (const [field, list] of [
+    ['personaOneInventoryItems', one],
+    ['personaTwoInventoryItems', two],
+  ] as const) {
+    if (new Set(list.map((entry) => entry.itemUid)).size !== list.length) errors.push({ field, message: 'names an item twice' });
+  }
+  if (errors.length > 0) throw badRequest(errors.map((error) => `${error.field} ${error.message}`).join('; '), errors);
+  requireMayMake(caller, type);
+}
+
+/** The personas and items exist, and the caller may give from persona one; all before anything is written. */
+function checkReferences(request: TransactionRequest, caller: Caller, { owners, missingItems }: LockedInventories): void {
+  const { personaOneUid, personaTwoUid } = request;
+  for (const [field, uid] of [
+    ['personaOneUid', personaOneUid],
+    ['personaTwoUid', personaTwoUid],
+  ] as const) {
+    if (uid && !owners.has(uid)) throw badRequest(`${field} ${uid} does not name a persona`, [{ field, message: 'no such persona' }]);
+  }
+  requireMayOfferFrom(caller, owners.get(personaOneUid));
+  if (missingItems.length > 0) {
+    throw badRequest(
+      `no such item: ${missingItems.join(', ')}`,
+      missingItems.map((uid) => ({ field: 'itemUid', message: `no item ${uid}` })),
+    );
+  }
 }
