@@ -23,6 +23,7 @@ export class RecordReader<T extends ObjectLiteral> {
   /** Per column, whether hydrate() may take pg's value as it is. */
   private readonly deliveredAsIs: boolean[];
   private findByIdSql?: string;
+  private returningList?: string;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -57,6 +58,25 @@ export class RecordReader<T extends ObjectLiteral> {
     }
     const [record] = this.hydrate(await this.run(this.findByIdSql, [id]));
     return record;
+  }
+
+  /**
+   * For the write statements a repository builds itself: `RETURNING` every column under its property
+   * name, and the entities of the rows it returns. False when the entity takes TypeORM's way.
+   */
+  get returning(): string | false {
+    if (this.columns === false) return false;
+    return (this.returningList ??= this.columns.map((entry) => `"${entry.databaseName}" AS "${entry.propertyName}"`).join(', '));
+  }
+
+  /** The entities of rows that name every column by its property name (`returning`). */
+  fromRows(rows: Record<string, unknown>[]): T[] {
+    return this.hydrate(rows);
+  }
+
+  /** The column of a property that a write may set (undefined: none of that name). */
+  writableColumn(propertyName: string): Column | undefined {
+    return this.metadata.findColumnWithPropertyName(propertyName);
   }
 
   /** Selects every plain column under its property name, as hydrate() reads the rows. */

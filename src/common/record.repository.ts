@@ -157,11 +157,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
   ): Promise<T | undefined> {
     if (!transaction && this.afterInsert) return this.transaction((own) => this.insertReturning(values, own, orIgnore));
     transaction ??= this.dataSource.manager;
-    const insert = transaction.createQueryBuilder().insert().into(this.entity).values(values);
-    if (orIgnore) insert.orIgnore();
-    const [row] = (await insert.returning('*').execute()).raw as T[];
-    if (!row) return undefined;
-    const record = transaction.create(this.entity, row);
+    const record = await this.writeReturning(transaction, () => this.insertStatement(values, orIgnore));
+    if (!record) return undefined;
     await this.afterInsert?.(transaction, record);
     this.changed(transaction);
     return record;
@@ -180,15 +177,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
     // An event is written in the same transaction as its change; without one, a single statement needs none.
     if (!transaction && this.afterUpdate) return this.transaction((own) => this.updateVersioned(uid, patch, expectedVersion, own));
     transaction ??= this.dataSource.manager;
-    const update = transaction
-      .createQueryBuilder()
-      .update(this.entity)
-      .set({ ...patch, version: () => 'version + 1', dateModified: () => 'now()' })
-      .where('uid = :uid', { uid });
-    if (expectedVersion !== undefined) update.andWhere('version = :expectedVersion', { expectedVersion });
-    const [row] = (await update.returning('*').execute()).raw as T[];
-    if (row) {
-      const record = transaction.create(this.entity, row);
+    const record = await this.writeReturning(transaction, () => this.updateStatement(uid, patch, expectedVersion));
+    if (record) {
       await this.afterUpdate?.(transaction, record);
       this.changed(transaction);
       return record;
@@ -222,6 +212,73 @@ export abstract class RecordRepository<T extends RecordEntity> {
   async deleteAll(): Promise<void> {
     await this.dataSource.createQueryBuilder().delete().from(this.entity).execute();
     this.changed();
+  }
+
+  /**
+   * Runs the insert or update `statement` builds and answers the record it returned, if any. The
+   * statements are plain SQL with the entity's columns: TypeORM's insert and update builders cost
+   * more CPU than the round trip itself on every write (docs/PERFORMANCE.md). An entity RecordReader
+   * cannot hydrate takes the builders' way.
+   */
+  private async writeReturning(transaction: Transaction, statement: () => [string, unknown[]]): Promise<T | undefined> {
+    const [sql, parameters] = statement();
+    const rows = await transaction.query<Record<string, unknown>[]>(sql, parameters);
+    return this.reader.returning === false ? rows[0] && transaction.create(this.entity, rows[0] as T) : this.reader.fromRows(rows)[0];
+  }
+
+  private insertStatement(values: QueryDeepPartialEntity<T>, orIgnore: boolean): [string, unknown[]] {
+    const names: string[] = [];
+    const placeholders: string[] = [];
+    const parameters: unknown[] = [];
+    for (const [property, value] of Object.entries(values)) {
+      if (value === undefined || !this.reader.writableColumn(property)) continue;
+      const [name, sql] = this.assignment(property, value, parameters);
+      names.push(name);
+      placeholders.push(sql);
+    }
+    const columns = names.length > 0 ? `(${names.join(', ')}) VALUES (${placeholders.join(', ')})` : 'DEFAULT VALUES';
+    return [
+      `INSERT INTO "${this.tableName}" ${columns}${orIgnore ? ' ON CONFLICT DO NOTHING' : ''} RETURNING ${this.returned}`,
+      parameters,
+    ];
+  }
+
+  private updateStatement(uid: string, patch: QueryDeepPartialEntity<T>, expectedVersion: number | undefined): [string, unknown[]] {
+    const parameters: unknown[] = [];
+    const sets = ['"version" = "version" + 1', '"dateModified" = now()'];
+    for (const [property, value] of Object.entries(patch)) {
+      if (value === undefined || property === 'version' || property === 'dateModified' || !this.reader.writableColumn(property)) continue;
+      const [name, sql] = this.assignment(property, value, parameters);
+      sets.push(`${name} = ${sql}`);
+    }
+    parameters.push(uid);
+    let where = `"uid" = $${parameters.length}`;
+    if (expectedVersion !== undefined) {
+      parameters.push(expectedVersion);
+      where += ` AND "version" = $${parameters.length}`;
+    }
+    // In a WITH: TypeORM answers an UPDATE's rows with its row count, a SELECT's as they are.
+    return [
+      `WITH updated AS (UPDATE "${this.tableName}" SET ${sets.join(', ')} WHERE ${where} RETURNING ${this.returned}) SELECT * FROM updated`,
+      parameters,
+    ];
+  }
+
+  /**
+   * A column and the SQL of its new value: a parameter, converted as TypeORM would store it, or raw SQL
+   * given as a function. Properties that are not columns are left out, as TypeORM's builders do.
+   */
+  private assignment(property: string, value: unknown, parameters: unknown[]): [string, string] {
+    const entry = this.reader.writableColumn(property);
+    if (!entry) throw new Error(`${this.recordName} has no column ${property}`);
+    if (typeof value === 'function') return [`"${entry.databaseName}"`, (value as () => string)()];
+    parameters.push(this.dataSource.driver.preparePersistentValue(value, entry));
+    return [`"${entry.databaseName}"`, `$${parameters.length}`];
+  }
+
+  /** What insert and update statements return: every column, under its property name where the reader hydrates. */
+  private get returned(): string {
+    return this.reader.returning === false ? '*' : this.reader.returning;
   }
 
   private byId(query: SelectQueryBuilder<T>, uid: string, caller: Caller | undefined): SelectQueryBuilder<T> {
