@@ -6,6 +6,22 @@ type Column = EntityMetadata['columns'][number];
 export type RunSql = (sql: string, parameters: unknown[]) => Promise<Record<string, unknown>[]>;
 
 /**
+ * Runs a read outside any transaction straight on the pool TypeORM holds: TypeORM's `query()` makes a
+ * query runner, logger and subscriber events for every statement, a visible share of a read by id
+ * (docs/PERFORMANCE.md). Errors are pg's own, which the exception filter maps as it maps TypeORM's.
+ */
+export function poolQuery(dataSource: DataSource): RunSql {
+  return async (sql, parameters) => {
+    const pool = (
+      dataSource.driver as unknown as {
+        master?: { query: (sql: string, parameters: unknown[]) => Promise<{ rows: Record<string, unknown>[] }> };
+      }
+    ).master;
+    return pool ? (await pool.query(sql, parameters)).rows : dataSource.query(sql, parameters);
+  };
+}
+
+/**
  * Reads the records a SELECT finds as entities: what TypeORM's getMany() returns, for a fraction of
  * its cost. The one way around the ORM on the read path, kept in this class; test/record-reader
  * .e2e-spec.ts compares it with TypeORM's find() for every entity, and docs/PERFORMANCE.md has the
@@ -29,7 +45,7 @@ export class RecordReader<T extends ObjectLiteral> {
     private readonly dataSource: DataSource,
     entity: EntityTarget<T>,
     /** Where the statements run: the primary, unless the repository routes its reads (read replicas). */
-    private readonly run: RunSql = (sql, parameters) => dataSource.query(sql, parameters),
+    private readonly run: RunSql = poolQuery(dataSource),
   ) {
     this.metadata = dataSource.getMetadata(entity);
     this.columns = plainColumns(this.metadata, dataSource);

@@ -6,7 +6,7 @@ import type { Filter, ListQuery } from './list-query.js';
 import type { RecordEntity } from './record.entity.js';
 import { afterCommit, isTransacting, transact } from '../database/after-commit.js';
 import type { Replicas } from '../database/replicas.js';
-import { RecordReader, type RunSql } from './record-reader.js';
+import { poolQuery, RecordReader, type RunSql } from './record-reader.js';
 
 /** A database transaction, as repositories take it: every method that changes several rows runs in one. */
 export type Transaction = EntityManager;
@@ -57,9 +57,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
     private readonly replicas?: Replicas,
   ) {
     this.tableName = dataSource.getMetadata(entity).tableName;
-    this.runRead = replicas
-      ? (sql, parameters) => replicas.read(this.tableName, sql, parameters)
-      : (sql, parameters) => dataSource.query(sql, parameters);
+    this.runRead = replicas ? (sql, parameters) => replicas.read(this.tableName, sql, parameters) : poolQuery(dataSource);
     this.reader = new RecordReader(dataSource, entity, this.runRead);
   }
 

@@ -1,6 +1,7 @@
 import { Global, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { poolQuery, type RunSql } from '../common/record-reader.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -47,12 +48,14 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly writtenAt = new Map<string, number>();
   private next = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readonly primary: RunSql;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
   ) {
+    this.primary = poolQuery(dataSource);
     this.replicas = config.replicas.urls.map((url) => {
       const parsed = new URL(url);
       const pool = new pg.Pool({
@@ -97,7 +100,7 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
       }
     }
     this.metrics.countCatalogRead('primary');
-    return this.dataSource.query<R[]>(sql, parameters);
+    return (await this.primary(sql, parameters)) as R[];
   }
 
   /** Round robin over the replicas that may serve a read of `table` now. */
