@@ -37,8 +37,10 @@ export function claimOldest<T extends ObjectLiteral>(query: SelectQueryBuilder<T
  * Where the SQL of one kind of record lives (immich's repositories): list with filters, sort and
  * pages, count, find, lock, insert, the versioned update, delete. A resource's repository extends it
  * with the queries its rules need, named for what the game does, and restricts what a caller may see
- * in `scope`. Record CRUD is built with TypeORM's query builder; statements it cannot express (upserts
- * with arithmetic, recursive queries, advisory locks) are parametrised SQL in the same repository.
+ * in `scope`. Reads and deletes are built with TypeORM's query builder (reads run on the pool, see
+ * RecordReader); inserts and the versioned update are plain SQL from the entity's columns; statements
+ * the builder cannot express (upserts with arithmetic, recursive queries, advisory locks) are
+ * parametrised SQL in the same repository.
  */
 export abstract class RecordRepository<T extends RecordEntity> {
   private readonly reader: RecordReader<T>;
