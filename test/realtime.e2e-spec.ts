@@ -4,6 +4,7 @@ import { JwtService } from '@nestjs/jwt';
 import { decodeJwt } from 'jose';
 import { DataSource } from 'typeorm';
 import { EventOutbox } from '../src/realtime/event-outbox.js';
+import { NotificationsRepository } from '../src/realtime/notifications.repository.js';
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
 import { ClosedAtOnce, type Frame, RealtimeClient, RefusedUpgrade } from './support/realtime-client.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
@@ -193,6 +194,43 @@ describe('realtime', () => {
       await quietPeriod();
       expect(toAlice.events.filter((frame) => frame.type === 'achievement.unlocked')).toHaveLength(1);
       expect(toBob.events).toEqual([]);
+    });
+  });
+
+  describe('the inbox janitor', () => {
+    it('removes events past the retention and expired tickets, and steps aside while another instance prunes', async () => {
+      const inbox = api.app.get(NotificationsRepository);
+      const dataSource = api.app.get(DataSource);
+      const [dave] = await api.signInPlayers(1, 'janitor');
+      await dataSource.query(
+        `INSERT INTO notifications ("userUid", type, data, "dateCreated")
+         VALUES ($1, 'session.updated', '{"old":true}', now() - interval '2 hours'), ($1, 'session.updated', '{"old":false}', now())`,
+        [dave.uid],
+      );
+      const ticket = (await api.post('/realtime/tickets', undefined, { token: dave.token })).body.ticket as string;
+      expect(ticket).toEqual(expect.any(String));
+      await dataSource.query(`UPDATE realtime_tickets SET "expiresAt" = now() - interval '1 second' WHERE "userUid" = $1`, [dave.uid]);
+      const lock = 0x6a616e;
+
+      // Another instance holds the janitor's lock: this one prunes nothing.
+      const other = dataSource.createQueryRunner();
+      await other.startTransaction();
+      await other.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+      try {
+        expect(await inbox.prune(lock, 3600)).toBeUndefined();
+        expect(await dataSource.query(`SELECT count(*)::int AS n FROM notifications WHERE "userUid" = $1`, [dave.uid])).toEqual([{ n: 2 }]);
+      } finally {
+        await other.rollbackTransaction();
+        await other.release();
+      }
+
+      expect(await inbox.prune(lock, 3600)).toBeGreaterThanOrEqual(1);
+      expect(await dataSource.query(`SELECT data FROM notifications WHERE "userUid" = $1`, [dave.uid])).toEqual([{ data: { old: false } }]);
+      expect(await dataSource.query(`SELECT count(*)::int AS n FROM realtime_tickets WHERE "userUid" = $1`, [dave.uid])).toEqual([
+        { n: 0 },
+      ]);
+      // The expired ticket opens nothing.
+      expect(await refusal({ ticket })).toMatchObject({ status: 401 });
     });
   });
 
