@@ -4,7 +4,6 @@
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { LoadJob, LoadResult } from './load.js';
 
 export class ManagedProcess {
@@ -78,17 +77,6 @@ export async function waitUntilReady(server: ManagedProcess, url: string, timeou
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${server.name} not ready after ${timeoutMs / 1000} s:\n${server.logTail()}`);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** VmRSS and VmHWM (peak resident set) of a process, in MiB. */

@@ -29,7 +29,6 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import {
   cpuMillisecondsOf,
-  freePort,
   launch,
   LoadGenerator,
   type ManagedProcess,
@@ -41,6 +40,7 @@ import {
 import { goals, type Round, roundFigures, type ScenarioReport, type Summary, summarise, table, type TargetName } from './report.js';
 import type { LoadJob } from './load.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
+import { freePort } from '../test/support/free-port.js';
 import { RedisServer } from '../test/support/redis-server.js';
 import { measureRealtime, type RealtimeReport } from './realtime.js';
 import { checkLedger, seed, type SeedData } from './seed.js';

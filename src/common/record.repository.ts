@@ -4,7 +4,7 @@ import type { Caller } from './auth.decorators.js';
 import { ApiException, ErrorCode, notFound } from './errors.js';
 import type { Filter, ListQuery } from './list-query.js';
 import type { RecordEntity } from './record.entity.js';
-import { afterCommit, isTransacting, transact } from '../database/after-commit.js';
+import { afterCommit, transact } from '../database/after-commit.js';
 import type { Replicas } from '../database/replicas.js';
 import { poolQuery, RecordReader, type RunSql } from './record-reader.js';
 
@@ -70,9 +70,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
    */
   protected changed(transaction?: Transaction): void {
     const replicas = this.replicas;
-    if (!replicas) return;
-    if (transaction && isTransacting(transaction)) afterCommit(transaction, () => replicas.wrote(this.tableName));
-    else replicas.wrote(this.tableName);
+    if (replicas) afterCommit(transaction ?? this.dataSource.manager, () => replicas.wrote(this.tableName));
   }
 
   /** The records `query` finds, read where the repository's reads go (a replica, for catalog data). */
@@ -231,10 +229,10 @@ export abstract class RecordRepository<T extends RecordEntity> {
     const placeholders: string[] = [];
     const parameters: unknown[] = [];
     for (const [property, value] of Object.entries(values)) {
-      if (value === undefined || !this.reader.writableColumn(property)) continue;
-      const [name, sql] = this.assignment(property, value, parameters);
-      names.push(name);
-      placeholders.push(sql);
+      const assigned = value === undefined ? undefined : this.assignment(property, value, parameters);
+      if (!assigned) continue;
+      names.push(assigned[0]);
+      placeholders.push(assigned[1]);
     }
     const columns = names.length > 0 ? `(${names.join(', ')}) VALUES (${placeholders.join(', ')})` : 'DEFAULT VALUES';
     return [
@@ -247,9 +245,9 @@ export abstract class RecordRepository<T extends RecordEntity> {
     const parameters: unknown[] = [];
     const sets = ['"version" = "version" + 1', '"dateModified" = now()'];
     for (const [property, value] of Object.entries(patch)) {
-      if (value === undefined || property === 'version' || property === 'dateModified' || !this.reader.writableColumn(property)) continue;
-      const [name, sql] = this.assignment(property, value, parameters);
-      sets.push(`${name} = ${sql}`);
+      if (value === undefined || property === 'version' || property === 'dateModified') continue;
+      const assigned = this.assignment(property, value, parameters);
+      if (assigned) sets.push(`${assigned[0]} = ${assigned[1]}`);
     }
     parameters.push(uid);
     let where = `"uid" = $${parameters.length}`;
@@ -266,11 +264,11 @@ export abstract class RecordRepository<T extends RecordEntity> {
 
   /**
    * A column and the SQL of its new value: a parameter, converted as TypeORM would store it, or raw SQL
-   * given as a function. Properties that are not columns are left out, as TypeORM's builders do.
+   * given as a function; undefined for a property that is no column (left out, as TypeORM's builders do).
    */
-  private assignment(property: string, value: unknown, parameters: unknown[]): [string, string] {
+  private assignment(property: string, value: unknown, parameters: unknown[]): [string, string] | undefined {
     const entry = this.reader.writableColumn(property);
-    if (!entry) throw new Error(`${this.recordName} has no column ${property}`);
+    if (!entry) return undefined;
     if (typeof value === 'function') return [`"${entry.databaseName}"`, (value as () => string)()];
     parameters.push(this.dataSource.driver.preparePersistentValue(value, entry));
     return [`"${entry.databaseName}"`, `$${parameters.length}`];

@@ -21,12 +21,13 @@ export function beforeCommit(transaction: EntityManager, callback: () => Promise
 
 /**
  * Runs `callback` once `transaction` has committed, never if it rolls back: what must only be told of
- * a change that happened (a wake-up published to Redis). Only for transactions opened by `transact`.
+ * a change that happened (a wake-up published to Redis). Outside a transaction opened by `transact`
+ * (the pool's own manager, whose statements commit as they run) it runs at once.
  */
 export function afterCommit(transaction: EntityManager, callback: () => void): void {
   const callbacks = open.get(transaction);
-  if (!callbacks) throw new Error('afterCommit needs a transaction opened by transact()');
-  callbacks.afterCommit.push(callback);
+  if (callbacks) callbacks.afterCommit.push(callback);
+  else callback();
 }
 
 /** One database transaction, with its before- and after-commit callbacks (a retried attempt's are dropped with it). */

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { InjectConfig } from '../config/config.module.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import type { Transaction } from '../common/record.repository.js';
-import { afterCommit, isTransacting } from './after-commit.js';
+import { afterCommit } from './after-commit.js';
 import { type AppConfig, directDatabaseUrl } from '../config/environment.js';
 
 type Handler = (payload: string) => void;
@@ -22,9 +22,10 @@ const HEARTBEAT_TIMEOUT_MS = 3000;
  * committed: NOTIFY makes every notifying commit wait on one lock. A Redis message can be lost (a crash
  * between commit and publish, Redis away); what relies on it also reads the database on a timer then
  * (`viaRedis`), which PostgreSQL's transactional NOTIFY never needed. Realtime events wake sockets
- * through it; revocations reach every instance's guard through it. Losing the connection is reported (`onLost`), and so is listening again
- * (`onRestored`), so that whoever relied on it can catch up from the database. A connection that stops
- * answering (a network partition can leave it open but dead) is given up like a lost one.
+ * through it; revocations reach every instance's guard through it. Losing the connection is reported
+ * (`onLost`), and so is listening again (`onRestored`), so that whoever relied on it can catch up from
+ * the database. A connection that stops answering (a network partition can leave it open but dead) is
+ * given up like a lost one.
  */
 @Injectable()
 export class Fanout implements OnApplicationShutdown {
@@ -63,11 +64,7 @@ export class Fanout implements OnApplicationShutdown {
 
   /** With Redis: publishes once `transaction` commits (a NOTIFY written in SQL needs no help). */
   publishAfterCommit(transaction: Transaction, channel: string, payload: string): void {
-    const publish = () => void this.redis.client?.publish(channel, payload).catch((error: unknown) => this.redis.failed(error));
-    // Outside a transaction of transact() the statement has committed already (or its commit cannot be
-    // seen from here): published now; a wake-up that comes early finds nothing yet, and the poll catches up.
-    if (isTransacting(transaction)) afterCommit(transaction, publish);
-    else publish();
+    afterCommit(transaction, () => void this.redis.client?.publish(channel, payload).catch((error: unknown) => this.redis.failed(error)));
   }
 
   /** Calls `handler` with the payload of every NOTIFY on `channel`: register in onModuleInit, before anyone listens. */

@@ -94,11 +94,20 @@ export function findShortages(request: TransactionRequest, holdings: Holdings): 
   return shortages;
 }
 
+/** The personas a transaction names: persona one, and persona two in a trade. */
+export function personasOf(request: TransactionRequest): string[] {
+  return request.personaTwoUid ? [request.personaOneUid, request.personaTwoUid] : [request.personaOneUid];
+}
+
+/** The items a transaction names, in either list, each once. */
+export function itemsOf(request: TransactionRequest): string[] {
+  return [...new Set([...request.personaOneInventoryItems, ...request.personaTwoInventoryItems].map((entry) => entry.itemUid))];
+}
+
 /** The (persona, item) pairs a transaction touches: every item of either list, for each persona. */
 export function affectedHoldings(request: TransactionRequest): Holding[] {
-  const items = [...new Set([...request.personaOneInventoryItems, ...request.personaTwoInventoryItems].map((entry) => entry.itemUid))];
-  const personas = request.personaTwoUid ? [request.personaOneUid, request.personaTwoUid] : [request.personaOneUid];
-  return personas.flatMap((personaUid) => items.map((itemUid) => ({ personaUid, itemUid })));
+  const items = itemsOf(request);
+  return personasOf(request).flatMap((personaUid) => items.map((itemUid) => ({ personaUid, itemUid })));
 }
 
 export function applyMovements(holdings: Holdings, movements: Movement[]): Holdings {

@@ -8,6 +8,8 @@ import {
   type Holding,
   holdingKey,
   type Holdings,
+  itemsOf,
+  personasOf,
   planMovements,
   type TransactionRequest,
 } from './inventory-plan.js';
@@ -33,8 +35,7 @@ export class TransactionProcessor {
    * items that do not exist: what `process` needs first, and what the caller may check before it.
    */
   lock(db: Transaction, request: TransactionRequest): Promise<LockedInventories> {
-    const items = [...new Set([...request.personaOneInventoryItems, ...request.personaTwoInventoryItems].map((entry) => entry.itemUid))];
-    return this.inventories.lockInventories(db, personasOf(request), items);
+    return this.inventories.lockInventories(db, personasOf(request), itemsOf(request));
   }
 
   /** Processes the transaction; `locked`: its inventories, if the caller has locked them already (`lock`). */
@@ -44,8 +45,7 @@ export class TransactionProcessor {
     const { owners } = locked ?? (await this.inventories.lockInventories(db, personaUids));
 
     const affected = affectedHoldings(request);
-    const itemUids = [...new Set(affected.map((holding) => holding.itemUid))];
-    const rowsBefore = await this.inventories.holdings(db, personaUids, itemUids);
+    const rowsBefore = await this.inventories.holdings(db, personaUids, itemsOf(request));
     const before: Holdings = new Map([...rowsBefore].map(([key, row]) => [key, row.quantity]));
 
     const shortages = findShortages(request, before);
@@ -72,9 +72,6 @@ export class TransactionProcessor {
     return this.transactions.updateVersioned(transaction.uid, { status: 'COMPLETED', reason: null, ...snapshots }, undefined, db);
   }
 }
-
-const personasOf = (request: TransactionRequest): string[] =>
-  [request.personaOneUid, request.personaTwoUid].filter((uid): uid is string => uid !== null);
 
 function requestOf(transaction: InventoryTransaction): TransactionRequest {
   const { type, personaOneUid, personaTwoUid, personaOneInventoryItems, personaTwoInventoryItems } = transaction;

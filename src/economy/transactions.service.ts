@@ -11,7 +11,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { PersonasRepository } from '../personas/personas.repository.js';
 import type { CreateTransactionDto } from './dto/create-transaction.dto.js';
 import { isProcessedAtOnce, requireMayAnswer, requireMayMake, requireMayOfferFrom } from './economy.policy.js';
-import type { TransactionRequest } from './inventory-plan.js';
+import { itemsOf, personasOf, type TransactionRequest } from './inventory-plan.js';
 import type { LockedInventories } from './inventory.repository.js';
 import type { InventoryTransaction } from './transaction.entity.js';
 import { TransactionProcessor } from './transaction-processor.js';
@@ -55,7 +55,7 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('base64url');
 
     // A transaction processed now queues behind this instance's others on the same personas first.
-    const personas = atOnce ? [request.personaOneUid, request.personaTwoUid].filter((uid): uid is string => uid !== null) : [];
+    const personas = atOnce ? personasOf(request) : [];
     const transaction = await this.personaQueue.run(personas, () =>
       this.retrying((db) => this.createOnce(db, request, caller, idempotencyKey, requestHash, atOnce)),
     );
@@ -162,14 +162,6 @@ function failedAsError(transaction: InventoryTransaction): InventoryTransaction 
     transactionUid: transaction.uid,
   });
 }
-
-const personasOf = (request: TransactionRequest): string[] => [
-  request.personaOneUid,
-  ...(request.personaTwoUid ? [request.personaTwoUid] : []),
-];
-const itemsOf = (request: TransactionRequest): string[] => [
-  ...new Set([...request.personaOneInventoryItems, ...request.personaTwoInventoryItems].map((entry) => entry.itemUid)),
-];
 
 /** The request's structure, and whether the caller may make its type at all; before anything is read. */
 function checkShape(request: TransactionRequest, caller: Caller): void {

@@ -42,11 +42,6 @@ export class RedisConnection implements OnApplicationShutdown {
     return this.client !== undefined && this.state === 'up' && this.client.status === 'ready';
   }
 
-  /** Whether REDIS_URL is set but its server is away: the instance works, degraded. */
-  get degraded(): boolean {
-    return this.client !== undefined && !this.available;
-  }
-
   /** A command failed: Redis is treated as away until the connection says it is ready again. */
   failed(error: unknown): void {
     if (this.state === 'up') this.logger.warn(`a Redis command failed (${(error as Error).message})`);

@@ -4,6 +4,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopChild } from './child-process.js';
 import { freePort } from './free-port.js';
 
 /**
@@ -77,13 +78,8 @@ export class PgBouncer {
   }
 
   /** Stops it at once (SIGINT: connections cut, as a crash of the pooler would). */
-  async stop(): Promise<void> {
-    const child = this.process;
-    // Already gone (an exit or a signal): its 'exit' has fired and would never fire again.
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
+  stop(): Promise<void> {
+    return stopChild(this.process, 'SIGINT');
   }
 
   async remove(): Promise<void> {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopChild } from './child-process.js';
 import { freePort } from './free-port.js';
 
 /**
@@ -49,13 +50,8 @@ export class RedisServer {
   }
 
   /** SIGKILL: as a crash would, with no goodbye to its clients. */
-  async kill(): Promise<void> {
-    const child = this.process;
-    // Already gone (an exit or a signal): its 'exit' has fired and would never fire again.
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+  kill(): Promise<void> {
+    return stopChild(this.process, 'SIGKILL');
   }
 
   async stop(): Promise<void> {

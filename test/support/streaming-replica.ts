@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { appendFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
+import { stopChild } from './child-process.js';
 import { freePort } from './free-port.js';
 
 /**
@@ -92,12 +93,8 @@ export class StreamingReplica {
   }
 
   /** Fast shutdown: clients are disconnected. */
-  async stop(): Promise<void> {
-    const child = this.process;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
+  stop(): Promise<void> {
+    return stopChild(this.process, 'SIGINT');
   }
 
   /** Stops replaying the WAL it receives (it falls behind the primary) or starts again. */
