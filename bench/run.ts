@@ -43,6 +43,7 @@ import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
 import { freePort } from '../test/support/free-port.js';
 import { RedisServer } from '../test/support/redis-server.js';
 import { measureRealtime, type RealtimeReport } from './realtime.js';
+import { countRows, type CurvePoint, growItems, growPersonas, type ScaleReport, scaleChart, scaleTable } from './scale.js';
 import { checkLedger, seed, type SeedData } from './seed.js';
 import { type LocalProvider, signAccessToken, startLocalProvider } from './tokens.js';
 
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
   const defined = defineScenarios(data, tokens, pool);
-  const measures = ['realtime', 'matchmaking'];
+  const measures = ['realtime', 'matchmaking', 'scale'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
     throw new Error(
@@ -260,7 +261,23 @@ async function main(): Promise<void> {
       log,
     });
   }
-  const baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
+  let baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
+  let scale: ScaleReport | undefined;
+  if (!options.only || options.only.includes('scale')) {
+    // Its own database, service and baseline: it grows the data, which the scenarios above must not see.
+    await Promise.all([service.server.stop(), baseline.server.stop()]);
+    const curve = await measureScaleCurve(database.adminUrl, provider, load, postmasterPid);
+    scale = curve.report;
+    serviceRssPeakMb = Math.max(serviceRssPeakMb, curve.serviceRssPeakMb);
+    baselineRssPeakMb = Math.max(baselineRssPeakMb, curve.baselineRssPeakMb);
+    const caption =
+      `${startedAt.toISOString().slice(0, 10)}, ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, ` +
+      `PostgreSQL ${postgresVersion}; medians of ${scaleMeasurement.rounds} rounds of ${scaleMeasurement.duration} s`;
+    const chart = scaleChart(scale, caption);
+    writeFileSync(join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}-scale.svg`), chart);
+    // The README shows the chart of the last full run; a quick run's figures are a smoke check only.
+    if (!options.quick) writeFileSync(join(root, 'docs', 'scale-curve.svg'), chart);
+  }
 
   const output = table(reports);
   const goalResults = goals(reports, options.connections, serviceRssPeakMb);
@@ -330,6 +347,16 @@ async function main(): Promise<void> {
       `${closest <= reference.meanDistance ? 'PASS' : 'MISS'} match quality no worse than the reference: mean gap ${closest} vs ${reference.meanDistance}`,
     );
   }
+  if (scale) {
+    console.log('');
+    console.log(scaleTable(scale));
+    const { ledger } = scale;
+    console.log(
+      `scale curve: after it, ledger invariant violations ${ledger.itemMismatches} items, ${ledger.holdingMismatches} holdings; ` +
+        `negative quantities ${ledger.negativeQuantities}${options.quick ? '' : '; chart: docs/scale-curve.svg'}`,
+    );
+    if (ledger.itemMismatches + ledger.holdingMismatches + ledger.negativeQuantities > 0) process.exitCode = 1;
+  }
   console.log(`\nservice peak RSS ${serviceRssPeakMb.toFixed(0)} MB, baseline ${baselineRssPeakMb.toFixed(0)} MB (VmHWM)`);
 
   const file = join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -350,6 +377,7 @@ async function main(): Promise<void> {
         realtime,
         realtimeOverRedis,
         matchmaking,
+        scale,
         serviceRssPeakMb,
         baselineRssPeakMb,
         goals: goalResults,
@@ -413,13 +441,13 @@ async function startService(
   return { name: 'service', url, server, logLevel };
 }
 
-async function startBaseline(databaseUrl: string): Promise<Target> {
+async function startBaseline(databaseUrl: string, name = 'baseline'): Promise<Target> {
   const port = await freePort();
-  log('starting the baseline');
+  log(`starting the baseline${name === 'baseline' ? '' : ` (${name})`}`);
   const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'baseline')}`] : [];
   const server = launch('baseline', [...profiling, '--import', 'tsx', join(root, 'bench', 'baseline.ts')], {
     cwd: root,
-    logFile: join(benchDir, 'baseline.log'),
+    logFile: join(benchDir, `${name}.log`),
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -473,6 +501,20 @@ async function compareAnswers(service: Target, baseline: Target, data: SeedData,
     }
   }
   log(`the service and the baseline answer ${paths.length} requests identically`);
+}
+
+/** One gold coin from the pair's giver to its receiver. */
+function giftRequest(pair: SeedData['giftPairs'][number], token: string, goldCoinUid: string): Request {
+  return {
+    method: 'POST',
+    path: '/inventories/transaction',
+    headers: { authorization: `jwt ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      personaOneUid: pair.giverPersonaUid,
+      personaTwoUid: pair.receiverPersonaUid,
+      personaOneInventoryItems: [{ itemUid: goldCoinUid, quantity: 1 }],
+    }),
+  };
 }
 
 function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenario[] {
@@ -561,16 +603,7 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
       id: 'gifts',
       title: `Gifts, ${data.giftPairs.length} disjoint pairs`,
       withBaseline: true,
-      requests: data.giftPairs.map((pair) => ({
-        method: 'POST',
-        path: '/inventories/transaction',
-        headers: json(tokens.byUserUid.get(pair.giver.uid)!),
-        body: JSON.stringify({
-          personaOneUid: pair.giverPersonaUid,
-          personaTwoUid: pair.receiverPersonaUid,
-          personaOneInventoryItems: [{ itemUid: data.goldCoinUid, quantity: 1 }],
-        }),
-      })),
+      requests: data.giftPairs.map((pair) => giftRequest(pair, tokens.byUserUid.get(pair.giver.uid)!, data.goldCoinUid)),
       verify: {
         check: (successes, since) =>
           ledgerCheck(
@@ -671,10 +704,116 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
   return scenarios;
 }
 
+const scaleMeasurement = { warmup: options.quick ? 1 : 2, rounds: options.quick ? 1 : 2, duration: options.quick ? 1 : 3 };
+
+/**
+ * The scale curve (bench/scale.ts): in a database of its own, seeded with 100 items and 200 personas,
+ * then grown to 10,000 items, to 100,000 personas (where the connection counts are measured, with 512
+ * disjoint gift pairs so that even 512 connections never share one) and to 1,000,000 items.
+ */
+async function measureScaleCurve(
+  adminUrl: string,
+  provider: LocalProvider,
+  load: LoadGenerator,
+  postmasterPid: number,
+): Promise<{ report: ScaleReport; serviceRssPeakMb: number; baselineRssPeakMb: number }> {
+  log('scale curve: a database of its own, seeded small and grown between measurements');
+  const admin = new pg.Pool({ connectionString: adminUrl, max: 1 });
+  await admin.query('DROP DATABASE IF EXISTS bench_scale WITH (FORCE)');
+  await admin.query('CREATE DATABASE bench_scale');
+  const databaseUrl = adminUrl.replace(/\/postgres$/, '/bench_scale');
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  pool.on('error', (error) => log(`scale database pool: ${error.message}`));
+  const service = await startService(databaseUrl, provider, 'warn', { name: 'service-scale' });
+  const data = await seed(pool, { items: 100, players: 160, giftPairs: 80 });
+  const baseline = await startBaseline(databaseUrl, 'baseline-scale');
+  let pairs = data.giftPairs;
+
+  const measureAt = async (connections: number): Promise<CurvePoint> => {
+    const tokens = await Promise.all(pairs.map((pair) => signAccessToken(JWT, pair.giver)));
+    const { rows } = await pool.query<{ uid: string }>('SELECT uid FROM items ORDER BY random() LIMIT 5000');
+    const byId: Scenario = {
+      id: 'scale-by-id',
+      title: 'GET /items/{id}',
+      withBaseline: true,
+      requests: rows.map(({ uid }, index) => ({
+        method: 'GET',
+        path: `/items/${uid}`,
+        headers: { authorization: `jwt ${tokens[index % tokens.length]}` },
+      })),
+    };
+    const gifts: Scenario = {
+      id: 'scale-gifts',
+      title: 'gifts',
+      withBaseline: true,
+      requests: pairs.map((pair, index) => giftRequest(pair, tokens[index], data.goldCoinUid)),
+    };
+    const figures = (report: ScenarioReport) => {
+      const of = (summary: Summary) => ({ requestsPerSecond: Math.round(summary.requestsPerSecond), p99: Number(summary.p99.toFixed(1)) });
+      return { service: of(report.service), baseline: of(report.baseline!) };
+    };
+    const measurement = { ...scaleMeasurement, connections };
+    const point = {
+      byId: figures(await runScenario(byId, service, baseline, load, pool, postmasterPid, measurement)),
+      gifts: figures(await runScenario(gifts, service, baseline, load, pool, postmasterPid, measurement)),
+    };
+    log(
+      `  ${connections} connections: GET /items/{id} ${point.byId.service.requestsPerSecond} vs ${point.byId.baseline.requestsPerSecond} req/s, ` +
+        `gifts ${point.gifts.service.requestsPerSecond} vs ${point.gifts.baseline.requestsPerSecond} req/s`,
+    );
+    return point;
+  };
+
+  const dataConnections = 32;
+  const dataPoints: ScaleReport['data']['points'] = [];
+  const atThisSize = async (point?: CurvePoint) => {
+    const counts = await countRows(pool);
+    log(`scale curve: ${counts.items} items, ${counts.personas} personas`);
+    dataPoints.push({ ...counts, ...(point ?? (await measureAt(dataConnections))) });
+  };
+  await atThisSize();
+  await growItems(pool, options.quick ? 1000 : 10_000, data.admin.uid);
+  await atThisSize();
+  pairs = await growPersonas(pool, options.quick ? 10_000 : 100_000, 512, data.goldCoinUid, data.admin.uid);
+  const connectionData = await countRows(pool);
+  log(`scale curve: by connections, at ${connectionData.items} items and ${connectionData.personas} personas`);
+  const connectionPoints: ScaleReport['connections']['points'] = [];
+  for (const connections of [1, 8, 32, 128, 512]) connectionPoints.push({ connections, ...(await measureAt(connections)) });
+  await atThisSize(connectionPoints.find((point) => point.connections === dataConnections));
+  await growItems(pool, options.quick ? 100_000 : 1_000_000, data.admin.uid);
+  await atThisSize();
+
+  const ledger = await checkLedger(pool);
+  const serviceRssPeakMb = memoryOf(service.server.pid).peak;
+  const baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
+  await Promise.all([service.server.stop(), baseline.server.stop()]);
+  await pool.end();
+  // A million items take a gigabyte of disk: not kept for the next run, which seeds again anyway.
+  await admin.query('DROP DATABASE bench_scale WITH (FORCE)');
+  await admin.end();
+  return {
+    report: {
+      connections: { ...connectionData, points: connectionPoints },
+      data: { connections: dataConnections, points: dataPoints },
+      ledger,
+    },
+    serviceRssPeakMb,
+    baselineRssPeakMb,
+  };
+}
+
 /** Deadlocks PostgreSQL has detected (and broken) in the bench database so far. */
 async function deadlocks(pool: pg.Pool): Promise<number> {
   const { rows } = await pool.query<{ deadlocks: string }>(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`);
   return Number(rows[0].deadlocks);
+}
+
+/** How a scenario is measured: the run's options, or the scale curve's shorter settings. */
+interface Measurement {
+  connections: number;
+  warmup: number;
+  rounds: number;
+  duration: number;
 }
 
 async function runScenario(
@@ -684,6 +823,7 @@ async function runScenario(
   load: LoadGenerator,
   pool: pg.Pool,
   postmasterPid: number,
+  measurement: Measurement = options,
 ): Promise<ScenarioReport> {
   const rounds: Round[] = [];
   const targets = scenario.withBaseline ? [service, baseline] : [service];
@@ -694,7 +834,7 @@ async function runScenario(
     const databaseCpuBefore = postgresCpuMilliseconds(postmasterPid);
     const result = await load.run({
       url: target.url,
-      connections: options.connections,
+      connections: measurement.connections,
       duration: seconds,
       requests: scenario.requests,
       chain: scenario.chain,
@@ -711,9 +851,9 @@ async function runScenario(
       databaseCpuMsPerRequest: result.responses ? databaseCpuMilliseconds / result.responses : NaN,
     });
   };
-  for (const target of targets) await measure(target, 0, options.warmup);
-  for (let round = 1; round <= options.rounds; round++) {
-    for (const target of targets) await measure(target, round, options.duration);
+  for (const target of targets) await measure(target, 0, measurement.warmup);
+  for (let round = 1; round <= measurement.rounds; round++) {
+    for (const target of targets) await measure(target, round, measurement.duration);
   }
   const serviceSummary = summarise(rounds.filter((round) => round.target === 'service'));
   const baselineSummary = scenario.withBaseline ? summarise(rounds.filter((round) => round.target === 'baseline')) : undefined;
@@ -724,11 +864,11 @@ async function runScenario(
     await scenario.verify.reset?.();
     // Truncated: stored times are rounded to milliseconds, and must not fall before this.
     const since = (await pool.query<{ now: Date }>(`SELECT date_trunc('milliseconds', now()) AS now`)).rows[0].now;
-    const amount = options.connections * (options.quick ? 5 : 20);
+    const amount = measurement.connections * (options.quick ? 5 : 20);
     const deadlocksBefore = await deadlocks(pool);
     const run = await load.run({
       url: service.url,
-      connections: options.connections,
+      connections: measurement.connections,
       duration: 1,
       amount,
       maxSeconds: 60,

@@ -11,10 +11,18 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 
-export const PLAYERS = 200;
-export const ITEMS = 1000;
-export const GIFT_PAIRS = 100;
-const LARGE_STOCK = 1_000_000;
+export const LARGE_STOCK = 1_000_000;
+
+/** The sizes of a seed: the benchmark's tables use the defaults, the scale curve starts smaller. */
+export interface SeedSize {
+  items: number;
+  /** Players; one in four has a second persona. */
+  players: number;
+  /** Disjoint giver/receiver pairs, taken from the players: at most half of them. */
+  giftPairs: number;
+}
+
+export const DEFAULT_SIZE: SeedSize = { items: 1000, players: 200, giftPairs: 100 };
 
 export interface SeededUser {
   uid: string;
@@ -78,12 +86,13 @@ async function insertRows(
   }
 }
 
-export async function seed(database: pg.Pool): Promise<SeedData> {
+export async function seed(database: pg.Pool, size: SeedSize = DEFAULT_SIZE): Promise<SeedData> {
+  const { items: itemCount, players: playerCount, giftPairs: pairCount } = size;
   const random = generator(20261122);
   const now = Date.now();
 
   // Items, created over the past month (distinct times, so that the default order means something).
-  const items = Array.from({ length: ITEMS }, (_, index) => {
+  const items = Array.from({ length: itemCount }, (_, index) => {
     const kind = random.pick(KINDS);
     const stats: Array<{ name: string; value: string | number | boolean }> = [
       { name: 'damage', value: random.integer(1, 120) },
@@ -99,7 +108,7 @@ export async function seed(database: pg.Pool): Promise<SeedData> {
       ]);
       if (!stats.some((existing) => existing.name === stat.name)) stats.push(stat);
     }
-    const created = new Date(now - (ITEMS - index) * 60_000 - random.integer(0, 59_999)).toISOString();
+    const created = new Date(now - (itemCount - index) * 60_000 - random.integer(0, 59_999)).toISOString();
     return {
       uid: randomUUID(),
       name:
@@ -133,7 +142,7 @@ export async function seed(database: pg.Pool): Promise<SeedData> {
     sessionUid: randomUUID(),
   });
   const admin = user('bench-admin', 1);
-  const players = Array.from({ length: PLAYERS }, (_, index) =>
+  const players = Array.from({ length: playerCount }, (_, index) =>
     user(`player-${String(index + 1).padStart(3, '0')}`, index % 4 === 0 ? 2 : 1),
   );
   const traders: [SeededUser, SeededUser] = [user('trader-a', 1), user('trader-b', 1)];
@@ -196,10 +205,10 @@ export async function seed(database: pg.Pool): Promise<SeedData> {
       for (let count = random.integer(5, 15); count > 0; count--) award(personaUid, random.pick(items).uid, random.integer(1, 50));
     }
   }
-  const giftPairs = Array.from({ length: GIFT_PAIRS }, (_, index) => ({
+  const giftPairs = Array.from({ length: pairCount }, (_, index) => ({
     giver: players[index],
     giverPersonaUid: players[index].personaUids[0],
-    receiverPersonaUid: players[index + GIFT_PAIRS].personaUids[0],
+    receiverPersonaUid: players[index + pairCount].personaUids[0],
   }));
   for (const pair of giftPairs) award(pair.giverPersonaUid, goldCoinUid, LARGE_STOCK);
   for (const trader of traders) {
