@@ -139,86 +139,96 @@ export async function growPersonas(
   }
 }
 
-const SERIES = [
-  { key: 'byId', target: 'service', label: 'GET /items/{id}, service', color: '#1f77b4', dash: '' },
-  { key: 'byId', target: 'baseline', label: 'GET /items/{id}, baseline', color: '#1f77b4', dash: '6 4' },
-  { key: 'gifts', target: 'service', label: 'gift, service', color: '#d62728', dash: '' },
-  { key: 'gifts', target: 'baseline', label: 'gift, baseline', color: '#d62728', dash: '6 4' },
+const ENDPOINTS = [
+  { key: 'byId', label: 'GET /items/{id}', color: '#1f77b4' },
+  { key: 'gifts', label: 'gift', color: '#d62728' },
+] as const;
+const TARGETS = [
+  { target: 'service', dash: '' },
+  { target: 'baseline', dash: '6 4' },
 ] as const;
 
 const compact = (value: number) =>
   value >= 1_000_000 ? `${value / 1_000_000}M` : value >= 1000 ? `${Number((value / 1000).toFixed(1))}k` : String(value);
 
 /**
- * The curve as a self-contained SVG (two panels: by connections, by data size). Drawn here rather than
- * with a charting library: a few polylines and labels do not justify a dependency and a browser.
+ * The curve as a self-contained SVG: one row per endpoint (each with its own scale, a gift costing
+ * many reads), one column per axis (connections, data size). Drawn here rather than with a charting
+ * library: a few polylines and labels do not justify a dependency and a browser.
  */
 export function scaleChart(report: ScaleReport, caption: string): string {
-  const width = 360;
-  const height = 240;
-  const margin = { left: 56, right: 12, top: 28, bottom: 56 };
-  const panels = [
+  const width = 370;
+  const height = 200;
+  const margin = { left: 52, right: 34, top: 24, bottom: 42 };
+  const columns = [
     {
       title: `by connections (${compact(report.connections.items)} items, ${compact(report.connections.personas)} personas)`,
+      axis: 'connections',
       ticks: report.connections.points.map((point) => String(point.connections)),
       points: report.connections.points as CurvePoint[],
     },
     {
       title: `by data size (${report.data.connections} connections)`,
+      axis: 'items / personas',
       ticks: report.data.points.map((point) => `${compact(point.items)} / ${compact(point.personas)}`),
       points: report.data.points as CurvePoint[],
     },
   ];
-  const highest = Math.max(
-    ...panels.flatMap((panel) =>
-      panel.points.flatMap((point) => SERIES.map((series) => point[series.key][series.target].requestsPerSecond)),
-    ),
-  );
-  const step = 10 ** Math.floor(Math.log10(highest)) / 2;
-  const top = Math.ceil(highest / step) * step;
   const parts: string[] = [];
-  panels.forEach((panel, index) => {
-    const left = index * width + margin.left;
-    const plotWidth = width - margin.left - margin.right;
-    const plotHeight = height - margin.top - margin.bottom;
-    const x = (position: number) => left + (panel.ticks.length === 1 ? plotWidth / 2 : (position * plotWidth) / (panel.ticks.length - 1));
-    const y = (value: number) => margin.top + plotHeight - (value / top) * plotHeight;
-    parts.push(`<text x="${left + plotWidth / 2}" y="16" text-anchor="middle" font-weight="bold">${panel.title}</text>`);
-    for (let value = 0; value <= top; value += step) {
+  const line = (dash: string, color: string) => `stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}`;
+  ENDPOINTS.forEach((endpoint, row) => {
+    const highest = Math.max(
+      1,
+      ...columns.flatMap((column) =>
+        column.points.flatMap((point) => TARGETS.map(({ target }) => point[endpoint.key][target].requestsPerSecond)),
+      ),
+    );
+    const step = 10 ** Math.floor(Math.log10(highest)) / (highest / 10 ** Math.floor(Math.log10(highest)) < 3 ? 2 : 1);
+    const top = Math.ceil(highest / step) * step;
+    columns.forEach((column, index) => {
+      const left = index * width + margin.left;
+      const upper = row * height + margin.top;
+      const plotWidth = width - margin.left - margin.right;
+      const plotHeight = height - margin.top - margin.bottom;
+      const x = (position: number) => left + (column.ticks.length === 1 ? plotWidth / 2 : (position * plotWidth) / (column.ticks.length - 1));
+      const y = (value: number) => upper + plotHeight - (value / top) * plotHeight;
       parts.push(
-        `<line x1="${left}" x2="${left + plotWidth}" y1="${y(value)}" y2="${y(value)}" stroke="#ddd"/>`,
-        `<text x="${left - 6}" y="${y(value) + 4}" text-anchor="end">${compact(value)}</text>`,
+        `<text x="${left + plotWidth / 2}" y="${upper - 8}" text-anchor="middle" font-weight="bold">${escape(endpoint.label)}, ${column.title}</text>`,
       );
-    }
-    panel.ticks.forEach((tick, position) =>
-      parts.push(`<text x="${x(position)}" y="${margin.top + plotHeight + 16}" text-anchor="middle">${tick}</text>`),
-    );
-    parts.push(
-      `<text x="${left + plotWidth / 2}" y="${margin.top + plotHeight + 34}" text-anchor="middle">${index === 0 ? 'connections' : 'items / personas'}</text>`,
-    );
-    if (index === 0) {
-      parts.push(`<text transform="translate(14 ${margin.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">requests/s</text>`);
-    }
-    for (const series of SERIES) {
-      const coordinates = panel.points.map(
-        (point, position) => `${x(position).toFixed(1)},${y(point[series.key][series.target].requestsPerSecond).toFixed(1)}`,
+      for (let value = 0; value <= top; value += step) {
+        parts.push(
+          `<line x1="${left}" x2="${left + plotWidth}" y1="${y(value)}" y2="${y(value)}" stroke="#ddd"/>`,
+          `<text x="${left - 6}" y="${y(value) + 4}" text-anchor="end">${compact(value)}</text>`,
+        );
+      }
+      column.ticks.forEach((tick, position) =>
+        parts.push(`<text x="${x(position)}" y="${upper + plotHeight + 15}" text-anchor="middle">${tick}</text>`),
       );
-      parts.push(
-        `<polyline points="${coordinates.join(' ')}" fill="none" stroke="${series.color}" stroke-width="2"${series.dash ? ` stroke-dasharray="${series.dash}"` : ''}/>`,
-        ...coordinates.map((point) => `<circle cx="${point.split(',')[0]}" cy="${point.split(',')[1]}" r="2.5" fill="${series.color}"/>`),
-      );
-    }
+      parts.push(`<text x="${left + plotWidth / 2}" y="${upper + plotHeight + 30}" text-anchor="middle" fill="#555">${column.axis}</text>`);
+      if (index === 0) {
+        parts.push(`<text transform="translate(12 ${upper + plotHeight / 2}) rotate(-90)" text-anchor="middle">requests/s</text>`);
+      }
+      for (const { target, dash } of TARGETS) {
+        const coordinates = column.points.map((point, position) => [x(position), y(point[endpoint.key][target].requestsPerSecond)]);
+        parts.push(
+          `<polyline points="${coordinates.map(([cx, cy]) => `${cx.toFixed(1)},${cy.toFixed(1)}`).join(' ')}" fill="none" ${line(dash, endpoint.color)}/>`,
+          ...coordinates.map(([cx, cy]) => `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="2.5" fill="${endpoint.color}"/>`),
+        );
+      }
+    });
   });
-  SERIES.forEach((series, index) => {
-    const left = margin.left + index * 170;
+  const legend = height * ENDPOINTS.length + 6;
+  TARGETS.forEach(({ target, dash }, index) => {
+    const left = margin.left + index * 160;
     parts.push(
-      `<line x1="${left}" x2="${left + 24}" y1="${height + 8}" y2="${height + 8}" stroke="${series.color}" stroke-width="2"${series.dash ? ` stroke-dasharray="${series.dash}"` : ''}/>`,
-      `<text x="${left + 30}" y="${height + 12}">${series.label}</text>`,
+      `<line x1="${left}" x2="${left + 24}" y1="${legend}" y2="${legend}" ${line(dash, '#333')}/>`,
+      `<text x="${left + 30}" y="${legend + 4}">${target}</text>`,
     );
   });
-  parts.push(`<text x="${margin.left}" y="${height + 32}" fill="#555">${escape(caption)}</text>`);
+  parts.push(`<text x="${margin.left}" y="${legend + 24}" fill="#555">${escape(caption)}</text>`);
+  const total = { width: width * columns.length, height: legend + 34 };
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width * 2}" height="${height + 42}" viewBox="0 0 ${width * 2} ${height + 42}" font-family="sans-serif" font-size="11">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${total.width}" height="${total.height}" viewBox="0 0 ${total.width} ${total.height}" font-family="sans-serif" font-size="11">`,
     `<rect width="100%" height="100%" fill="white"/>`,
     ...parts,
     '</svg>',
