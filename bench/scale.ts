@@ -190,7 +190,8 @@ export function scaleChart(report: ScaleReport, caption: string): string {
       const upper = row * height + margin.top;
       const plotWidth = width - margin.left - margin.right;
       const plotHeight = height - margin.top - margin.bottom;
-      const x = (position: number) => left + (column.ticks.length === 1 ? plotWidth / 2 : (position * plotWidth) / (column.ticks.length - 1));
+      const x = (position: number) =>
+        left + (column.ticks.length === 1 ? plotWidth / 2 : (position * plotWidth) / (column.ticks.length - 1));
       const y = (value: number) => upper + plotHeight - (value / top) * plotHeight;
       parts.push(
         `<text x="${left + plotWidth / 2}" y="${upper - 8}" text-anchor="middle" font-weight="bold">${escape(endpoint.label)}, ${column.title}</text>`,

@@ -4,7 +4,8 @@
  * 200 players with one or two personas each, and their inventories, each given by an AWARD transaction
  * with its ledger rows, so that the ledger invariant holds from the start. Plus the fixtures of the
  * write scenarios: 100 disjoint gift pairs whose givers hold a large stock of gold coins, two traders
- * who both hold a large stock of two goods, and a persona whose skill progress is raced.
+ * who both hold a large stock of two goods, and a persona whose skill progress is raced; and 200 users
+ * of their own for the sign-in scenarios.
  *
  * Values come from a seeded generator, so every run seeds the same catalog (uids aside).
  */
@@ -20,9 +21,14 @@ export interface SeedSize {
   players: number;
   /** Disjoint giver/receiver pairs, taken from the players: at most half of them. */
   giftPairs: number;
+  /**
+   * Users of their own for the sign-in scenarios: each sign-in opens a session, and past the limit per
+   * user the oldest is revoked, which would sign the players of the other scenarios out.
+   */
+  signers: number;
 }
 
-export const DEFAULT_SIZE: SeedSize = { items: 1000, players: 200, giftPairs: 100 };
+export const DEFAULT_SIZE: SeedSize = { items: 1000, players: 200, giftPairs: 100, signers: 200 };
 
 export interface SeededUser {
   uid: string;
@@ -42,6 +48,8 @@ export interface SeedData {
   traders: [SeededUser, SeededUser];
   tradeGoods: [string, string];
   skillOwner: SeededUser;
+  /** Users only the sign-in scenarios use (SeedSize.signers). */
+  signers: SeededUser[];
 }
 
 /** mulberry32: a small, fast, seeded generator. */
@@ -87,7 +95,7 @@ async function insertRows(
 }
 
 export async function seed(database: pg.Pool, size: SeedSize = DEFAULT_SIZE): Promise<SeedData> {
-  const { items: itemCount, players: playerCount, giftPairs: pairCount } = size;
+  const { items: itemCount, players: playerCount, giftPairs: pairCount, signers: signerCount } = size;
   const random = generator(20261122);
   const now = Date.now();
 
@@ -147,7 +155,8 @@ export async function seed(database: pg.Pool, size: SeedSize = DEFAULT_SIZE): Pr
   );
   const traders: [SeededUser, SeededUser] = [user('trader-a', 1), user('trader-b', 1)];
   const skillOwner = user('skill-owner', 1);
-  const users = [admin, ...players, ...traders, skillOwner];
+  const signers = Array.from({ length: signerCount }, (_, index) => user(`signer-${String(index + 1).padStart(3, '0')}`, 0));
+  const users = [admin, ...players, ...traders, skillOwner, ...signers];
 
   await insertRows(
     database,
@@ -263,6 +272,7 @@ export async function seed(database: pg.Pool, size: SeedSize = DEFAULT_SIZE): Pr
     traders,
     tradeGoods: [silverUid, copperUid],
     skillOwner,
+    signers,
   };
 }
 

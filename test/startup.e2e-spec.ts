@@ -1,10 +1,11 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { ItemBody, TokenBody } from './support/api-types.js';
+import { productionNodeFlags } from './support/production-flags.js';
 
 /**
  * The service as an operator runs it: the built `dist/src/main.js` in a process of its own, with the
@@ -33,7 +34,7 @@ const started: ChildProcess[] = [];
 
 function startService(environment: Record<string, string>): RunningService {
   let output = '';
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...productionNodeFlags(), main], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...environment },
   });
@@ -59,6 +60,15 @@ async function waitForReady(port: number, service: RunningService): Promise<void
 }
 
 describe('the service as a process', () => {
+  it('is started with the same Node.js flags by npm run start:prod, the Dockerfile and the systemd unit', () => {
+    const flags = productionNodeFlags();
+    expect(flags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-old-space-size=\d+$/)]));
+    const dockerfile = /^CMD \[(.*)\]$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))![1];
+    expect(JSON.parse(`[${dockerfile}]`)).toEqual(['node', ...flags, 'dist/src/main.js']);
+    const unit = /^ExecStart=(.*)$/m.exec(readFileSync(join(root, 'deploy/game-backend.service'), 'utf8'))![1];
+    expect(unit.split(/\s+/)).toEqual(['/usr/bin/node', ...flags, '/opt/game-backend/dist/src/main.js']);
+  });
+
   let dataDir: string;
 
   beforeAll(async () => {
