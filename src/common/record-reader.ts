@@ -60,14 +60,30 @@ export class RecordReader<T extends ObjectLiteral> {
   }
 
   /**
+   * The SQL of `query` with every column selected as read() selects them, to be run again with
+   * readSql(); false when this entity takes getMany(), or when the query has parameters of its own.
+   */
+  selectSql(query: SelectQueryBuilder<T>): string | false {
+    if (this.columns === false) return false;
+    const [sql, parameters] = this.selectColumns(query).getQueryAndParameters();
+    return parameters.length === 0 && sql;
+  }
+
+  /** The records a statement of selectSql() finds, as entities. */
+  async readSql(sql: string, parameters: unknown[]): Promise<T[]> {
+    return this.hydrate(await this.run(sql, parameters));
+  }
+
+  /**
    * The record with this primary key, by a statement built once: building the same SQL with the query
    * builder on every request was a visible share of a `GET /items/{id}` (docs/PERFORMANCE.md).
    */
   async findById(alias: string, primaryKey: string, id: unknown): Promise<T | undefined> {
-    const query = this.dataSource.createQueryBuilder<T>(this.metadata.target, alias).where(`"${alias}"."${primaryKey}" = :id`, { id });
-    if (this.columns === false) return (await query.getOne()) ?? undefined;
+    const query = () =>
+      this.dataSource.createQueryBuilder<T>(this.metadata.target, alias).where(`"${alias}"."${primaryKey}" = :id`, { id });
+    if (this.columns === false) return (await query().getOne()) ?? undefined;
     if (this.findByIdSql === undefined) {
-      const [sql, parameters] = this.selectColumns(query).getQueryAndParameters();
+      const [sql, parameters] = this.selectColumns(query()).getQueryAndParameters();
       // The id is the statement's one parameter ($1), so that the text can be reused for any id.
       if (parameters.length !== 1) throw new Error(`find-by-id of ${this.metadata.name} has ${parameters.length} parameters`);
       this.findByIdSql = sql;

@@ -46,6 +46,9 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private readonly reader: RecordReader<T>;
   private readonly runRead: RunSql;
   private readonly tableName: string;
+  /** See isUnfiltered: SQL built once. */
+  private countAllSql?: string;
+  private readonly pageSql = new Map<string, string | false>();
 
   protected constructor(
     protected readonly dataSource: DataSource,
@@ -103,6 +106,10 @@ export abstract class RecordRepository<T extends RecordEntity> {
   }
 
   async findAll(list: ListQuery, caller: Caller | undefined): Promise<T[]> {
+    if (this.isUnfiltered(list)) {
+      const sql = this.unfilteredPageSql(list.order);
+      if (sql) return this.reader.readSql(sql, [list.limit, list.skip]);
+    }
     const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
     for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
     return this.reader.read(query);
@@ -112,9 +119,36 @@ export abstract class RecordRepository<T extends RecordEntity> {
     // COUNT(*), not getCount(): TypeORM counts COUNT(DISTINCT uid) in case joins repeat rows, and
     // PostgreSQL then sorts every matching uid. These queries never join (scopes filter with
     // subqueries), so every row is one record.
-    const [sql, parameters] = this.filtered(list, caller).select('COUNT(*)', 'count').getQueryAndParameters();
+    const countAll = () => this.filtered(list, caller).select('COUNT(*)', 'count');
+    const [sql, parameters] = this.isUnfiltered(list)
+      ? [(this.countAllSql ??= countAll().getQuery()), []]
+      : countAll().getQueryAndParameters();
     const [counted] = await this.runRead(sql, parameters);
     return Number(counted?.count ?? 0);
+  }
+
+  /**
+   * Whether a list or count reads the whole table: the commonest request (a catalog page), whose SQL
+   * is then built once per sort order rather than by the query builder on every request, a visible
+   * share of a count's cost (docs/PERFORMANCE.md). Filtered and scoped queries are built each time.
+   */
+  private isUnfiltered(list: ListQuery): boolean {
+    return !this.isScoped && list.filters.length === 0;
+  }
+
+  /** The unfiltered page's SQL for this order, with LIMIT $1 OFFSET $2; false if the reader cannot run it. */
+  private unfilteredPageSql(order: ListQuery['order']): string | false {
+    const key = order.map(({ field, direction }) => `${field} ${direction}`).join(',');
+    let sql = this.pageSql.get(key);
+    if (sql === undefined) {
+      const query = this.dataSource.createQueryBuilder<T>(this.entity, ALIAS);
+      for (const { field, direction } of order) query.addOrderBy(column(field), direction);
+      const select = this.reader.selectSql(query);
+      sql = select && `${select} LIMIT $1 OFFSET $2`;
+      // Orders are made of sortable fields only; the bound keeps a combinatorial client from growing it.
+      if (this.pageSql.size < 100) this.pageSql.set(key, sql);
+    }
+    return sql;
   }
 
   /** The record, if the caller may see it; 404 otherwise (unknown and invisible answer alike). */
