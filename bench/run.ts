@@ -13,7 +13,7 @@
  *   --connections 32 --duration 5 --rounds 3 --warmup 3
  *   --only items-by-id,items-list       scenarios: items-by-id, items-list, items-count, auth-idp1, auth-refresh,
  *                                       items-create, gifts, awards, trades, progress, items-by-id-info, realtime,
- *                                       matchmaking
+ *                                       matchmaking, scale
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
