@@ -500,7 +500,7 @@ async function compareAnswers(service: Target, baseline: Target, data: SeedData,
   const paths = [...data.itemUids.slice(0, 5).map((uid) => `/items/${uid}`), '/items?limit=100', '/items/count'];
   for (const path of paths) {
     const [ours, theirs] = await Promise.all(
-      [service, baseline].map((target) => fetch(`${target.url}${path}`, { headers: { authorization: `jwt ${token}` } })),
+      [service, baseline].map((target) => fetch(`${target.url}${path}`, { headers: authorization(token) })),
     );
     const [oursText, theirsText] = await Promise.all([ours.text(), theirs.text()]);
     if (ours.status !== 200 || oursText !== theirsText || ours.headers.get('etag') !== theirs.headers.get('etag')) {
@@ -514,12 +514,16 @@ async function compareAnswers(service: Target, baseline: Target, data: SeedData,
   log(`the service and the baseline answer ${paths.length} requests identically`);
 }
 
+/** The headers of a request with our JWT, and of one that also sends a JSON body. */
+const authorization = (token: string) => ({ authorization: `jwt ${token}` });
+const json = (token: string) => ({ ...authorization(token), 'content-type': 'application/json' });
+
 /** One gold coin from the pair's giver to its receiver. */
 function giftRequest(pair: SeedData['giftPairs'][number], token: string, goldCoinUid: string): Request {
   return {
     method: 'POST',
     path: '/inventories/transaction',
-    headers: { authorization: `jwt ${token}`, 'content-type': 'application/json' },
+    headers: json(token),
     body: JSON.stringify({
       personaOneUid: pair.giverPersonaUid,
       personaTwoUid: pair.receiverPersonaUid,
@@ -529,8 +533,6 @@ function giftRequest(pair: SeedData['giftPairs'][number], token: string, goldCoi
 }
 
 function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenario[] {
-  const authorization = (token: string) => ({ authorization: `jwt ${token}` });
-  const json = (token: string) => ({ ...authorization(token), 'content-type': 'application/json' });
   const [traderA, traderB] = data.traders.map((trader) => trader.personaUids[0]);
   const [silver, copper] = data.tradeGoods;
   const skillPersona = data.skillOwner.personaUids[0];
@@ -725,7 +727,7 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
 const scaleMeasurement = { warmup: options.quick ? 1 : 2, rounds: options.quick ? 1 : 2, duration: 3 };
 
 /**
- * The scale curve (bench/scale.ts): in a database of its own, seeded with 100 items and 200 personas,
+ * The scale curve (bench/scale.ts): in a database of its own, seeded with 100 items and 204 personas,
  * then grown to 10,000 items, to 100,000 personas (where the connection counts are measured, with 512
  * disjoint gift pairs so that even 512 connections never share one) and to 1,000,000 items.
  */
@@ -757,7 +759,7 @@ async function measureScaleCurve(
       requests: rows.map(({ uid }, index) => ({
         method: 'GET',
         path: `/items/${uid}`,
-        headers: { authorization: `jwt ${tokens[index % tokens.length]}` },
+        headers: authorization(tokens[index % tokens.length]),
       })),
     };
     const gifts: Scenario = {

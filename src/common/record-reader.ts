@@ -56,7 +56,7 @@ export class RecordReader<T extends ObjectLiteral> {
   async read(query: SelectQueryBuilder<T>): Promise<T[]> {
     if (this.columns === false) return query.getMany();
     const [sql, parameters] = this.selectColumns(query).getQueryAndParameters();
-    return this.hydrate(await this.run(sql, parameters));
+    return this.readSql(sql, parameters);
   }
 
   /**
@@ -88,7 +88,7 @@ export class RecordReader<T extends ObjectLiteral> {
       if (parameters.length !== 1) throw new Error(`find-by-id of ${this.metadata.name} has ${parameters.length} parameters`);
       this.findByIdSql = sql;
     }
-    const [record] = this.hydrate(await this.run(this.findByIdSql, [id]));
+    const [record] = await this.readSql(this.findByIdSql, [id]);
     return record;
   }
 
