@@ -26,11 +26,19 @@ export function verifyAccessToken(jwt: JwtService, request: object, token: strin
   let cache = checkedTokens.get(jwt);
   if (!cache) checkedTokens.set(jwt, (cache = new LRUCache({ max: CHECKED_TOKENS_MAX })));
   const cached = cache.get(token);
-  const claims = cached ? Promise.resolve(cached) : verifyAndRemember(jwt, cache, token);
+  const claims = cached && unexpired(cached) ? Promise.resolve(cached) : verifyAndRemember(jwt, cache, token);
   // The guard that asked first awaits it; this keeps a rejection from counting as unhandled before then.
   claims.catch(() => undefined);
   verified.set(request, { token, claims });
   return claims;
+}
+
+/**
+ * The cache's own ttl runs on the monotonic clock, jsonwebtoken's `exp` check on the wall clock; the two
+ * drift apart, so a hit is checked against `exp` with the clock jsonwebtoken uses.
+ */
+function unexpired(claims: AccessTokenClaims): boolean {
+  return typeof claims.exp === 'number' && Date.now() < claims.exp * 1000;
 }
 
 async function verifyAndRemember(jwt: JwtService, cache: LRUCache<string, AccessTokenClaims>, token: string): Promise<AccessTokenClaims> {
