@@ -262,7 +262,8 @@ describe('inventories and transactions', () => {
         reason: null,
         dateCreated: expect.stringMatching(ISO_MILLISECONDS),
         dateModified: expect.stringMatching(ISO_MILLISECONDS),
-        version: expect.any(Number),
+        // Settled at once or stored PENDING and settled later (an accepted trade): version 1 either way.
+        version: 1,
       });
       expect(await holdings(player.personaUid)).toEqual({ [potion]: 7 });
       expect(await ledgerOf(response.body.uid)).toEqual([{ personaUid: player.personaUid, itemUid: potion, delta: 7 }]);
@@ -296,6 +297,11 @@ describe('inventories and transactions', () => {
       expect(snapshotQuantities(partial.body.personaOneInventoryItemsAfter, player.personaUid)).toEqual({ [arrows]: 15 });
       expect(await ledgerOf(partial.body.uid)).toEqual([{ personaUid: player.personaUid, itemUid: arrows, delta: -5 }]);
       expect(await holdings(player.personaUid)).toEqual({ [arrows]: 15, [bolts]: 3 });
+      // A snapshot is the row as the inventory serves it, every field, before and after.
+      const rowAfter = await api.get<InventoryItemBody>(`/inventories/${arrowRow.uid}`, { token: player.token });
+      expect(rowAfter.body).toMatchObject({ quantity: 15, version: arrowRow.version + 1 });
+      expect(partial.body.personaOneInventoryItemsBefore).toEqual([arrowRow]);
+      expect(partial.body.personaOneInventoryItemsAfter).toEqual([rowAfter.body]);
 
       const all = await transact(
         { type: 'REMOVAL', personaOneUid: player.personaUid, personaOneInventoryItems: [{ itemUid: arrows, quantity: 15 }] },
@@ -303,7 +309,8 @@ describe('inventories and transactions', () => {
       );
       expect(all.status).toBe(200);
       expect(all.body.status).toBe('COMPLETED');
-      expect(snapshotQuantities(all.body.personaOneInventoryItemsAfter, player.personaUid)).toEqual({ [arrows]: 0 });
+      expect(all.body.personaOneInventoryItemsBefore).toEqual([rowAfter.body]);
+      expect(all.body.personaOneInventoryItemsAfter).toEqual([{ personaUid: player.personaUid, itemUid: arrows, quantity: 0 }]);
       expect(await holdings(player.personaUid)).toEqual({ [bolts]: 3 });
       expectErrorBody(await api.get(`/inventories/${arrowRow.uid}`, { token: player.token }), 404, 'NOT_FOUND');
       expect((await api.get<{ count: number }>('/inventories/count', { token: player.token })).body).toEqual({ count: 1 });

@@ -255,7 +255,12 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private async writeReturning(transaction: Transaction, statement: () => [string, unknown[]]): Promise<T | undefined> {
     const [sql, parameters] = statement();
     const rows = await transaction.query<Record<string, unknown>[]>(sql, parameters);
-    return this.reader.returning === false ? rows[0] && transaction.create(this.entity, rows[0] as T) : this.reader.fromRows(rows)[0];
+    return this.recordsOf(transaction, rows)[0];
+  }
+
+  /** The records of rows a statement returned with `RETURNING ${this.returned}`. */
+  protected recordsOf(transaction: Transaction, rows: Record<string, unknown>[]): T[] {
+    return this.reader.returning === false ? rows.map((row) => transaction.create(this.entity, row as T)) : this.reader.fromRows(rows);
   }
 
   private insertStatement(values: QueryDeepPartialEntity<T>, orIgnore: boolean): [string, unknown[]] {
@@ -308,8 +313,11 @@ export abstract class RecordRepository<T extends RecordEntity> {
     return [`"${entry.databaseName}"`, `$${parameters.length}`];
   }
 
-  /** What insert and update statements return: every column, under its property name where the reader hydrates. */
-  private get returned(): string {
+  /**
+   * What insert and update statements return: every column, under its property name where the reader
+   * hydrates; for a repository's own write statements too (with `recordsOf`).
+   */
+  protected get returned(): string {
     return this.reader.returning === false ? '*' : this.reader.returning;
   }
 

@@ -5,7 +5,6 @@ import {
   affectedHoldings,
   applyMovements,
   findShortages,
-  type Holding,
   holdingKey,
   type Holdings,
   itemsOf,
@@ -14,7 +13,7 @@ import {
   type TransactionRequest,
 } from './inventory-plan.js';
 import type { InventorySnapshot, InventoryTransaction } from './transaction.entity.js';
-import { TransactionsRepository } from './transactions.repository.js';
+import { TransactionsRepository, type UnsettledTransaction } from './transactions.repository.js';
 
 /**
  * Processes one transaction inside a database transaction: the personas' inventories are locked (in a
@@ -38,55 +37,58 @@ export class TransactionProcessor {
     return this.inventories.lockInventories(db, personasOf(request), itemsOf(request));
   }
 
-  /** Processes the transaction; `locked`: its inventories, if the caller has locked them already (`lock`). */
-  async process(db: Transaction, transaction: InventoryTransaction, locked?: LockedInventories): Promise<InventoryTransaction> {
+  /**
+   * Processes the transaction, stored PENDING or not stored yet (then its record is stored settled);
+   * `locked`: its inventories, if the caller has locked them already (`lock`).
+   */
+  async process(db: Transaction, transaction: UnsettledTransaction, locked?: LockedInventories): Promise<InventoryTransaction> {
     const request = requestOf(transaction);
     const personaUids = personasOf(request);
     const { owners } = locked ?? (await this.inventories.lockInventories(db, personaUids));
 
-    const affected = affectedHoldings(request);
     const rowsBefore = await this.inventories.holdings(db, personaUids, itemsOf(request));
-    const before: Holdings = new Map([...rowsBefore].map(([key, row]) => [key, row.quantity]));
+    const held: Holdings = new Map([...rowsBefore].map(([key, row]) => [key, row.quantity]));
+    const snapshots = snapshotsBefore(request, rowsBefore);
 
-    const shortages = findShortages(request, before);
+    const shortages = findShortages(request, held);
     if (shortages.length > 0) {
       const reason = shortages
         .map(({ personaUid, itemUid, needed, held }) => `persona ${personaUid} holds ${held} of item ${itemUid}, not ${needed}`)
         .join('; ');
-      const snapshots = snapshotsOf(request, affected, rowsBefore, rowsBefore);
-      return this.transactions.updateVersioned(transaction.uid, { status: 'FAILED', reason, ...snapshots }, undefined, db);
+      return this.transactions.settle(db, transaction, { status: 'FAILED', reason, movements: [], held, owners, ...snapshots });
     }
 
     const movements = planMovements(request);
-    const rowsAfter = await this.inventories.applyMovements(db, transaction.uid, movements, rowsBefore, owners);
+    const settled = await this.transactions.settle(db, transaction, {
+      status: 'COMPLETED',
+      reason: null,
+      movements,
+      held,
+      owners,
+      ...snapshots,
+    });
     // With both personas locked nothing else can touch these rows; if they still disagree with the plan,
     // something is badly wrong: throwing rolls everything back rather than commit a doubtful state.
-    const expected = applyMovements(before, movements);
-    for (const { personaUid, itemUid } of affected) {
-      const key = holdingKey(personaUid, itemUid);
-      if ((rowsAfter.get(key)?.quantity ?? 0) !== (expected.get(key) ?? 0)) {
-        throw new Error(`inventory ${key} disagrees with transaction ${transaction.uid}'s plan`);
+    const expected = applyMovements(held, movements);
+    for (const { personaUid, itemUid, quantity } of [...settled.personaOneInventoryItemsAfter, ...settled.personaTwoInventoryItemsAfter]) {
+      if (quantity !== (expected.get(holdingKey(personaUid, itemUid)) ?? 0)) {
+        throw new Error(`inventory ${holdingKey(personaUid, itemUid)} disagrees with transaction ${transaction.uid}'s plan`);
       }
     }
-    const snapshots = snapshotsOf(request, affected, rowsBefore, rowsAfter);
-    return this.transactions.updateVersioned(transaction.uid, { status: 'COMPLETED', reason: null, ...snapshots }, undefined, db);
+    return settled;
   }
 }
 
-function requestOf(transaction: InventoryTransaction): TransactionRequest {
+function requestOf(transaction: UnsettledTransaction): TransactionRequest {
   const { type, personaOneUid, personaTwoUid, personaOneInventoryItems, personaTwoInventoryItems } = transaction;
   return { type, personaOneUid, personaTwoUid, personaOneInventoryItems, personaTwoInventoryItems };
 }
 
-/** Every affected holding of each persona, before and after (quantity 0 where the persona holds none). */
-function snapshotsOf(request: TransactionRequest, affected: Holding[], before: HoldingRows, after: HoldingRows) {
-  const snapshot = (rows: HoldingRows, personaUid: string): InventorySnapshot[] =>
-    affected.filter((holding) => holding.personaUid === personaUid).map(({ itemUid }) => holdingSnapshot(rows, personaUid, itemUid));
+/** Every affected holding of each persona before (quantity 0 where the persona holds none); settle() derives the after. */
+function snapshotsBefore(request: TransactionRequest, before: HoldingRows) {
+  const affected = affectedHoldings(request);
+  const snapshot = (personaUid: string): InventorySnapshot[] =>
+    affected.filter((holding) => holding.personaUid === personaUid).map(({ itemUid }) => holdingSnapshot(before, personaUid, itemUid));
   const two = request.personaTwoUid;
-  return {
-    personaOneInventoryItemsBefore: snapshot(before, request.personaOneUid),
-    personaOneInventoryItemsAfter: snapshot(after, request.personaOneUid),
-    personaTwoInventoryItemsBefore: two ? snapshot(before, two) : [],
-    personaTwoInventoryItemsAfter: two ? snapshot(after, two) : [],
-  };
+  return { personaOneBefore: snapshot(request.personaOneUid), personaTwoBefore: two ? snapshot(two) : [] };
 }

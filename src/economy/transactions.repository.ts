@@ -3,9 +3,38 @@ import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
-import { InventoryTransaction, type TransactionStatus } from './transaction.entity.js';
+import { holdingKey, type Holdings, type Movement } from './inventory-plan.js';
+import { type InventorySnapshot, InventoryTransaction, type TransactionStatus } from './transaction.entity.js';
 
 const FINAL_STATUSES: readonly TransactionStatus[] = ['COMPLETED', 'DECLINED', 'CANCELED', 'FAILED'];
+
+/** What a transaction's record holds before it is settled: stored PENDING, or not stored yet. */
+export type UnsettledTransaction = Pick<
+  InventoryTransaction,
+  | 'uid'
+  | 'type'
+  | 'personaOneUid'
+  | 'personaTwoUid'
+  | 'personaOneInventoryItems'
+  | 'personaTwoInventoryItems'
+  | 'createdByUid'
+  | 'idempotencyKey'
+  | 'requestHash'
+>;
+
+/** How a transaction ends: COMPLETED with its movements, or FAILED (nothing moves) with its reason. */
+export interface Settlement {
+  status: 'COMPLETED' | 'FAILED';
+  reason: string | null;
+  movements: Movement[];
+  /** The locked quantities the movements start from. */
+  held: Holdings;
+  /** Each persona's affected holdings before, in the record's order. */
+  personaOneBefore: InventorySnapshot[];
+  personaTwoBefore: InventorySnapshot[];
+  /** Each persona's owner, who is told of its inventory's changes. */
+  owners: Map<string, string>;
+}
 
 @Injectable()
 export class TransactionsRepository extends RecordRepository<InventoryTransaction> {
@@ -16,10 +45,80 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
     super(dataSource, InventoryTransaction, 'transaction');
   }
 
+  private settleStatement?: string;
+
   /** A transaction that reaches its end is pushed to the owners of both personas. */
   protected override async afterUpdate(transaction: Transaction, record: InventoryTransaction): Promise<void> {
     if (!FINAL_STATUSES.includes(record.status)) return;
     await this.outbox.record(transaction, 'transaction.updated', record, { ownersOf: personasOf(record) });
+  }
+
+  /**
+   * Settles a transaction whose personas are locked, in one statement: the movements (relative, in SQL,
+   * under the CHECK (quantity >= 0) that would stop an overdraft even if the caller's check were wrong),
+   * each with its row in the append-only ledger, and the record, inserted or updated, with its status
+   * and its snapshots (after: the rows the movements left, as the statement returns them). Inserting the
+   * record here, rather than PENDING first, spares a processed-at-once transaction two round trips;
+   * each data-modifying part touches its own rows, and the ledger's foreign key to the record is checked
+   * at the statement's end. A holding that reaches 0 is removed (an inventory lists what a persona
+   * holds), and only if it holds exactly what is taken; decrements are plain UPDATEs (an upsert would
+   * test the CHECK on the negative row it proposes). Every movement must change exactly one row, or
+   * nothing commits. Then tells each moved persona's owner (`inventory.updated`, its changed holdings)
+   * and the owners of both personas (`transaction.updated`).
+   */
+  async settle(transaction: Transaction, record: UnsettledTransaction, settlement: Settlement): Promise<InventoryTransaction> {
+    const { movements, held } = settlement;
+    const kind = ({ personaUid, itemUid, delta }: Movement) =>
+      delta > 0 ? 'add' : (held.get(holdingKey(personaUid, itemUid)) ?? 0) + delta === 0 ? 'empty' : 'take';
+    const rows = await transaction.query<Array<Record<string, unknown> & { changedHoldings: number }>>(this.settleSql, [
+      movements.map((movement) => movement.personaUid),
+      movements.map((movement) => movement.itemUid),
+      movements.map((movement) => movement.delta),
+      movements.map(kind),
+      record.uid,
+      record.type,
+      settlement.status,
+      record.personaOneUid,
+      record.personaTwoUid,
+      JSON.stringify(record.personaOneInventoryItems),
+      JSON.stringify(record.personaTwoInventoryItems),
+      record.createdByUid,
+      record.idempotencyKey,
+      record.requestHash,
+      settlement.reason,
+      JSON.stringify(settlement.personaOneBefore),
+      JSON.stringify(settlement.personaTwoBefore),
+    ]);
+    if (rows[0]?.changedHoldings !== movements.length) {
+      throw new Error(`transaction ${record.uid} changed ${rows[0]?.changedHoldings} holdings for ${movements.length} movements`);
+    }
+    const [settled] = this.recordsOf(transaction, rows);
+    const after = new Map(
+      [...settled.personaOneInventoryItemsAfter, ...settled.personaTwoInventoryItemsAfter].map((snapshot) => [
+        holdingKey(snapshot.personaUid, snapshot.itemUid),
+        snapshot,
+      ]),
+    );
+    const moved = [...new Set(movements.map((movement) => movement.personaUid))];
+    await this.outbox.recordMany(
+      transaction,
+      'inventory.updated',
+      moved.map((personaUid) => ({
+        data: {
+          personaUid,
+          holdings: movements
+            .filter((movement) => movement.personaUid === personaUid)
+            .map(({ itemUid }) => after.get(holdingKey(personaUid, itemUid))),
+        },
+        users: settlement.owners.has(personaUid) ? [settlement.owners.get(personaUid)!] : [],
+      })),
+    );
+    await this.afterUpdate(transaction, settled);
+    return settled;
+  }
+
+  private get settleSql(): string {
+    return (this.settleStatement ??= settleStatement(this.returned));
   }
 
   /** A trade left PENDING for persona two: its owner is told there is an offer to answer. */
@@ -45,3 +144,61 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
 }
 
 const personasOf = (record: InventoryTransaction) => [record.personaOneUid, ...(record.personaTwoUid ? [record.personaTwoUid] : [])];
+
+/** A holding row of the statement's own, as a snapshot (the same fields and date format as the REST answers). */
+const snapshot = (row: string) =>
+  `jsonb_build_object('uid', ${row}.uid, 'personaUid', ${row}."personaUid", 'itemUid', ${row}."itemUid", 'quantity', ${row}.quantity,
+     'version', ${row}.version, 'dateCreated', to_char(${row}."dateCreated" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'dateModified', to_char(${row}."dateModified" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+
+/** A persona's snapshots after: each one before ($n), replaced by the row the statement left, if it changed one. */
+const snapshotsAfter = (before: string) =>
+  `(SELECT coalesce(jsonb_agg(coalesce(c.snapshot, b.value) ORDER BY b.n), '[]') FROM jsonb_array_elements(${before}::jsonb) WITH ORDINALITY AS b(value, n)
+     LEFT JOIN changed c ON c.persona = (b.value ->> 'personaUid')::uuid AND c.item = (b.value ->> 'itemUid')::uuid)`;
+
+/**
+ * See `settle`: the movements ($1 personas, $2 items, $3 deltas, $4 kinds: add, take or empty) of
+ * transaction $5, their ledger rows, and its record ($6 to $17); answers the record and how many
+ * holdings changed. A record inserted here starts at version 1, as one stored PENDING and then
+ * settled does.
+ */
+function settleStatement(returned: string): string {
+  return `
+  WITH moves AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[]) AS m(persona, item, delta, kind)
+  ), added AS (
+    INSERT INTO inventory_items ("personaUid", "itemUid", quantity)
+    SELECT persona, item, delta FROM moves WHERE kind = 'add'
+    ON CONFLICT ("personaUid", "itemUid") DO UPDATE
+      SET quantity = inventory_items.quantity + EXCLUDED.quantity, version = inventory_items.version + 1, "dateModified" = now()
+    RETURNING *
+  ), taken AS (
+    UPDATE inventory_items i SET quantity = i.quantity + m.delta, version = i.version + 1, "dateModified" = now()
+    FROM moves m WHERE m.kind = 'take' AND i."personaUid" = m.persona AND i."itemUid" = m.item
+    RETURNING i.*
+  ), emptied AS (
+    DELETE FROM inventory_items i USING moves m
+    WHERE m.kind = 'empty' AND i."personaUid" = m.persona AND i."itemUid" = m.item AND i.quantity = -m.delta
+    RETURNING i."personaUid", i."itemUid"
+  ), ledger AS (
+    INSERT INTO inventory_ledger ("transactionUid", "personaUid", "itemUid", delta) SELECT $5, persona, item, delta FROM moves
+  ), changed AS (
+    SELECT a."personaUid" AS persona, a."itemUid" AS item, ${snapshot('a')} AS snapshot FROM added a
+    UNION ALL SELECT t."personaUid", t."itemUid", ${snapshot('t')} FROM taken t
+    UNION ALL SELECT e."personaUid", e."itemUid", jsonb_build_object('personaUid', e."personaUid", 'itemUid', e."itemUid", 'quantity', 0) FROM emptied e
+  ), recorded AS (
+    INSERT INTO transactions (uid, type, status, "personaOneUid", "personaTwoUid", "personaOneInventoryItems", "personaTwoInventoryItems",
+                              "createdByUid", "idempotencyKey", "requestHash", reason, version,
+                              "personaOneInventoryItemsBefore", "personaTwoInventoryItemsBefore",
+                              "personaOneInventoryItemsAfter", "personaTwoInventoryItemsAfter")
+    VALUES ($5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17, ${snapshotsAfter('$16')}, ${snapshotsAfter('$17')})
+    ON CONFLICT (uid) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason,
+      "personaOneInventoryItemsBefore" = EXCLUDED."personaOneInventoryItemsBefore",
+      "personaTwoInventoryItemsBefore" = EXCLUDED."personaTwoInventoryItemsBefore",
+      "personaOneInventoryItemsAfter" = EXCLUDED."personaOneInventoryItemsAfter",
+      "personaTwoInventoryItemsAfter" = EXCLUDED."personaTwoInventoryItemsAfter",
+      version = transactions.version + 1, "dateModified" = now()
+    RETURNING ${returned}
+  )
+  SELECT recorded.*, (SELECT count(*)::int FROM changed) AS "changedHoldings" FROM recorded`;
+}

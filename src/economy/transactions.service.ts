@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, conflict, type ErrorDetail, ErrorCode } from '../common/errors.js';
@@ -101,6 +101,11 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
   ): Promise<InventoryTransaction> {
     const locked = atOnce ? await this.processor.lock(db, request) : undefined;
     if (locked) checkReferences(request, caller, locked);
+    if (locked && idempotencyKey === undefined) {
+      // Nothing for a retry to find: the record is stored once, settled (no PENDING row to update after).
+      const unstored = { ...request, uid: randomUUID(), createdByUid: caller.uid, idempotencyKey: null, requestHash };
+      return this.processor.process(db, unstored, locked);
+    }
     const created = await this.transactions.insertUnlessConflict(
       { ...request, status: 'PENDING', createdByUid: caller.uid, idempotencyKey: idempotencyKey ?? null, requestHash },
       db,
