@@ -109,6 +109,14 @@ describe('realtime', () => {
     });
   });
 
+  /** realtime_events_written_total of the two events a settled transaction writes. */
+  async function eventsWrittenSoFar(): Promise<Record<'inventory.updated' | 'transaction.updated', number>> {
+    const metrics = String((await api.get<string>('/metrics')).body);
+    const count = (type: string) =>
+      Number(new RegExp(`^realtime_events_written_total\\{type="${type}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+    return { 'inventory.updated': count('inventory.updated'), 'transaction.updated': count('transaction.updated') };
+  }
+
   describe('events reach exactly the users concerned', () => {
     it('pushes a trade offer to persona two, then the outcome and the inventories to both, and nothing to others', async () => {
       const [sword, gold] = [await createItem('Sword'), await createItem('Gold')];
@@ -131,17 +139,31 @@ describe('realtime', () => {
       // The record as the REST API returns it to Bob.
       expect(pending.data).toEqual((await api.get(`/transactions/${offer.body.uid}`, { token: bob.token })).body);
 
+      const written = await eventsWrittenSoFar();
       expect((await api.post(`/transactions/${offer.body.uid}/accept`, undefined, { token: bob.token })).body.status).toBe('COMPLETED');
-      for (const [socket, player] of [
-        [toAlice, alice],
-        [toBob, bob],
+      // Counted in /metrics: one inventory.updated per persona, the outcome to both owners.
+      expect(await eventsWrittenSoFar()).toEqual({
+        'inventory.updated': written['inventory.updated'] + 2,
+        'transaction.updated': written['transaction.updated'] + 2,
+      });
+      const settled = (await api.get(`/transactions/${offer.body.uid}`, { token: alice.token })).body;
+      for (const [socket, player, after] of [
+        [toAlice, alice, settled.personaOneInventoryItemsAfter],
+        [toBob, bob, settled.personaTwoInventoryItemsAfter],
       ] as const) {
+        // The record as the REST API returns it, and the holdings as its snapshots after: every field.
         const done = await socket.waitFor((frame) => frame.type === 'transaction.updated');
-        expect(done.data).toMatchObject({ uid: offer.body.uid, status: 'COMPLETED' });
+        expect(done.data).toEqual(settled);
         const inventory = await socket.waitFor((frame) => frame.type === 'inventory.updated');
         expect(inventory.data.personaUid).toBe(player.personaUid);
-        expect(inventory.data.holdings.map((holding: { itemUid: string }) => holding.itemUid).sort()).toEqual([gold, sword].sort());
+        expect(inventory.data.holdings).toEqual(expect.arrayContaining(after));
+        expect(inventory.data.holdings).toHaveLength(2);
       }
+      // Sent in the order they were written: each inventory first, then the record.
+      expect(toAlice.events.map((frame) => frame.type).filter((type) => type !== 'transaction.pending')).toEqual([
+        'inventory.updated',
+        'transaction.updated',
+      ]);
       await quietPeriod();
       expect(toAlice.events.map((frame) => frame.type)).not.toContain('transaction.pending');
       expect(toCarol.events).toEqual([]);

@@ -4,6 +4,7 @@ import type { Caller } from './auth.decorators.js';
 import { ApiException, ErrorCode, notFound } from './errors.js';
 import type { Filter, ListQuery } from './list-query.js';
 import type { RecordEntity } from './record.entity.js';
+import { secretFields } from './fields.js';
 import { afterCommit, transact } from '../database/after-commit.js';
 import type { Replicas } from '../database/replicas.js';
 import { poolQuery, RecordReader, type RunSql } from './record-reader.js';
@@ -18,6 +19,9 @@ export const ALIAS = 'record';
 export function column(field: string): string {
   return `"${ALIAS}"."${field}"`;
 }
+
+/** SQL for a timestamptz as JSON.stringify writes a Date: ISO 8601 in UTC with milliseconds. */
+export const isoMilliseconds = (expression: string) => `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The query's rows, oldest first, locked for the transaction; rows another transaction holds are skipped,
@@ -311,6 +315,20 @@ export abstract class RecordRepository<T extends RecordEntity> {
     if (typeof value === 'function') return [`"${entry.databaseName}"`, (value as () => string)()];
     parameters.push(this.dataSource.driver.preparePersistentValue(value, entry));
     return [`"${entry.databaseName}"`, `$${parameters.length}`];
+  }
+
+  /**
+   * SQL for the JSON of `row`, a row a statement returned with `RETURNING ${this.returned}`, as clients
+   * see the record (RecordEntity.toJSON, then JSON.stringify): without its @Secret() fields, dates as
+   * ISO 8601 strings with milliseconds. For a statement that writes an event of the record it changes.
+   */
+  protected jsonOf(row: string): string {
+    if (this.reader.returning === false) throw new Error(`${this.recordName} rows are returned by column name, not property`);
+    const metadata = this.dataSource.getMetadata(this.entity);
+    const hidden = [...(secretFields(metadata.target as new () => RecordEntity) ?? [])];
+    const dates = metadata.columns.filter((entry) => entry.type === 'timestamptz');
+    const formatted = dates.map((entry) => `'${entry.propertyName}', ${isoMilliseconds(`${row}."${entry.propertyName}"`)}`);
+    return `(to_jsonb(${row}) - '{${hidden.join(',')}}'::text[] || jsonb_build_object(${formatted.join(', ')}))`;
   }
 
   /**

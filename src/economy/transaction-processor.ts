@@ -44,7 +44,7 @@ export class TransactionProcessor {
   async process(db: Transaction, transaction: UnsettledTransaction, locked?: LockedInventories): Promise<InventoryTransaction> {
     const request = requestOf(transaction);
     const personaUids = personasOf(request);
-    const { owners } = locked ?? (await this.inventories.lockInventories(db, personaUids));
+    if (!locked) await this.inventories.lockInventories(db, personaUids);
 
     const rowsBefore = await this.inventories.holdings(db, personaUids, itemsOf(request));
     const held: Holdings = new Map([...rowsBefore].map(([key, row]) => [key, row.quantity]));
@@ -55,18 +55,11 @@ export class TransactionProcessor {
       const reason = shortages
         .map(({ personaUid, itemUid, needed, held }) => `persona ${personaUid} holds ${held} of item ${itemUid}, not ${needed}`)
         .join('; ');
-      return this.transactions.settle(db, transaction, { status: 'FAILED', reason, movements: [], held, owners, ...snapshots });
+      return this.transactions.settle(db, transaction, { status: 'FAILED', reason, movements: [], held, ...snapshots });
     }
 
     const movements = planMovements(request);
-    const settled = await this.transactions.settle(db, transaction, {
-      status: 'COMPLETED',
-      reason: null,
-      movements,
-      held,
-      owners,
-      ...snapshots,
-    });
+    const settled = await this.transactions.settle(db, transaction, { status: 'COMPLETED', reason: null, movements, held, ...snapshots });
     // With both personas locked nothing else can touch these rows; if they still disagree with the plan,
     // something is badly wrong: throwing rolls everything back rather than commit a doubtful state.
     const expected = applyMovements(held, movements);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
-import { EventOutbox } from '../realtime/event-outbox.js';
+import { EventOutbox, type WrittenEvents } from '../realtime/event-outbox.js';
 import { holdingKey, type Holdings, type Movement } from './inventory-plan.js';
 import { type InventorySnapshot, InventoryTransaction, type TransactionStatus } from './transaction.entity.js';
 
@@ -32,8 +32,6 @@ export interface Settlement {
   /** Each persona's affected holdings before, in the record's order. */
   personaOneBefore: InventorySnapshot[];
   personaTwoBefore: InventorySnapshot[];
-  /** Each persona's owner, who is told of its inventory's changes. */
-  owners: Map<string, string>;
 }
 
 @Injectable()
@@ -63,14 +61,16 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
    * at the statement's end. A holding that reaches 0 is removed (an inventory lists what a persona
    * holds), and only if it holds exactly what is taken; decrements are plain UPDATEs (an upsert would
    * test the CHECK on the negative row it proposes). Every movement must change exactly one row, or
-   * nothing commits. Then tells each moved persona's owner (`inventory.updated`, its changed holdings)
-   * and the owners of both personas (`transaction.updated`).
+   * nothing commits. The same statement tells each moved persona's owner (`inventory.updated`, its
+   * changed holdings) and the owners of both personas (`transaction.updated`, the record as they read
+   * it): only it knows their data, and writing them apart was a statement more (EventOutbox.writing).
    */
   async settle(transaction: Transaction, record: UnsettledTransaction, settlement: Settlement): Promise<InventoryTransaction> {
     const { movements, held } = settlement;
     const kind = ({ personaUid, itemUid, delta }: Movement) =>
       delta > 0 ? 'add' : (held.get(holdingKey(personaUid, itemUid)) ?? 0) + delta === 0 ? 'empty' : 'take';
-    const rows = await transaction.query<Array<Record<string, unknown> & { changedHoldings: number }>>(this.settleSql, [
+    const events = this.outbox.writing(18);
+    const rows = await transaction.query<Array<Record<string, unknown> & WrittenEvents & { changedHoldings: number }>>(this.settleSql, [
       movements.map((movement) => movement.personaUid),
       movements.map((movement) => movement.itemUid),
       movements.map((movement) => movement.delta),
@@ -88,37 +88,18 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
       settlement.reason,
       JSON.stringify(settlement.personaOneBefore),
       JSON.stringify(settlement.personaTwoBefore),
+      ...events.parameters,
     ]);
     if (rows[0]?.changedHoldings !== movements.length) {
       throw new Error(`transaction ${record.uid} changed ${rows[0]?.changedHoldings} holdings for ${movements.length} movements`);
     }
-    const [settled] = this.recordsOf(transaction, rows);
-    const after = new Map(
-      [...settled.personaOneInventoryItemsAfter, ...settled.personaTwoInventoryItemsAfter].map((snapshot) => [
-        holdingKey(snapshot.personaUid, snapshot.itemUid),
-        snapshot,
-      ]),
-    );
-    const moved = [...new Set(movements.map((movement) => movement.personaUid))];
-    await this.outbox.recordMany(
-      transaction,
-      'inventory.updated',
-      moved.map((personaUid) => ({
-        data: {
-          personaUid,
-          holdings: movements
-            .filter((movement) => movement.personaUid === personaUid)
-            .map(({ itemUid }) => after.get(holdingKey(personaUid, itemUid))),
-        },
-        users: settlement.owners.has(personaUid) ? [settlement.owners.get(personaUid)!] : [],
-      })),
-    );
-    await this.afterUpdate(transaction, settled);
-    return settled;
+    this.outbox.written(transaction, rows[0]);
+    this.changed(transaction);
+    return this.recordsOf(transaction, rows)[0];
   }
 
   private get settleSql(): string {
-    return (this.settleStatement ??= settleStatement(this.returned));
+    return (this.settleStatement ??= settleStatement(this.returned, this.jsonOf('r'), this.outbox.writing(18).ctes));
   }
 
   /** A trade left PENDING for persona two: its owner is told there is an offer to answer. */
@@ -158,14 +139,16 @@ const snapshotsAfter = (before: string) =>
 
 /**
  * See `settle`: the movements ($1 personas, $2 items, $3 deltas, $4 kinds: add, take or empty) of
- * transaction $5, their ledger rows, and its record ($6 to $17); answers the record and how many
- * holdings changed. A record inserted here starts at version 1, as one stored PENDING and then
- * settled does.
+ * transaction $5, their ledger rows, its record ($6 to $17) and its events ($18 on, EventOutbox.writing);
+ * answers the record, how many holdings changed and the events written. A record inserted here starts at
+ * version 1, as one stored PENDING and then settled does. The events, in the order they were written
+ * apart: one `inventory.updated` per moved persona (its holdings in the order of the movements), then
+ * `transaction.updated` to both personas.
  */
-function settleStatement(returned: string): string {
+function settleStatement(returned: string, recordJson: string, writeEvents: string): string {
   return `
   WITH moves AS (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[]) AS m(persona, item, delta, kind)
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[]) WITH ORDINALITY AS m(persona, item, delta, kind, n)
   ), added AS (
     INSERT INTO inventory_items ("personaUid", "itemUid", quantity)
     SELECT persona, item, delta FROM moves WHERE kind = 'add'
@@ -199,6 +182,18 @@ function settleStatement(returned: string): string {
       "personaTwoInventoryItemsAfter" = EXCLUDED."personaTwoInventoryItemsAfter",
       version = transactions.version + 1, "dateModified" = now()
     RETURNING ${returned}
-  )
-  SELECT recorded.*, (SELECT count(*)::int FROM changed) AS "changedHoldings" FROM recorded`;
+  ), moved AS (
+    SELECT persona, (row_number() OVER (ORDER BY min(n)) - 1)::int AS idx FROM moves GROUP BY persona
+  ), events AS (
+    SELECT idx, 'inventory.updated' AS type, jsonb_build_object('personaUid', mp.persona, 'holdings',
+             (SELECT jsonb_agg(c.snapshot ORDER BY m.n) FROM moves m JOIN changed c ON c.persona = m.persona AND c.item = m.item
+              WHERE m.persona = mp.persona)) AS data
+    FROM moved mp
+    UNION ALL SELECT (SELECT count(*) FROM moved)::int, 'transaction.updated', ${recordJson} FROM recorded r
+  ), wanted AS (
+    SELECT idx, persona AS uid, true AS persona FROM moved
+    UNION ALL SELECT (SELECT count(*) FROM moved)::int, persona, true FROM unnest(ARRAY[$8::uuid, $9::uuid]) AS persona WHERE persona IS NOT NULL
+  )${writeEvents}
+  SELECT recorded.*, (SELECT count(*)::int FROM changed) AS "changedHoldings", written_events.counts, written_events.wake, written_events.notified
+  FROM recorded LEFT JOIN written_events ON true`;
 }

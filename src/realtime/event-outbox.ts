@@ -22,8 +22,8 @@ interface PendingEvent {
 /**
  * Writes events into the recipients' inbox, in the transaction of the change they report, so that an
  * event exists if and only if its change committed. The events of a transaction are gathered while it
- * works and written in one statement just before it commits (`beforeCommit`): a trade reports its
- * inventories and its record in one round trip. The statement resolves persona owners, keeps the
+ * works and written in one statement just before it commits (`beforeCommit`); a statement that
+ * settles a change may write its own events in it instead (`writing`). The statement resolves persona owners, keeps the
  * recipients that are users (a session may invite any uid), inserts a row per recipient in the order
  * the events were recorded, and NOTIFYs their uids (never the payload), which PostgreSQL delivers at
  * commit; with Redis the same list is published once the transaction commits (Fanout). Outside a
@@ -33,6 +33,8 @@ interface PendingEvent {
 @Injectable()
 export class EventOutbox {
   private readonly pending = new WeakMap<Transaction, PendingEvent[]>();
+  private writeSql?: string;
+  private readonly writingCtes = new Map<number, string>();
 
   constructor(
     private readonly metrics: MetricsService,
@@ -90,37 +92,69 @@ export class EventOutbox {
       for (const owned of event.ownersOf) add(index, owned, true);
     });
     if (recipients.length === 0) return;
-    const [row] = await transaction.query<Array<{ counts: Record<string, number>; wake: string }>>(
-      `WITH wanted AS (
+    const tail = this.writing(6);
+    this.writeSql ??= `WITH wanted AS (
          SELECT * FROM unnest($1::int[], $2::uuid[], $3::bool[]) AS w(idx, uid, persona)
-       ), recipients AS (
+       ), events AS (
+         SELECT (n - 1)::int AS idx, type, ($5::jsonb) -> (n - 1)::int AS data FROM unnest($4::text[]) WITH ORDINALITY AS e(type, n)
+       )${tail.ctes}
+       SELECT * FROM written_events`;
+    const [row] = await transaction.query<WrittenEvents[]>(this.writeSql, [
+      indexes,
+      recipients,
+      persona,
+      events.map((event) => event.type),
+      `[${events.map((event) => event.json).join(',')}]`,
+      ...tail.parameters,
+    ]);
+    this.written(transaction, row);
+  }
+
+  /**
+   * The CTEs that write the events of a statement and wake their recipients: they follow two of the
+   * statement's own, `events` (idx, type, data jsonb) and `wanted` (idx, uid, persona: whether uid names
+   * a persona, whose owner receives it), and end in `written_events` (one row of `WrittenEvents`, none
+   * when nothing was written), which the statement must select from. A statement that settles a change
+   * writes its events itself this way when only it knows their data (a transaction's record and
+   * holdings): a statement of their own was a fifth of a gift's cost (docs/PERFORMANCE.md). Persona
+   * owners are resolved and uids that name no user dropped, one row per recipient in the events' order,
+   * and the recipients' uids (never the payload) NOTIFYed, which PostgreSQL delivers at commit.
+   * `parameters` are numbered from `first`; hand the row to `written`.
+   */
+  writing(first: number): { ctes: string; parameters: unknown[] } {
+    let ctes = this.writingCtes.get(first);
+    if (!ctes) this.writingCtes.set(first, (ctes = writingCtes(first)));
+    return { ctes, parameters: [REALTIME_CHANNEL, MAX_NOTIFIED_USERS, !this.fanout.viaRedis] };
+  }
+
+  /** After a statement with `writing`'s CTEs: counts its events and, over Redis, publishes the wake-up once it commits. */
+  written(transaction: Transaction, row: Partial<WrittenEvents> | undefined): void {
+    for (const [type, count] of Object.entries(row?.counts ?? {})) this.metrics.countEventsWritten(type, count);
+    if (row?.wake && this.fanout.viaRedis) this.fanout.publishAfterCommit(transaction, REALTIME_CHANNEL, row.wake);
+  }
+}
+
+/** See EventOutbox.writing: $first the channel, $first+1 the most uids a wake-up names, $first+2 whether to NOTIFY. */
+const writingCtes = (first: number) => `, recipients AS (
          SELECT w.idx, u.uid FROM wanted w JOIN users u ON u.uid = w.uid WHERE NOT w.persona
          UNION
          SELECT w.idx, p."userUid" FROM wanted w JOIN personas p ON p.uid = w.uid WHERE w.persona
        ), written AS (
          INSERT INTO notifications ("userUid", type, data)
-         SELECT r.uid, ($4::text[])[r.idx + 1], ($5::jsonb) -> r.idx FROM recipients r ORDER BY r.idx
+         SELECT r.uid, e.type, e.data FROM recipients r JOIN events e USING (idx) ORDER BY r.idx
          RETURNING "userUid", type
-       )
-       SELECT counts, wake, CASE WHEN $8 THEN pg_notify($6, wake) END FROM (
-         SELECT (SELECT json_object_agg(type, n) FROM (SELECT type, count(*)::int AS n FROM written GROUP BY type) AS t) AS counts,
-                CASE WHEN count(DISTINCT "userUid") > $7 THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END AS wake
-         FROM written HAVING count(*) > 0
-       ) AS events`,
-      [
-        indexes,
-        recipients,
-        persona,
-        events.map((event) => event.type),
-        `[${events.map((event) => event.json).join(',')}]`,
-        REALTIME_CHANNEL,
-        MAX_NOTIFIED_USERS,
-        !this.fanout.viaRedis,
-      ],
-    );
-    for (const [type, count] of Object.entries(row?.counts ?? {})) this.metrics.countEventsWritten(type, count);
-    if (row && this.fanout.viaRedis) this.fanout.publishAfterCommit(transaction, REALTIME_CHANNEL, row.wake);
-  }
+       ), written_events AS (
+         SELECT counts, wake, CASE WHEN $${first + 2} THEN pg_notify($${first}, wake) END AS notified FROM (
+           SELECT (SELECT json_object_agg(type, n) FROM (SELECT type, count(*)::int AS n FROM written GROUP BY type) AS t) AS counts,
+                  CASE WHEN count(DISTINCT "userUid") > $${first + 1} THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END AS wake
+           FROM written HAVING count(*) > 0
+         ) AS summary
+       )`;
+
+/** What `written_events` answers: the events written by type, and whom to wake ('*': everyone). */
+export interface WrittenEvents {
+  counts: Record<string, number> | null;
+  wake: string | null;
 }
 
 /** The outbox, for every repository that reports its changes. */
