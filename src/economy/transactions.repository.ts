@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { column, isoMilliseconds, RecordRepository, type Transaction } from '../common/record.repository.js';
 import { EventOutbox, type WrittenEvents } from '../realtime/event-outbox.js';
-import { holdingKey, type Holdings, type Movement } from './inventory-plan.js';
+import { holdingKey, type Holdings, type Movement, personasOf } from './inventory-plan.js';
 import { type InventorySnapshot, InventoryTransaction, type TransactionStatus } from './transaction.entity.js';
 
 const FINAL_STATUSES: readonly TransactionStatus[] = ['COMPLETED', 'DECLINED', 'CANCELED', 'FAILED'];
+/** The settling statement's parameters after its own seventeen: EventOutbox.writing's. */
+const FIRST_EVENT_PARAMETER = 18;
 
 /** What a transaction's record holds before it is settled: stored PENDING, or not stored yet. */
 export type UnsettledTransaction = Pick<
@@ -69,7 +71,7 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
     const { movements, held } = settlement;
     const kind = ({ personaUid, itemUid, delta }: Movement) =>
       delta > 0 ? 'add' : (held.get(holdingKey(personaUid, itemUid)) ?? 0) + delta === 0 ? 'empty' : 'take';
-    const events = this.outbox.writing(18);
+    const events = this.outbox.writing(FIRST_EVENT_PARAMETER);
     const rows = await transaction.query<Array<Record<string, unknown> & WrittenEvents & { changedHoldings: number }>>(this.settleSql, [
       movements.map((movement) => movement.personaUid),
       movements.map((movement) => movement.itemUid),
@@ -99,7 +101,7 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
   }
 
   private get settleSql(): string {
-    return (this.settleStatement ??= settleStatement(this.returned, this.jsonOf('r'), this.outbox.writing(18).ctes));
+    return (this.settleStatement ??= settleStatement(this.returned, this.jsonOf('r'), this.outbox.writing(FIRST_EVENT_PARAMETER).ctes));
   }
 
   /** A trade left PENDING for persona two: its owner is told there is an offer to answer. */
@@ -124,13 +126,10 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
   }
 }
 
-const personasOf = (record: InventoryTransaction) => [record.personaOneUid, ...(record.personaTwoUid ? [record.personaTwoUid] : [])];
-
 /** A holding row of the statement's own, as a snapshot (the same fields and date format as the REST answers). */
 const snapshot = (row: string) =>
   `jsonb_build_object('uid', ${row}.uid, 'personaUid', ${row}."personaUid", 'itemUid', ${row}."itemUid", 'quantity', ${row}.quantity,
-     'version', ${row}.version, 'dateCreated', to_char(${row}."dateCreated" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-     'dateModified', to_char(${row}."dateModified" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+     'version', ${row}.version, 'dateCreated', ${isoMilliseconds(`${row}."dateCreated"`)}, 'dateModified', ${isoMilliseconds(`${row}."dateModified"`)})`;
 
 /** A persona's snapshots after: each one before ($n), replaced by the row the statement left, if it changed one. */
 const snapshotsAfter = (before: string) =>

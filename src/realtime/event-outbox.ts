@@ -23,10 +23,10 @@ interface PendingEvent {
  * Writes events into the recipients' inbox, in the transaction of the change they report, so that an
  * event exists if and only if its change committed. The events of a transaction are gathered while it
  * works and written in one statement just before it commits (`beforeCommit`); a statement that
- * settles a change may write its own events in it instead (`writing`). The statement resolves persona owners, keeps the
- * recipients that are users (a session may invite any uid), inserts a row per recipient in the order
- * the events were recorded, and NOTIFYs their uids (never the payload), which PostgreSQL delivers at
- * commit; with Redis the same list is published once the transaction commits (Fanout). Outside a
+ * settles a change may write its own events in it instead (`writing`). The statement resolves persona
+ * owners, keeps the recipients that are users (a session may invite any uid), inserts a row per
+ * recipient in the order the events were recorded, and NOTIFYs their uids (never the payload), which
+ * PostgreSQL delivers at commit; with Redis the same list is published once the transaction commits (Fanout). Outside a
  * transaction opened by `transact` an event is written at once. Repositories call it where they
  * write; services never do.
  */
