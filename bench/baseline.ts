@@ -16,6 +16,7 @@
  * round trips it can: the personas locked in uid order, every quantity checked before anything moves,
  * each movement with its ledger row, snapshots before and after, and the events written in the same
  * transaction (inventory.updated per persona, transaction.updated to the owners) with their NOTIFY.
+ * Its statements are named, prepared once per connection, as the service's are by default.
  *
  * Run by bench/run.ts as a process of its own: PORT, DATABASE_URL, JWT_SECRET, JWT_ISSUER, JWT_AUDIENCE.
  */
@@ -243,11 +244,12 @@ app.post<{ Body: TransactionBody }>('/inventories/transaction', async (request, 
   try {
     await client.query('BEGIN');
     // Locks the personas in uid order, and checks them and the items, in one round trip.
-    const { rows: locked } = await client.query<{ uid: string; userUid: string; items: number }>(
-      `SELECT p.uid, p."userUid", (SELECT count(*)::int FROM items WHERE uid = ANY($2::uuid[])) AS items
+    const { rows: locked } = await client.query<{ uid: string; userUid: string; items: number }>({
+      name: 'lock',
+      text: `SELECT p.uid, p."userUid", (SELECT count(*)::int FROM items WHERE uid = ANY($2::uuid[])) AS items
        FROM personas p WHERE p.uid = ANY($1::uuid[]) ORDER BY p.uid FOR NO KEY UPDATE OF p`,
-      [personas, itemUids],
-    );
+      values: [personas, itemUids],
+    });
     const owners = new Map(locked.map((row) => [row.uid, row.userUid]));
     if (locked.length !== personas.length || locked[0]?.items !== itemUids.length) {
       await client.query('ROLLBACK');
@@ -257,11 +259,12 @@ app.post<{ Body: TransactionBody }>('/inventories/transaction', async (request, 
       await client.query('ROLLBACK');
       return fail(reply, 403, 'FORBIDDEN', 'persona one is not yours');
     }
-    const { rows: held } = await client.query<Holding & Record<string, unknown>>(
-      `SELECT uid, "personaUid", "itemUid", quantity, version, "dateCreated", "dateModified" FROM inventory_items
+    const { rows: held } = await client.query<Holding & Record<string, unknown>>({
+      name: 'held',
+      text: `SELECT uid, "personaUid", "itemUid", quantity, version, "dateCreated", "dateModified" FROM inventory_items
        WHERE "personaUid" = ANY($1::uuid[]) AND "itemUid" = ANY($2::uuid[])`,
-      [personas, itemUids],
-    );
+      values: [personas, itemUids],
+    });
     const before = new Map(held.map((row) => [`${row.personaUid}/${row.itemUid}`, row]));
     const quantityOf = (personaUid: string, itemUid: string) => before.get(`${personaUid}/${itemUid}`)?.quantity ?? 0;
     const net = new Map<string, Holding & { delta: number }>();
@@ -284,23 +287,27 @@ app.post<{ Body: TransactionBody }>('/inventories/transaction', async (request, 
           .filter((holding) => holding.personaUid === personaUid)
           .map(({ itemUid }) => before.get(`${personaUid}/${itemUid}`) ?? { personaUid, itemUid, quantity: 0 }),
       );
-    const { rows } = await client.query<{ record: Record<string, unknown> }>(APPLY, [
-      moves.map((holding) => holding.personaUid),
-      moves.map((holding) => holding.itemUid),
-      moves.map((holding) => holding.delta),
-      moves.map(kind),
-      randomUUID(),
-      type,
-      personaOne,
-      personaTwo,
-      JSON.stringify(one),
-      JSON.stringify(two),
-      snapshotsBefore(personaOne),
-      snapshotsBefore(personaTwo),
-      claims.sub,
-      personas,
-      personas.map((uid) => owners.get(uid)),
-    ]);
+    const { rows } = await client.query<{ record: Record<string, unknown> }>({
+      name: 'apply',
+      text: APPLY,
+      values: [
+        moves.map((holding) => holding.personaUid),
+        moves.map((holding) => holding.itemUid),
+        moves.map((holding) => holding.delta),
+        moves.map(kind),
+        randomUUID(),
+        type,
+        personaOne,
+        personaTwo,
+        JSON.stringify(one),
+        JSON.stringify(two),
+        snapshotsBefore(personaOne),
+        snapshotsBefore(personaTwo),
+        claims.sub,
+        personas,
+        personas.map((uid) => owners.get(uid)),
+      ],
+    });
     await client.query('COMMIT');
     return rows[0].record;
   } catch (error) {

@@ -107,6 +107,20 @@ describe('parseEnvironment', () => {
     expect(problems.join('\n')).not.toContain('secret');
   });
 
+  it('prepares statements unless DATABASE_DIRECT_URL says DATABASE_URL is a transaction pooler, and lets the operator decide', () => {
+    const database = 'postgresql://game@db:5432/game';
+    const pooler = 'postgresql://game@pgbouncer:6432/game';
+    expect(parseEnvironment({}).preparedStatements).toBe(true);
+    expect(parseEnvironment({ DATABASE_URL: database }).preparedStatements).toBe(true);
+    expect(parseEnvironment({ DATABASE_URL: database, DATABASE_DIRECT_URL: database }).preparedStatements).toBe(true);
+    expect(parseEnvironment({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: database }).preparedStatements).toBe(false);
+    expect(
+      parseEnvironment({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: database, DATABASE_PREPARED_STATEMENTS: 'true' }).preparedStatements,
+    ).toBe(true);
+    expect(parseEnvironment({ DATABASE_PREPARED_STATEMENTS: 'no' }).preparedStatements).toBe(false);
+    expect(problemsOf({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toEqual([expect.stringContaining('DATABASE_PREPARED_STATEMENTS')]);
+  });
+
   it('never shows a database password in a message', () => {
     const [problem] = problemsOf({ DATABASE_URL: 'mysql://game:hunter2@db/x' });
     expect(problem).not.toContain('hunter2');

@@ -21,6 +21,14 @@ export interface AppConfig {
    */
   databaseDirectUrl: string | undefined;
   /**
+   * Whether the statements every write repeats are prepared once per connection (named statements, see
+   * src/database/statements.ts). Defaults to off when DATABASE_DIRECT_URL is set apart from DATABASE_URL,
+   * which says DATABASE_URL is a transaction-pooling PgBouncer: one older than 1.21, or without
+   * max_prepared_statements, cannot follow a client's named statements from one server connection to
+   * the next.
+   */
+  preparedStatements: boolean;
+  /**
    * Shared rate-limit counters across instances (unset: each instance counts its own). Optional: when
    * it is unreachable the service falls back to per-instance counters and says so.
    */
@@ -243,13 +251,17 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
   const trustProxy = parseTrustProxy(read('TRUST_PROXY'), problems);
   const corsOrigins = parseCorsOrigins(read('CORS_ORIGINS'), problems);
 
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseDirectUrl = url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']);
+
   const config: AppConfig = {
     nodeEnv,
     isProduction,
     port: integer('PORT', 3000, 0, 65535),
     host: read('HOST') ?? '0.0.0.0',
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    databaseDirectUrl,
+    preparedStatements: boolean('DATABASE_PREPARED_STATEMENTS', databaseDirectUrl === undefined || databaseDirectUrl === databaseUrl),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     replicas: {
       urls: parseReplicaUrls(read('DATABASE_REPLICA_URLS'), problems),

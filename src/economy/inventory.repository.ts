@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { Statements } from '../database/statements.js';
 import { holdingKey } from './inventory-plan.js';
 import { InventoryItem } from './inventory-item.entity.js';
 import type { InventorySnapshot } from './transaction.entity.js';
@@ -18,7 +19,10 @@ export interface LockedInventories {
 /** Inventories: read by their owners, locked by the transaction processor, changed only as a transaction settles (TransactionsRepository.settle, with the ledger). */
 @Injectable()
 export class InventoryRepository extends RecordRepository<InventoryItem> {
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly statements: Statements,
+  ) {
     super(dataSource, InventoryItem, 'inventory item');
   }
 
@@ -41,7 +45,9 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
    * by a statement of their own, after this one: a statement's snapshot predates the lock waits it makes.
    */
   async lockInventories(transaction: Transaction, personaUids: string[], itemUids: string[] = []): Promise<LockedInventories> {
-    const [row] = await transaction.query<Array<{ owners: Record<string, string>; missing: string[] }>>(
+    const [row] = await this.statements.run<{ owners: Record<string, string>; missing: string[] }>(
+      transaction,
+      'lock_inventories',
       `WITH locked AS (SELECT uid, "userUid" FROM personas WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR NO KEY UPDATE)
        SELECT (SELECT coalesce(json_object_agg(uid, "userUid"), '{}') FROM locked) AS owners,
               ARRAY(SELECT wanted FROM unnest($2::uuid[]) AS wanted WHERE NOT EXISTS (SELECT 1 FROM items WHERE uid = wanted))::text[] AS missing`,
@@ -52,8 +58,10 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
 
   /** The rows of these personas for these items (a persona that holds none of an item has no row). */
   async holdings(transaction: Transaction, personaUids: string[], itemUids: string[]): Promise<HoldingRows> {
-    const rows = await transaction.query<InventoryItem[]>(
-      'SELECT * FROM inventory_items WHERE "personaUid" = ANY($1::uuid[]) AND "itemUid" = ANY($2::uuid[])',
+    const rows = await this.statements.run<InventoryItem>(
+      transaction,
+      'holdings',
+      `SELECT ${this.returned} FROM inventory_items WHERE "personaUid" = ANY($1::uuid[]) AND "itemUid" = ANY($2::uuid[])`,
       [personaUids, itemUids],
     );
     return new Map(rows.map((row) => [holdingKey(row.personaUid, row.itemUid), row]));

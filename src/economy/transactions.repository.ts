@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, isoMilliseconds, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { Statements } from '../database/statements.js';
 import { EventOutbox, type WrittenEvents } from '../realtime/event-outbox.js';
 import { holdingKey, type Holdings, type Movement, personasOf } from './inventory-plan.js';
 import { type InventorySnapshot, InventoryTransaction, type TransactionStatus } from './transaction.entity.js';
@@ -41,6 +42,7 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
   constructor(
     dataSource: DataSource,
     private readonly outbox: EventOutbox,
+    private readonly statements: Statements,
   ) {
     super(dataSource, InventoryTransaction, 'transaction');
   }
@@ -72,26 +74,31 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
     const kind = ({ personaUid, itemUid, delta }: Movement) =>
       delta > 0 ? 'add' : (held.get(holdingKey(personaUid, itemUid)) ?? 0) + delta === 0 ? 'empty' : 'take';
     const events = this.outbox.writing(FIRST_EVENT_PARAMETER);
-    const rows = await transaction.query<Array<Record<string, unknown> & WrittenEvents & { changedHoldings: number }>>(this.settleSql, [
-      movements.map((movement) => movement.personaUid),
-      movements.map((movement) => movement.itemUid),
-      movements.map((movement) => movement.delta),
-      movements.map(kind),
-      record.uid,
-      record.type,
-      settlement.status,
-      record.personaOneUid,
-      record.personaTwoUid,
-      JSON.stringify(record.personaOneInventoryItems),
-      JSON.stringify(record.personaTwoInventoryItems),
-      record.createdByUid,
-      record.idempotencyKey,
-      record.requestHash,
-      settlement.reason,
-      JSON.stringify(settlement.personaOneBefore),
-      JSON.stringify(settlement.personaTwoBefore),
-      ...events.parameters,
-    ]);
+    const rows = await this.statements.run<Record<string, unknown> & WrittenEvents & { changedHoldings: number }>(
+      transaction,
+      'settle',
+      this.settleSql,
+      [
+        movements.map((movement) => movement.personaUid),
+        movements.map((movement) => movement.itemUid),
+        movements.map((movement) => movement.delta),
+        movements.map(kind),
+        record.uid,
+        record.type,
+        settlement.status,
+        record.personaOneUid,
+        record.personaTwoUid,
+        JSON.stringify(record.personaOneInventoryItems),
+        JSON.stringify(record.personaTwoInventoryItems),
+        record.createdByUid,
+        record.idempotencyKey,
+        record.requestHash,
+        settlement.reason,
+        JSON.stringify(settlement.personaOneBefore),
+        JSON.stringify(settlement.personaTwoBefore),
+        ...events.parameters,
+      ],
+    );
     if (rows[0]?.changedHoldings !== movements.length) {
       throw new Error(`transaction ${record.uid} changed ${rows[0]?.changedHoldings} holdings for ${movements.length} movements`);
     }

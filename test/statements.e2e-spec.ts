@@ -1,0 +1,96 @@
+import { DataSource, QueryFailedError } from 'typeorm';
+import { Statements } from '../src/database/statements.js';
+import { TestApp } from './support/test-app.js';
+
+/**
+ * The statements every write repeats run as named prepared statements on the transaction's own
+ * connection (DATABASE_PREPARED_STATEMENTS, on by default), or as plain statements where a
+ * transaction-pooling PgBouncer could not keep them: the economy answers the same either way, and a
+ * failing statement is the QueryFailedError the retry and the exception filter know.
+ */
+describe.each([
+  ['prepared (the default)', {}, true],
+  ['not prepared (DATABASE_PREPARED_STATEMENTS=false)', { DATABASE_PREPARED_STATEMENTS: 'false' }, false],
+])('statements %s', (_title, environment: Record<string, string>, prepared: boolean) => {
+  let api: TestApp;
+  let statements: Statements;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    api = await TestApp.start(environment);
+    statements = api.app.get(Statements);
+    dataSource = api.app.get(DataSource);
+  });
+
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it(`${prepared ? 'are' : 'are not'} kept by the transaction's connection, and answer their rows`, async () => {
+    const names = await dataSource.transaction(async (transaction) => {
+      const rows = await statements.run<{ sum: number }>(transaction, 'probe_sum', 'SELECT $1::int + $2::int AS sum', [2, 3]);
+      expect(rows).toEqual([{ sum: 5 }]);
+      // Run again with other values: a prepared statement is parsed once and bound anew.
+      expect(await statements.run(transaction, 'probe_sum', 'SELECT $1::int + $2::int AS sum', [4, 5])).toEqual([{ sum: 9 }]);
+      const kept = await transaction.query<Array<{ name: string }>>('SELECT name FROM pg_prepared_statements');
+      return kept.map((row) => row.name);
+    });
+    if (prepared) expect(names).toContain('probe_sum');
+    else expect(names).not.toContain('probe_sum');
+  });
+
+  it('fail as TypeORM reports a failed statement, and leave the transaction to roll back', async () => {
+    const failure = await dataSource
+      .transaction((transaction) => statements.run(transaction, 'probe_divide', 'SELECT 1 / $1::int AS quotient', [0]))
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(QueryFailedError);
+    expect((failure as QueryFailedError & { driverError: { code: string } }).driverError.code).toBe('22012');
+  });
+
+  it('settle gifts and awards as the REST API promises: holdings, snapshots and ledger rows', async () => {
+    const admin = await api.signIn('admin');
+    const alice = await api.signInWithPersona('statements-alice');
+    const bob = await api.signInWithPersona('statements-bob');
+    const item = (await api.post<{ uid: string }>('/items', { name: 'Gem' }, { token: admin })).body.uid;
+    const award = await api.post(
+      '/inventories/transaction',
+      { type: 'AWARD', personaOneUid: alice.personaUid, personaOneInventoryItems: [{ itemUid: item, quantity: 5 }] },
+      { token: admin },
+    );
+    expect(award.status).toBe(200);
+    const gift = (quantity: number) =>
+      api.post<{ status: string; personaTwoInventoryItemsAfter: Array<{ quantity: number }> }>(
+        '/inventories/transaction',
+        {
+          type: 'TRADE',
+          personaOneUid: alice.personaUid,
+          personaTwoUid: bob.personaUid,
+          personaOneInventoryItems: [{ itemUid: item, quantity }],
+        },
+        { token: alice.token },
+      );
+    // Several gifts, so that a connection runs its prepared statements more than once.
+    for (let given = 1; given <= 3; given++) {
+      const response = await gift(1);
+      expect(response.status).toBe(200);
+      expect(response.body.status).toBe('COMPLETED');
+      expect(response.body.personaTwoInventoryItemsAfter).toEqual([expect.objectContaining({ quantity: given })]);
+    }
+    const short = await gift(3);
+    expect(short.status).toBe(409);
+    const inventory = async (token: string) =>
+      (await api.get<Array<{ personaUid: string; itemUid: string; quantity: number }>>('/inventories', { token })).body.map(
+        ({ personaUid, itemUid, quantity }) => ({ personaUid, itemUid, quantity }),
+      );
+    expect(await inventory(alice.token)).toEqual([{ personaUid: alice.personaUid, itemUid: item, quantity: 2 }]);
+    expect(await inventory(bob.token)).toEqual([{ personaUid: bob.personaUid, itemUid: item, quantity: 3 }]);
+    const ledger = await dataSource.query<Array<{ personaUid: string; total: number }>>(
+      'SELECT "personaUid", sum(delta)::int AS total FROM inventory_ledger WHERE "itemUid" = $1 GROUP BY "personaUid" ORDER BY total',
+      [item],
+    );
+    expect(ledger).toEqual([
+      { personaUid: alice.personaUid, total: 2 },
+      { personaUid: bob.personaUid, total: 3 },
+    ]);
+  });
+});
