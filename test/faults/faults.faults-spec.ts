@@ -205,11 +205,12 @@ describe('faults and scale-out', () => {
     const delivered: number[] = [];
     for (const [uid, clients] of sockets) {
       const [xid, id] = starts.get(uid)!.split('-');
-      const { rows } = await cluster.db.query<{ id: string }>(
-        `SELECT xid::text || '-' || id::text AS id FROM notifications WHERE "userUid" = $1 AND (xid, id) > ($2::text::xid8, $3::bigint) ORDER BY xid, id`,
+      // Not `AS id`: ORDER BY would then sort by the text ("3398-10000" before "3398-9998"), not by the column.
+      const { rows } = await cluster.db.query<{ eventId: string }>(
+        `SELECT xid::text || '-' || id::text AS "eventId" FROM notifications WHERE "userUid" = $1 AND (xid, id) > ($2::text::xid8, $3::bigint) ORDER BY xid, id`,
         [uid, xid, id],
       );
-      const expected = rows.map((row) => row.id);
+      const expected = rows.map((row) => row.eventId);
       const received = () => clients.flatMap((client) => client.events.map((event) => event.id));
       await waitUntil(async () => received().length >= expected.length, 15_000).catch(() => undefined);
       expect({ uid, received: received() }).toEqual({ uid, received: expected });
