@@ -239,6 +239,7 @@ describe('faults and scale-out', () => {
       return reply;
     };
     let outageOver = false;
+    // However the driver ends, the load ends with it: a failed recovery must not leave requests running forever.
     const driver = (async () => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       phase = 'during';
@@ -264,8 +265,9 @@ describe('faults and scale-out', () => {
       recoveredIn = Date.now() - restartedAt;
       phase = 'after';
       await new Promise((resolve) => setTimeout(resolve, 2000));
+    })().finally(() => {
       outageOver = true;
-    })();
+    });
     await Promise.all([driver, load(6, () => !outageOver, work)]);
     const after = phases.after;
 

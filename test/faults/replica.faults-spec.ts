@@ -139,17 +139,24 @@ describe('read replicas', () => {
     const reading = (async () => {
       for (let round = 0; !stopped; round++) during.push(...(await readMany(24, 6)));
     })();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await cluster.replica!.stop();
-    await waitUntil(async () => (await metric(cluster.instances[0].url, 'replica_up')) === 0, 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const whileDown = during.length;
-    await cluster.replica!.restart();
-    const back = await waitUntil(async () => (await metric(cluster.instances[1].url, 'replica_up')) === 1, 20_000);
-    const before = await replicaReads(cluster.instances[1].url);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    stopped = true;
-    await reading;
+    let whileDown: number;
+    let back: number;
+    let before: number;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await cluster.replica!.stop();
+      await waitUntil(async () => (await metric(cluster.instances[0].url, 'replica_up')) === 0, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      whileDown = during.length;
+      await cluster.replica!.restart();
+      back = await waitUntil(async () => (await metric(cluster.instances[1].url, 'replica_up')) === 1, 20_000);
+      before = await replicaReads(cluster.instances[1].url);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    } finally {
+      // A failed step must not leave the reads running after the test.
+      stopped = true;
+      await reading;
+    }
     console.log(
       `replica: stopped for 3 s under reads: ${JSON.stringify(tally(during))} (${whileDown} before the restart); used again ${back} ms after it was back`,
     );

@@ -200,14 +200,19 @@ describe('PgBouncer and Redis', () => {
     const traffic = (async () => {
       while (running) replies.push(...(await Promise.all(Array.from({ length: 6 }, (_, index) => mixed(serial++, index)))));
     })();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await cluster.pgbouncer!.stop();
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    await cluster.pgbouncer!.restart();
-    const recoveredIn = await waitUntil(async () => (await mixed(serial++, 0)).status === 200, 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    running = false;
-    await traffic;
+    let recoveredIn: number;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await cluster.pgbouncer!.stop();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await cluster.pgbouncer!.restart();
+      recoveredIn = await waitUntil(async () => (await mixed(serial++, 0)).status === 200, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      // A failed recovery must not leave the traffic running after the test.
+      running = false;
+      await traffic;
+    }
     const after = await load(60, 6, INSTANCES);
     expect(tally(after.replies)).toEqual({ 200: 60 });
     const statuses = Object.keys(tally(replies));
