@@ -16,7 +16,7 @@
  * round trips it can: the personas locked in uid order, every quantity checked before anything moves,
  * each movement with its ledger row, snapshots before and after, and the events written in the same
  * transaction (inventory.updated per persona, transaction.updated to the owners) with their NOTIFY.
- * Its statements are named, prepared once per connection, as the service's are by default.
+ * Its statements, but the list's, are named, prepared once per connection, as the service's are by default.
  *
  * Run by bench/run.ts as a process of its own: PORT, DATABASE_URL, JWT_SECRET, JWT_ISSUER, JWT_AUDIENCE.
  */
@@ -98,7 +98,7 @@ app.addHook('onRequest', async (request, reply) => {
 app.get('/health', () => ({ status: 'ok' }));
 
 app.get('/items/count', async () => {
-  const { rows } = await pool.query<{ count: number }>('SELECT count(*)::int AS count FROM items');
+  const { rows } = await pool.query<{ count: number }>({ name: 'count', text: 'SELECT count(*)::int AS count FROM items' });
   return { count: rows[0].count };
 });
 
@@ -118,7 +118,11 @@ app.get<{ Querystring: { limit?: string; skip?: string } }>('/items', async (req
 app.get<{ Params: { id: string } }>('/items/:id', async (request, reply) => {
   const { id } = request.params;
   if (!UUID.test(id)) return fail(reply, 400, 'VALIDATION_FAILED', 'id must be a UUID');
-  const { rows } = await pool.query<{ version: number }>(`SELECT ${ITEM_COLUMNS} FROM items WHERE uid = $1`, [id]);
+  const { rows } = await pool.query<{ version: number }>({
+    name: 'byid',
+    text: `SELECT ${ITEM_COLUMNS} FROM items WHERE uid = $1`,
+    values: [id],
+  });
   if (rows.length === 0) return fail(reply, 404, 'NOT_FOUND', `item ${id} not found`);
   void reply.header('ETag', `"${rows[0].version}"`);
   return rows[0];

@@ -6,9 +6,10 @@ import { UsersRepository } from '../src/auth/users.repository.js';
 import type { Caller } from '../src/common/auth.decorators.js';
 import type { ListQuery } from '../src/common/list-query.js';
 import type { RecordEntity } from '../src/common/record.entity.js';
-import { RecordReader } from '../src/common/record-reader.js';
+import { poolQuery, RecordReader } from '../src/common/record-reader.js';
 import type { RecordRepository } from '../src/common/record.repository.js';
 import { ENTITIES } from '../src/database/data-source-options.js';
+import { Statements } from '../src/database/statements.js';
 import { InventoryRepository } from '../src/economy/inventory.repository.js';
 import { TransactionsRepository } from '../src/economy/transactions.repository.js';
 import { ItemsRepository } from '../src/items/items.repository.js';
@@ -88,7 +89,7 @@ describe('records as RecordReader reads them, against TypeORM', () => {
 
   it.each(ENTITIES.map((entity) => [entity.name, entity] as const))('reads every %s as TypeORM finds it', async (_name, entity) => {
     const key = primaryKey(entity);
-    const reader = new RecordReader(dataSource, entity);
+    const reader = new RecordReader(dataSource, entity, poolQuery(dataSource, api.app.get(Statements)));
     const read = await reader.read(dataSource.createQueryBuilder(entity, 'record').orderBy(`"record"."${key}"`, 'ASC'));
     const found = await dataSource.getRepository(entity).find({ order: { [key]: 'ASC' } });
     expect(read.length).toBeGreaterThan(1);
@@ -99,7 +100,11 @@ describe('records as RecordReader reads them, against TypeORM', () => {
   it.each(ENTITIES.map((entity) => [entity.name, entity] as const))('finds one %s by id as TypeORM does', async (_name, entity) => {
     const key = primaryKey(entity);
     const [first] = await dataSource.getRepository(entity).find({ order: { [key]: 'ASC' }, take: 1 });
-    const record = await new RecordReader(dataSource, entity).findById('record', key, (first as ObjectLiteral)[key]);
+    const record = await new RecordReader(dataSource, entity, poolQuery(dataSource, api.app.get(Statements))).findById(
+      'record',
+      key,
+      (first as ObjectLiteral)[key],
+    );
     expect(record).toStrictEqual(first);
     expect(JSON.stringify(record)).toBe(JSON.stringify(first));
   });

@@ -39,6 +39,27 @@ describe.each([
     else expect(names).not.toContain('probe_sum');
   });
 
+  it(`${prepared ? 'prepare' : 'do not prepare'} the reads of a record by id and of a whole table's count, which answer as before`, async () => {
+    const admin = await api.signIn('admin');
+    const item = (await api.post<{ uid: string; name: string }>('/items', { name: 'Prepared read' }, { token: admin })).body;
+    for (let read = 0; read < 3; read++) {
+      expect((await api.get<{ uid: string; name: string }>(`/items/${item.uid}`, { token: admin })).body).toMatchObject(item);
+      expect((await api.get<{ count: number }>('/items/count', { token: admin })).body.count).toBeGreaterThan(0);
+    }
+    // Every connection of the pool at once (a read waits for none of them): the one that served the reads is among them.
+    const pool = (dataSource.driver as unknown as { master: { options: { max: number } } }).master;
+    const kept = await Promise.all(
+      Array.from({ length: pool.options.max }, () =>
+        dataSource.transaction((transaction) =>
+          transaction.query<Array<{ name: string }>>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'items_%'"),
+        ),
+      ),
+    );
+    const names = new Set(kept.flat().map((row) => row.name.replace(/_[0-9a-f]{12}$/, '')));
+    if (prepared) expect([...names].sort()).toEqual(['items_by_id', 'items_count']);
+    else expect(names.size).toBe(0);
+  });
+
   it('fail as TypeORM reports a failed statement, and leave the transaction to roll back', async () => {
     const failure = await dataSource
       .transaction((transaction) => statements.run(transaction, 'probe_divide', 'SELECT 1 / $1::int AS quotient', [0]))

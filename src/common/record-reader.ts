@@ -1,23 +1,22 @@
+import type pg from 'pg';
 import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { type Statements, statementName } from '../database/statements.js';
 
 type Column = EntityMetadata['columns'][number];
 
-/** Runs one SQL statement and answers its rows. */
-export type RunSql = (sql: string, parameters: unknown[]) => Promise<Record<string, unknown>[]>;
+/** Runs one SQL statement and answers its rows; `name`: the prepared statement it may run as (a fixed text). */
+export type RunSql = (sql: string, parameters: unknown[], name?: string) => Promise<Record<string, unknown>[]>;
 
 /**
  * Runs a read outside any transaction straight on the pool TypeORM holds: TypeORM's `query()` makes a
  * query runner, logger and subscriber events for every statement, a visible share of a read by id
- * (docs/PERFORMANCE.md). Errors are pg's own, which the exception filter maps as it maps TypeORM's.
+ * (docs/PERFORMANCE.md). A named read is prepared where `statements` prepare. Errors are pg's own,
+ * which the exception filter maps as it maps TypeORM's.
  */
-export function poolQuery(dataSource: DataSource): RunSql {
-  return async (sql, parameters) => {
-    const pool = (
-      dataSource.driver as unknown as {
-        master?: { query: (sql: string, parameters: unknown[]) => Promise<{ rows: Record<string, unknown>[] }> };
-      }
-    ).master;
-    return pool ? (await pool.query(sql, parameters)).rows : dataSource.query(sql, parameters);
+export function poolQuery(dataSource: DataSource, statements: Statements): RunSql {
+  return async (sql, parameters, name) => {
+    const pool = (dataSource.driver as unknown as { master?: pg.Pool }).master;
+    return pool ? (await pool.query(statements.config(name, sql, parameters))).rows : dataSource.query(sql, parameters);
   };
 }
 
@@ -38,14 +37,15 @@ export class RecordReader<T extends ObjectLiteral> {
   private readonly columns: Column[] | false;
   /** Per column, whether hydrate() may take pg's value as it is. */
   private readonly deliveredAsIs: boolean[];
-  private findByIdSql?: string;
+  /** The find-by-id statement, built on first use, and its prepared statement's name. */
+  private byId?: { sql: string; name: string };
   private returningList?: string;
 
   constructor(
     private readonly dataSource: DataSource,
     entity: EntityTarget<T>,
-    /** Where the statements run: the primary, unless the repository routes its reads (read replicas). */
-    private readonly run: RunSql = poolQuery(dataSource),
+    /** Where the statements run: the primary (poolQuery), unless the repository routes its reads (read replicas). */
+    private readonly run: RunSql,
   ) {
     this.metadata = dataSource.getMetadata(entity);
     this.columns = plainColumns(this.metadata, dataSource);
@@ -69,9 +69,9 @@ export class RecordReader<T extends ObjectLiteral> {
     return parameters.length === 0 && sql;
   }
 
-  /** The records a statement of selectSql() finds, as entities. */
-  async readSql(sql: string, parameters: unknown[]): Promise<T[]> {
-    return this.hydrate(await this.run(sql, parameters));
+  /** The records a statement of selectSql() finds, as entities (`name`: see RunSql). */
+  async readSql(sql: string, parameters: unknown[], name?: string): Promise<T[]> {
+    return this.hydrate(await this.run(sql, parameters, name));
   }
 
   /**
@@ -82,13 +82,13 @@ export class RecordReader<T extends ObjectLiteral> {
     const query = () =>
       this.dataSource.createQueryBuilder<T>(this.metadata.target, alias).where(`"${alias}"."${primaryKey}" = :id`, { id });
     if (this.columns === false) return (await query().getOne()) ?? undefined;
-    if (this.findByIdSql === undefined) {
+    if (this.byId === undefined) {
       const [sql, parameters] = this.selectColumns(query()).getQueryAndParameters();
       // The id is the statement's one parameter ($1), so that the text can be reused for any id.
       if (parameters.length !== 1) throw new Error(`find-by-id of ${this.metadata.name} has ${parameters.length} parameters`);
-      this.findByIdSql = sql;
+      this.byId = { sql, name: statementName(`${this.metadata.tableName}_by_id`, sql) };
     }
-    const [record] = await this.readSql(this.findByIdSql, [id]);
+    const [record] = await this.readSql(this.byId.sql, [id], this.byId.name);
     return record;
   }
 

@@ -1,4 +1,4 @@
-import { HttpStatus } from '@nestjs/common';
+import { HttpStatus, Inject } from '@nestjs/common';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryDeepPartialEntity, SelectQueryBuilder } from 'typeorm';
 import type { Caller } from './auth.decorators.js';
 import { ApiException, ErrorCode, notFound } from './errors.js';
@@ -7,6 +7,7 @@ import type { RecordEntity } from './record.entity.js';
 import { secretFields } from './fields.js';
 import { afterCommit, transact } from '../database/after-commit.js';
 import type { Replicas } from '../database/replicas.js';
+import { Statements, statementName } from '../database/statements.js';
 import { poolQuery, RecordReader, type RunSql } from './record-reader.js';
 
 /** A database transaction, as repositories take it: every method that changes several rows runs in one. */
@@ -51,7 +52,13 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private readonly runRead: RunSql;
   private readonly tableName: string;
   /** See isUnfiltered: SQL built once. */
-  private countAllSql?: string;
+  private countAll?: { sql: string; name: string };
+  /**
+   * Prepared statements (a repository's own, with `statements.run`): injected as a property, not through
+   * the constructor every repository passes its own arguments to; read only when a statement runs.
+   */
+  @Inject(Statements) protected readonly statements!: Statements;
+  private primaryRead?: RunSql;
   private readonly pageSql = new Map<string, string | false>();
 
   protected constructor(
@@ -66,7 +73,9 @@ export abstract class RecordRepository<T extends RecordEntity> {
     private readonly replicas?: Replicas,
   ) {
     this.tableName = dataSource.getMetadata(entity).tableName;
-    this.runRead = replicas ? (sql, parameters) => replicas.read(this.tableName, sql, parameters) : poolQuery(dataSource);
+    this.runRead = replicas
+      ? (sql, parameters, name) => replicas.read(this.tableName, sql, parameters, name)
+      : (sql, parameters, name) => (this.primaryRead ??= poolQuery(dataSource, this.statements))(sql, parameters, name);
     this.reader = new RecordReader(dataSource, entity, this.runRead);
   }
 
@@ -123,11 +132,17 @@ export abstract class RecordRepository<T extends RecordEntity> {
     // COUNT(*), not getCount(): TypeORM counts COUNT(DISTINCT uid) in case joins repeat rows, and
     // PostgreSQL then sorts every matching uid. These queries never join (scopes filter with
     // subqueries), so every row is one record.
-    const countAll = () => this.filtered(list, caller).select('COUNT(*)', 'count');
-    const [sql, parameters] = this.isUnfiltered(list)
-      ? [(this.countAllSql ??= countAll().getQuery()), []]
-      : countAll().getQueryAndParameters();
-    const [counted] = await this.runRead(sql, parameters);
+    const countQuery = () => this.filtered(list, caller).select('COUNT(*)', 'count');
+    let counted: Record<string, unknown> | undefined;
+    if (this.isUnfiltered(list)) {
+      if (!this.countAll) {
+        const sql = countQuery().getQuery();
+        this.countAll = { sql, name: statementName(`${this.tableName}_count`, sql) };
+      }
+      [counted] = await this.runRead(this.countAll.sql, [], this.countAll.name);
+    } else {
+      [counted] = await this.runRead(...countQuery().getQueryAndParameters());
+    }
     return Number(counted?.count ?? 0);
   }
 

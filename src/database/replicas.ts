@@ -5,6 +5,7 @@ import { poolQuery, type RunSql } from '../common/record-reader.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { Statements } from './statements.js';
 
 /** How often the primary's WAL position and each replica's replay position are read. */
 const CHECK_MS = 500;
@@ -54,8 +55,9 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly dataSource: DataSource,
     private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly statements: Statements,
   ) {
-    this.primary = poolQuery(dataSource);
+    this.primary = poolQuery(dataSource, statements);
     this.replicas = config.replicas.urls.map((url) => {
       const parsed = new URL(url);
       const pool = new pg.Pool({
@@ -87,12 +89,12 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
     if (this.replicas.length > 0) this.writtenAt.set(table, Date.now());
   }
 
-  /** The rows of a catalog read of `table`: from a replica fresh enough, else from the primary. */
-  async read<R>(table: string, sql: string, parameters: unknown[]): Promise<R[]> {
+  /** The rows of a catalog read of `table`: from a replica fresh enough, else from the primary (`name`: see RunSql). */
+  async read<R>(table: string, sql: string, parameters: unknown[], name?: string): Promise<R[]> {
     const replica = this.pick(table);
     if (replica) {
       try {
-        const { rows } = await replica.pool.query(sql, parameters);
+        const { rows } = await replica.pool.query(this.statements.config(name, sql, parameters));
         this.metrics.countCatalogRead('replica');
         return rows as R[];
       } catch (error) {
@@ -100,7 +102,7 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
       }
     }
     this.metrics.countCatalogRead('primary');
-    return (await this.primary(sql, parameters)) as R[];
+    return (await this.primary(sql, parameters, name)) as R[];
   }
 
   /** Round robin over the replicas that may serve a read of `table` now. */

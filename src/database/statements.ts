@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { type EntityManager, QueryFailedError } from 'typeorm';
@@ -5,7 +6,8 @@ import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 
 /**
- * Runs the statements every write repeats as named prepared statements (DATABASE_PREPARED_STATEMENTS):
+ * Runs the statements every write repeats, and the commonest reads (a record by id, a whole table's
+ * count), as named prepared statements (DATABASE_PREPARED_STATEMENTS):
  * PostgreSQL parses and plans such a statement once per connection instead of on every call, which for
  * the economy's settling statement was most of its cost (docs/PERFORMANCE.md). TypeORM has no way to
  * name a statement, hence this class, which speaks to the transaction's own pg client. Errors are
@@ -28,9 +30,19 @@ export class Statements {
     if (!this.prepare || !runner) return transaction.query<R[]>(sql, parameters);
     const client = (await runner.connect()) as pg.PoolClient;
     try {
-      return (await client.query({ name, text: sql, values: parameters })).rows as R[];
+      return (await client.query(this.config(name, sql, parameters))).rows as R[];
     } catch (error) {
       throw new QueryFailedError(sql, parameters, error as Error);
     }
   }
+
+  /** What pg's `query()` takes for `sql`: the named statement `name` where statements are prepared (a read on a pool). */
+  config(name: string | undefined, sql: string, parameters: unknown[]): pg.QueryConfig {
+    return this.prepare && name !== undefined ? { name, text: sql, values: parameters } : { text: sql, values: parameters };
+  }
+}
+
+/** A name for a statement built at run time: `prefix` and a digest of its text, so that one name never stands for two texts. */
+export function statementName(prefix: string, sql: string): string {
+  return `${prefix}_${createHash('sha1').update(sql).digest('hex').slice(0, 12)}`;
 }

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
-import { Statements } from '../database/statements.js';
 import { holdingKey } from './inventory-plan.js';
 import { InventoryItem } from './inventory-item.entity.js';
 import type { InventorySnapshot } from './transaction.entity.js';
@@ -19,10 +18,7 @@ export interface LockedInventories {
 /** Inventories: read by their owners, locked by the transaction processor, changed only as a transaction settles (TransactionsRepository.settle, with the ledger). */
 @Injectable()
 export class InventoryRepository extends RecordRepository<InventoryItem> {
-  constructor(
-    dataSource: DataSource,
-    private readonly statements: Statements,
-  ) {
+  constructor(dataSource: DataSource) {
     super(dataSource, InventoryItem, 'inventory item');
   }
 

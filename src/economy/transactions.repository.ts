@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, isoMilliseconds, RecordRepository, type Transaction } from '../common/record.repository.js';
-import { Statements } from '../database/statements.js';
 import { EventOutbox, type WrittenEvents } from '../realtime/event-outbox.js';
 import { holdingKey, type Holdings, type Movement, personasOf } from './inventory-plan.js';
 import { type InventorySnapshot, InventoryTransaction, type TransactionStatus } from './transaction.entity.js';
@@ -42,7 +41,6 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
   constructor(
     dataSource: DataSource,
     private readonly outbox: EventOutbox,
-    private readonly statements: Statements,
   ) {
     super(dataSource, InventoryTransaction, 'transaction');
   }
