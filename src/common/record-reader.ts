@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { type Statements, statementName } from '../database/statements.js';
+import { type NamedStatement, namedStatement, type Statements } from '../database/statements.js';
 
 type Column = EntityMetadata['columns'][number];
 
@@ -38,7 +38,7 @@ export class RecordReader<T extends ObjectLiteral> {
   /** Per column, whether hydrate() may take pg's value as it is. */
   private readonly deliveredAsIs: boolean[];
   /** The find-by-id statement, built on first use, and its prepared statement's name. */
-  private byId?: { sql: string; name: string };
+  private byId?: NamedStatement;
   private returningList?: string;
 
   constructor(
@@ -86,7 +86,7 @@ export class RecordReader<T extends ObjectLiteral> {
       const [sql, parameters] = this.selectColumns(query()).getQueryAndParameters();
       // The id is the statement's one parameter ($1), so that the text can be reused for any id.
       if (parameters.length !== 1) throw new Error(`find-by-id of ${this.metadata.name} has ${parameters.length} parameters`);
-      this.byId = { sql, name: statementName(`${this.metadata.tableName}_by_id`, sql) };
+      this.byId = namedStatement(`${this.metadata.tableName}_by_id`, sql);
     }
     const [record] = await this.readSql(this.byId.sql, [id], this.byId.name);
     return record;

@@ -7,7 +7,7 @@ import type { RecordEntity } from './record.entity.js';
 import { secretFields } from './fields.js';
 import { afterCommit, transact } from '../database/after-commit.js';
 import type { Replicas } from '../database/replicas.js';
-import { Statements, statementName } from '../database/statements.js';
+import { type NamedStatement, namedStatement, Statements } from '../database/statements.js';
 import { poolQuery, RecordReader, type RunSql } from './record-reader.js';
 
 /** A database transaction, as repositories take it: every method that changes several rows runs in one. */
@@ -52,7 +52,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private readonly runRead: RunSql;
   private readonly tableName: string;
   /** See isUnfiltered: SQL built once. */
-  private countAll?: { sql: string; name: string };
+  private countAll?: NamedStatement;
   /**
    * Prepared statements (a repository's own, with `statements.run`): injected as a property, not through
    * the constructor every repository passes its own arguments to; read only when a statement runs.
@@ -135,11 +135,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
     const countQuery = () => this.filtered(list, caller).select('COUNT(*)', 'count');
     let counted: Record<string, unknown> | undefined;
     if (this.isUnfiltered(list)) {
-      if (!this.countAll) {
-        const sql = countQuery().getQuery();
-        this.countAll = { sql, name: statementName(`${this.tableName}_count`, sql) };
-      }
-      [counted] = await this.runRead(this.countAll.sql, [], this.countAll.name);
+      const { sql, name } = (this.countAll ??= namedStatement(`${this.tableName}_count`, countQuery().getQuery()));
+      [counted] = await this.runRead(sql, [], name);
     } else {
       [counted] = await this.runRead(...countQuery().getQueryAndParameters());
     }

@@ -42,7 +42,13 @@ export class Statements {
   }
 }
 
-/** A name for a statement built at run time: `prefix` and a digest of its text, so that one name never stands for two texts. */
-export function statementName(prefix: string, sql: string): string {
-  return `${prefix}_${createHash('sha1').update(sql).digest('hex').slice(0, 12)}`;
+/** A statement built at run time, with its prepared statement's name. */
+export interface NamedStatement {
+  sql: string;
+  name: string;
+}
+
+/** `sql` named after `prefix` and a digest of its text, so that one name never stands for two texts. */
+export function namedStatement(prefix: string, sql: string): NamedStatement {
+  return { sql, name: `${prefix}_${createHash('sha1').update(sql).digest('hex').slice(0, 12)}` };
 }

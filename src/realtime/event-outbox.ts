@@ -26,9 +26,9 @@ interface PendingEvent {
  * settles a change may write its own events in it instead (`writing`). The statement resolves persona
  * owners, keeps the recipients that are users (a session may invite any uid), inserts a row per
  * recipient in the order the events were recorded, and NOTIFYs their uids (never the payload), which
- * PostgreSQL delivers at commit; with Redis the same list is published once the transaction commits (Fanout). Outside a
- * transaction opened by `transact` an event is written at once. Repositories call it where they
- * write; services never do.
+ * PostgreSQL delivers at commit; with Redis the same list is published once the transaction commits
+ * (Fanout). Outside a transaction opened by `transact` an event is written at once. Repositories call
+ * it where they write; services never do.
  */
 @Injectable()
 export class EventOutbox {
