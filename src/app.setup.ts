@@ -28,6 +28,9 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createFastifyAdapter({ trustProxy }: Pick<AppConfig, 'trustProxy'>): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
+    // No Nest middleware runs (nestLoggerOptions), so Connect-style middleware support would only be an
+    // onRequest hook on every request; a NestModule.configure() added later fails at start-up instead.
+    skipMiddie: true,
     // Fastify answers a path segment over 100 characters itself (414, not our error body), but skill
     // and archetype ids may be 128 characters long: their own validation says 400 beyond that.
     routerOptions: { maxParamLength: 256 },

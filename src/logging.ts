@@ -34,12 +34,14 @@ export function createRootLogger(level: string): Logger {
 }
 
 /**
- * nestjs-pino carries Nest's own logs. Its per-request logging (pino-http as Nest middleware) is off:
- * the request line is written by a Fastify onResponse hook instead (`logRequest`), which sees every
- * request, routed or not, without a middleware layer on the hot path.
+ * nestjs-pino carries Nest's own logs, and nothing else: its pino-http middleware is not mounted on any
+ * route (`forRoutes: []`). The request line is written by a Fastify onResponse hook instead
+ * (`logRequest`), which sees every request, routed or not, and a log that belongs to a request names it
+ * itself (the exception filter logs the request id), so no request-scoped logger is needed. Without
+ * that middleware the service mounts no Nest middleware at all, and the adapter skips @fastify/middie.
  */
 export function nestLoggerOptions(logger: Logger): Params {
-  return { pinoHttp: { logger, autoLogging: false, quietReqLogger: true } };
+  return { pinoHttp: { logger, autoLogging: false, quietReqLogger: true }, forRoutes: [] };
 }
 
 /**
