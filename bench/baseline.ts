@@ -7,7 +7,7 @@
  *
  * with the same JWT check as the service's JwtGuard (HS256 signature, issuer, audience, expiry, and the
  * `sub`/`roles` claims), the same JSON (same fields in the same order, numbers as numbers, dates as ISO
- * strings with milliseconds) and the same ETag and X-Request-Id headers. Only the default order and no
+ * strings with milliseconds) and the same headers (ETag, X-Request-Id, the security headers of a JSON answer). Only the default order and no
  * filters: that is all the benchmark asks of it. bench/run.ts checks that both answer byte for byte the
  * same before it measures anything.
  *
@@ -86,7 +86,17 @@ const app = Fastify({
 /** The verified claims of each request, for the handlers that need the caller. */
 const callers = new WeakMap<object, Claims>();
 
+/** The security headers the service sends with a JSON answer (API_HEADERS in src/security/http-security.ts). */
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
 app.addHook('onRequest', async (request, reply) => {
+  void reply.headers(SECURITY_HEADERS);
   void reply.header('X-Request-Id', request.id);
   if (request.url === '/health') return;
   const match = AUTHORIZATION.exec(request.headers.authorization ?? '');

@@ -11,7 +11,7 @@
  *   npm run bench                       full run (about fifteen minutes, the scale curve included)
  *   npm run bench -- --quick            smoke check (about four minutes): 1 s rounds, a smaller curve, no info-log run
  *   --connections 32 --duration 5 --rounds 3 --warmup 3
- *   --only items-by-id,items-list       scenarios: items-by-id, items-list, items-count, auth-idp1, auth-refresh,
+ *   --only items-by-id,items-list       scenarios: health, items-by-id, items-list, items-count, auth-idp1, auth-refresh,
  *                                       items-create, gifts, awards, trades, progress, items-by-id-info, realtime,
  *                                       matchmaking, scale
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
@@ -495,19 +495,22 @@ async function mintTokens(data: SeedData, provider: LocalProvider): Promise<Toke
   };
 }
 
-/** The baseline is only a reference if it answers what the service answers: byte for byte. */
+/** The baseline is only a reference if it answers what the service answers: byte for byte, headers included. */
 async function compareAnswers(service: Target, baseline: Target, data: SeedData, token: string): Promise<void> {
   const paths = [...data.itemUids.slice(0, 5).map((uid) => `/items/${uid}`), '/items?limit=100', '/items/count'];
+  // Every header but those that differ from one answer to the next.
+  const headers = (response: Response) =>
+    JSON.stringify([...response.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id').sort());
   for (const path of paths) {
     const [ours, theirs] = await Promise.all(
       [service, baseline].map((target) => fetch(`${target.url}${path}`, { headers: authorization(token) })),
     );
     const [oursText, theirsText] = await Promise.all([ours.text(), theirs.text()]);
-    if (ours.status !== 200 || oursText !== theirsText || ours.headers.get('etag') !== theirs.headers.get('etag')) {
+    if (ours.status !== 200 || oursText !== theirsText || headers(ours) !== headers(theirs)) {
       throw new Error(
         `the service and the baseline answer GET ${path} differently; update bench/baseline.ts to match the service\n` +
-          `service  ${ours.status} ETag ${ours.headers.get('etag')}: ${oursText.slice(0, 400)}\n` +
-          `baseline ${theirs.status} ETag ${theirs.headers.get('etag')}: ${theirsText.slice(0, 400)}`,
+          `service  ${ours.status} ${headers(ours)}: ${oursText.slice(0, 400)}\n` +
+          `baseline ${theirs.status} ${headers(theirs)}: ${theirsText.slice(0, 400)}`,
       );
     }
   }
@@ -571,6 +574,8 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
   };
 
   const scenarios: Scenario[] = [
+    // No token, no database: what a request costs the service's pipeline itself (the floor under every route).
+    { id: 'health', title: 'GET /health', withBaseline: true, requests: [{ method: 'GET', path: '/health', headers: {} }] },
     { id: 'items-by-id', title: 'GET /items/{id}', withBaseline: true, requests: readItems },
     {
       id: 'items-list',

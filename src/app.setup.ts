@@ -13,7 +13,7 @@ import { MetricsService } from './metrics/metrics.service.js';
 import { createOpenApiDocument } from './openapi/openapi.document.js';
 import { RealtimeWsAdapter } from './realtime/realtime.adapter.js';
 import { RealtimeAuth } from './realtime/realtime.auth.js';
-import { enableCors, registerSecurityHeaders, SECURITY_HEADERS } from './security/http-security.js';
+import { API_HEADERS, enableCors, registerSecurityHeaders } from './security/http-security.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
@@ -41,7 +41,7 @@ export function createFastifyAdapter({ trustProxy }: Pick<AppConfig, 'trustProxy
       const body = toErrorBody(error, request.id);
       void reply
         .code(body.status)
-        .headers(SECURITY_HEADERS)
+        .headers(API_HEADERS)
         .header('X-Request-Id', request.id)
         .type('application/json; charset=utf-8')
         .send(body);

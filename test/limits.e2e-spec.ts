@@ -285,26 +285,42 @@ describe('with rate limiting switched off and CORS not configured', () => {
   });
 
   describe('security headers', () => {
-    const expectSecurityHeaders = (response: TestResponse) => {
-      const csp = String(response.headers['content-security-policy']);
-      expect(csp).toContain("default-src 'self'");
-      expect(csp).toContain("script-src 'self'");
-      expect(csp).toContain("frame-ancestors 'none'");
-      expect(csp).toContain("object-src 'none'");
-      expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+    /** What every answer carries: nothing may frame it or sniff its type, HTTPS only, no Referer leaves. */
+    const expectCommonHeaders = (response: TestResponse) => {
       expect(response.headers).toEqual(
         expect.objectContaining({
           'x-content-type-options': 'nosniff',
           'x-frame-options': 'DENY',
           'referrer-policy': 'no-referrer',
           'strict-transport-security': expect.stringMatching(/max-age=\d{7,}/),
+        }),
+      );
+      expect(String(response.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+      expect(response.headers['x-powered-by']).toBeUndefined();
+    };
+    /** A JSON answer may load nothing at all; the page-only headers stay off it. */
+    const expectSecurityHeaders = (response: TestResponse) => {
+      expectCommonHeaders(response);
+      expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(response.headers['cross-origin-opener-policy']).toBeUndefined();
+      expect(response.headers['x-dns-prefetch-control']).toBeUndefined();
+    };
+    /** The Swagger UI's page and files: helmet's set, with a policy that lets only the service's own scripts run. */
+    const expectDocumentHeaders = (response: TestResponse) => {
+      expectCommonHeaders(response);
+      const csp = String(response.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("object-src 'none'");
+      expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+      expect(response.headers).toEqual(
+        expect.objectContaining({
           'cross-origin-opener-policy': 'same-origin',
           'cross-origin-resource-policy': 'same-origin',
           'x-dns-prefetch-control': 'off',
           'x-permitted-cross-domain-policies': 'none',
         }),
       );
-      expect(response.headers['x-powered-by']).toBeUndefined();
     };
 
     it('sends them with API answers, errors included', async () => {
@@ -337,7 +353,7 @@ describe('with rate limiting switched off and CORS not configured', () => {
       expect(page.status).toBe(200);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
       expect(page.body).toContain('<div id="swagger-ui"></div>');
-      expectSecurityHeaders(page);
+      expectDocumentHeaders(page);
 
       // Under script-src 'self' the page may hold no inline script: every script loads from the service.
       const html = String(page.body);
@@ -350,6 +366,7 @@ describe('with rate limiting switched off and CORS not configured', () => {
         const script = await api.get(`/${source!.slice(2)}`);
         expect({ source, status: script.status }).toEqual({ source, status: 200 });
         expect(script.headers['content-type']).toMatch(/javascript/);
+        expectDocumentHeaders(script);
       }
       // Its inline <style> blocks need style-src 'unsafe-inline', which the policy grants to styles only.
       expect(html).toMatch(/<style>/);
@@ -357,7 +374,9 @@ describe('with rate limiting switched off and CORS not configured', () => {
       // The document the UI loads is same-origin (connect-src 'self').
       const init = await api.get('/docs/swagger-ui-init.js');
       expect(init.body).toContain('"openapi"');
-      expect((await api.get('/docs-json')).status).toBe(200);
+      const document = await api.get('/docs-json');
+      expect(document.status).toBe(200);
+      expectSecurityHeaders(document);
     });
   });
 });

@@ -3,11 +3,10 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
 /**
- * Security headers on every answer (helmet's defaults, tightened). The policy is written for the one
- * HTML page the service serves, the Swagger UI at /docs: its scripts and styles load from the service
- * itself, its icons are data: URLs, and it keeps some styles inline (React style attributes and a
- * <style> block), hence 'unsafe-inline' for styles only; scripts stay 'self'. JSON answers get the same
- * headers, where they cost nothing and stop a browser from framing or sniffing them.
+ * The security headers of the one HTML page the service serves, the Swagger UI at /docs (helmet's
+ * defaults, tightened): its scripts and styles load from the service itself, its icons are data: URLs,
+ * and it keeps some styles inline (React style attributes and a <style> block), hence 'unsafe-inline'
+ * for styles only; scripts stay 'self'.
  */
 const HELMET_OPTIONS: HelmetOptions = {
   contentSecurityPolicy: {
@@ -39,7 +38,27 @@ const HELMET_OPTIONS: HelmetOptions = {
  * visible share of a `GET /items/{id}` (docs/PERFORMANCE.md; helmetjs/helmet#430 asks for the same).
  * Running helmet's own middleware once against a recording response keeps helmet the source of truth.
  */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(recordHelmetHeaders(HELMET_OPTIONS));
+export const DOCUMENT_HEADERS: Readonly<Record<string, string>> = Object.freeze(recordHelmetHeaders(HELMET_OPTIONS));
+
+/**
+ * The headers of every other answer (JSON): those a browser heeds on a response that is not a page it
+ * renders, as the OWASP REST Security Cheat Sheet lists them: nothing may load, frame or sniff it, and
+ * HTTPS only. The rest of helmet's set (cross-origin isolation, DNS prefetch, legacy IE and Flash
+ * switches) governs documents; sent with every API answer it was most of a small answer's header bytes
+ * and a measurable share of its cost (docs/PERFORMANCE.md).
+ */
+export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Strict-Transport-Security': DOCUMENT_HEADERS['Strict-Transport-Security'],
+  'X-Content-Type-Options': DOCUMENT_HEADERS['X-Content-Type-Options'],
+  'X-Frame-Options': DOCUMENT_HEADERS['X-Frame-Options'],
+  'Referrer-Policy': DOCUMENT_HEADERS['Referrer-Policy'],
+});
+
+/** Whether a request path is the Swagger UI's page or one of its files (/docs-json is JSON). */
+function isDocumentPath(url: string): boolean {
+  return url.startsWith('/docs') && (url.length === 5 || url[5] === '/' || url[5] === '?');
+}
 
 function recordHelmetHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -53,13 +72,13 @@ function recordHelmetHeaders(options: HelmetOptions): Record<string, string> {
   return headers;
 }
 
-/** Sends SECURITY_HEADERS with every answer of a route (the router's own refusals add them in app.setup.ts). */
+/** Sends the security headers with every answer of a route (the router's own refusals add API_HEADERS in app.setup.ts). */
 export function registerSecurityHeaders(app: NestFastifyApplication): void {
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook('onRequest', (_request, reply, done) => {
-      void reply.headers(SECURITY_HEADERS);
+    .addHook('onRequest', (request, reply, done) => {
+      void reply.headers(isDocumentPath(request.url) ? DOCUMENT_HEADERS : API_HEADERS);
       done();
     });
 }
