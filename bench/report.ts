@@ -199,7 +199,13 @@ export function goals(reports: ScenarioReport[], connections: number, serviceRss
       figure:
         slow.length === 0
           ? `highest ${Math.max(...latencyBound.map((report) => report.service.p99)).toFixed(1)} ms`
-          : slow.map((report) => `${report.title}: ${report.service.p99.toFixed(1)} ms`).join('; '),
+          : slow
+              .map(
+                (report) =>
+                  `${report.title}: ${report.service.p99.toFixed(1)} ms` +
+                  (report.baseline ? ` (baseline ${report.baseline.p99.toFixed(1)} ms)` : ''),
+              )
+              .join('; '),
     });
   }
 
@@ -215,4 +221,21 @@ export function goals(reports: ScenarioReport[], connections: number, serviceRss
     figure: `peak ${serviceRssPeakMb.toFixed(0)} MB (VmHWM)`,
   });
   return result;
+}
+
+/**
+ * What a ratio goal leaves the service per answer, against the floor under every route: the extra
+ * machine time per answer (1 / req/s) of GET /health (no token, no database: the pipeline alone) and of
+ * GET /items/{id}, and what 0.9 of the baseline would allow. Undefined unless both scenarios ran.
+ */
+export function floorNote(reports: ScenarioReport[]): string | undefined {
+  const health = reports.find((report) => report.id === 'health');
+  const byId = reports.find((report) => report.id === 'items-by-id');
+  if (!health?.baseline || !byId?.baseline) return undefined;
+  const extra = (report: ScenarioReport) => 1e6 / report.service.requestsPerSecond - 1e6 / report.baseline!.requestsPerSecond;
+  const allowed = 1e6 / (0.9 * byId.baseline.requestsPerSecond) - 1e6 / byId.baseline.requestsPerSecond;
+  return (
+    `Per answer, the service takes ${extra(health).toFixed(1)} µs more than the baseline on GET /health (the pipeline's ` +
+    `floor) and ${extra(byId).toFixed(1)} µs more on GET /items/{id}; 0.9 of the baseline by id allows ${allowed.toFixed(1)} µs.`
+  );
 }

@@ -38,7 +38,17 @@ import {
   sampleMemory,
   waitUntilReady,
 } from './processes.js';
-import { goals, type Round, roundFigures, type ScenarioReport, type Summary, summarise, table, type TargetName } from './report.js';
+import {
+  floorNote,
+  goals,
+  type Round,
+  roundFigures,
+  type ScenarioReport,
+  type Summary,
+  summarise,
+  table,
+  type TargetName,
+} from './report.js';
 import type { LoadJob } from './load.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
 import { freePort } from '../test/support/free-port.js';
@@ -312,6 +322,8 @@ async function main(): Promise<void> {
   }
   console.log('');
   for (const goal of goalResults) console.log(`${goal.met ? 'PASS' : 'MISS'} ${goal.goal}: ${goal.figure}`);
+  const floor = floorNote(reports);
+  if (floor) console.log(`\n${floor}`);
   if (realtime) {
     const { latencyMs: latency } = realtime;
     console.log(
