@@ -23,6 +23,8 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyReply } from 'fastify';
 import pg from 'pg';
+// The service's own constant: the same security headers on the wire (bench/run.ts compares every header).
+import { API_HEADERS } from '../src/security/http-security.js';
 
 const environment = {
   port: Number(process.env.PORT ?? 3100),
@@ -86,17 +88,8 @@ const app = Fastify({
 /** The verified claims of each request, for the handlers that need the caller. */
 const callers = new WeakMap<object, Claims>();
 
-/** The security headers the service sends with a JSON answer (API_HEADERS in src/security/http-security.ts). */
-const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-};
-
 app.addHook('onRequest', async (request, reply) => {
-  void reply.headers(SECURITY_HEADERS);
+  void reply.headers(API_HEADERS);
   void reply.header('X-Request-Id', request.id);
   if (request.url === '/health') return;
   const match = AUTHORIZATION.exec(request.headers.authorization ?? '');

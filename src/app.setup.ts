@@ -19,6 +19,8 @@ import type { Logger } from 'pino';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Where the Swagger UI is served (its document at `${DOCS_PATH}-json`): the one HTML the service sends. */
+const DOCS_PATH = '/docs';
 
 /**
  * The Fastify adapter as the service runs it: 1 MiB bodies, request ids that may come from the client,
@@ -59,7 +61,7 @@ export function createFastifyAdapter({ trustProxy }: Pick<AppConfig, 'trustProxy
  * parsing, request ids, metrics and the OpenAPI document. Call before `app.init()` / `app.listen()`.
  */
 export function configureApp(app: NestFastifyApplication): void {
-  registerSecurityHeaders(app);
+  registerSecurityHeaders(app, DOCS_PATH);
   enableCors(app, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   const fastify = app.getHttpAdapter().getInstance();
   app.useGlobalPipes(new RequestValidationPipe());
@@ -97,8 +99,8 @@ export function configureApp(app: NestFastifyApplication): void {
   // /realtime: upgrades decided (and refused with the JSON error body) before a socket opens.
   app.useWebSocketAdapter(new RealtimeWsAdapter(app, app.get(RealtimeAuth)));
 
-  SwaggerModule.setup('docs', app, createOpenApiDocument(app), {
-    jsonDocumentUrl: 'docs-json',
+  SwaggerModule.setup(DOCS_PATH, app, createOpenApiDocument(app), {
+    jsonDocumentUrl: `${DOCS_PATH}-json`,
     customSiteTitle: 'Game backend API',
     swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
   });

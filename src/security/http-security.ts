@@ -55,9 +55,11 @@ export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Referrer-Policy': DOCUMENT_HEADERS['Referrer-Policy'],
 });
 
-/** Whether a request path is the Swagger UI's page or one of its files (/docs-json is JSON). */
-function isDocumentPath(url: string): boolean {
-  return url.startsWith('/docs') && (url.length === 5 || url[5] === '/' || url[5] === '?');
+/** Whether a request path is the Swagger UI's page at `docsPath` or one of its files (its JSON document is not). */
+function isDocumentPath(url: string, docsPath: string): boolean {
+  if (!url.startsWith(docsPath)) return false;
+  const next = url[docsPath.length];
+  return next === undefined || next === '/' || next === '?';
 }
 
 function recordHelmetHeaders(options: HelmetOptions): Record<string, string> {
@@ -72,13 +74,16 @@ function recordHelmetHeaders(options: HelmetOptions): Record<string, string> {
   return headers;
 }
 
-/** Sends the security headers with every answer of a route (the router's own refusals add API_HEADERS in app.setup.ts). */
-export function registerSecurityHeaders(app: NestFastifyApplication): void {
+/**
+ * Sends the security headers with every answer of a route: DOCUMENT_HEADERS under `docsPath` (the
+ * Swagger UI), API_HEADERS elsewhere (the router's own refusals add API_HEADERS in app.setup.ts).
+ */
+export function registerSecurityHeaders(app: NestFastifyApplication, docsPath: string): void {
   app
     .getHttpAdapter()
     .getInstance()
     .addHook('onRequest', (request, reply, done) => {
-      void reply.headers(isDocumentPath(request.url) ? DOCUMENT_HEADERS : API_HEADERS);
+      void reply.headers(isDocumentPath(request.url, docsPath) ? DOCUMENT_HEADERS : API_HEADERS);
       done();
     });
 }
