@@ -21,6 +21,7 @@ export type RealtimeEvent =
   | Schemas['TicketUpdatedEvent']
   | Schemas['SessionUpdatedEvent']
   | Schemas['SessionDeletedEvent']
+  | Schemas['SessionInvitedEvent']
   | Schemas['TransactionPendingEvent']
   | Schemas['TransactionUpdatedEvent']
   | Schemas['InventoryUpdatedEvent']

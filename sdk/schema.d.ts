@@ -398,7 +398,7 @@ export interface paths {
         put?: never;
         /**
          * Create a session
-         * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit.
+         * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
          */
         post: operations["SessionsController_create"];
         /** Delete every session (admins) */
@@ -419,7 +419,7 @@ export interface paths {
         get: operations["SessionsController_findById"];
         /**
          * Update a session (host or admin)
-         * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. They hold for the session as it is after the update.
+         * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user. They hold for the session as it is after the update.
          */
         put: operations["SessionsController_update"];
         post?: never;
@@ -437,7 +437,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Join a session */
+        /**
+         * Join a session
+         * @description A session with a password needs it, in the `X-Session-Password` header (or `?password=`, kept for older clients: a URL may end up in proxies' logs). Wrong passwords are counted per player and per session (SESSION_PASSWORD_ATTEMPTS a minute, SESSION_PASSWORD_ATTEMPTS_PER_SESSION): past either, 429 with `Retry-After`.
+         */
         get: operations["SessionsController_join"];
         put?: never;
         post?: never;
@@ -1727,7 +1730,7 @@ export interface components {
              */
             numTeams: number;
             /**
-             * @description Seats per team (1..1000); the session holds numTeams × teamSize users (at most 10,000).
+             * @description Seats per team (1..100); the session holds numTeams × teamSize users, at most 100 (src/common/limits.ts).
              * @example 4
              */
             teamSize: number;
@@ -1737,6 +1740,8 @@ export interface components {
             visibility?: components["schemas"]["SessionVisibility"];
             /**
              * @description Members; default: the creator alone. Users not placed in `teams` sit on the first team with room.
+             *     Only users who joined stay members: anyone else named here is invited instead (the caller may seat
+             *     themselves; an admin may seat anyone).
              * @example [
              *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
              *     ]
@@ -1759,7 +1764,7 @@ export interface components {
              */
             teams?: components["schemas"]["TeamDto"][];
             /**
-             * @description Users who may see and join the session even when it is INVITE_ONLY.
+             * @description Users who may see and join the session even when it is INVITE_ONLY; each newly invited one gets a `session.invited` event.
              * @example [
              *       "9e7d2f41-0c6b-4b8a-a3d5-7f1e6c2b9a80"
              *     ]
@@ -1772,7 +1777,7 @@ export interface components {
              */
             backfill?: boolean;
             /**
-             * @description Join password (sent to join as `?password=`). Write-only: stored hashed, never returned; null removes it.
+             * @description Join password (sent to join in the `X-Session-Password` header). Write-only: stored hashed, never returned; null removes it.
              * @example open sesame
              */
             password?: string | null;
@@ -1876,7 +1881,7 @@ export interface components {
              */
             numTeams?: number;
             /**
-             * @description Seats per team (1..1000); the session holds numTeams × teamSize users (at most 10,000).
+             * @description Seats per team (1..100); the session holds numTeams × teamSize users, at most 100 (src/common/limits.ts).
              * @example 4
              */
             teamSize?: number;
@@ -1886,6 +1891,8 @@ export interface components {
             visibility?: components["schemas"]["SessionVisibility"];
             /**
              * @description Members; default: the creator alone. Users not placed in `teams` sit on the first team with room.
+             *     Only users who joined stay members: anyone else named here is invited instead (the caller may seat
+             *     themselves; an admin may seat anyone).
              * @example [
              *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
              *     ]
@@ -1908,7 +1915,7 @@ export interface components {
              */
             teams?: components["schemas"]["TeamDto"][];
             /**
-             * @description Users who may see and join the session even when it is INVITE_ONLY.
+             * @description Users who may see and join the session even when it is INVITE_ONLY; each newly invited one gets a `session.invited` event.
              * @example [
              *       "9e7d2f41-0c6b-4b8a-a3d5-7f1e6c2b9a80"
              *     ]
@@ -1921,7 +1928,7 @@ export interface components {
              */
             backfill?: boolean;
             /**
-             * @description Join password (sent to join as `?password=`). Write-only: stored hashed, never returned; null removes it.
+             * @description Join password (sent to join in the `X-Session-Password` header). Write-only: stored hashed, never returned; null removes it.
              * @example open sesame
              */
             password?: string | null;
@@ -1990,14 +1997,14 @@ export interface components {
              */
             numTeams: number;
             /**
-             * @description Seats per team (1..1000, default 1). The ticket's users must fit on one team.
+             * @description Seats per team (1..100, default 1; numTeams × teamSize at most 100, as for a session). The ticket's users must fit on one team.
              * @default 1
              * @example 2
              */
             teamSize?: number;
             /**
-             * @description The party (1..100 users); default: the creator alone. A player's own ticket must include them; the
-             *     others must accept it (POST /tickets/{id}/accept) before it is matched.
+             * @description The party (1..100 users, each an existing user); default: the creator alone. A player's own ticket
+             *     must include them; the others must accept it (POST /tickets/{id}/accept) before it is matched.
              * @example [
              *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
              *     ]
@@ -2180,14 +2187,14 @@ export interface components {
              */
             numTeams?: number;
             /**
-             * @description Seats per team (1..1000, default 1). The ticket's users must fit on one team.
+             * @description Seats per team (1..100, default 1; numTeams × teamSize at most 100, as for a session). The ticket's users must fit on one team.
              * @default 1
              * @example 2
              */
             teamSize?: number;
             /**
-             * @description The party (1..100 users); default: the creator alone. A player's own ticket must include them; the
-             *     others must accept it (POST /tickets/{id}/accept) before it is matched.
+             * @description The party (1..100 users, each an existing user); default: the creator alone. A player's own ticket
+             *     must include them; the others must accept it (POST /tickets/{id}/accept) before it is matched.
              * @example [
              *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
              *     ]
@@ -2982,6 +2989,23 @@ export interface components {
              */
             badge?: string | null;
         };
+        TicketChange: {
+            /** Format: uuid */
+            uid: string;
+            /** @example 2 */
+            version: number;
+            /** @example MATCH_FOUND */
+            status: components["schemas"]["TicketStatus"];
+            /** @example null */
+            reason: components["schemas"]["TicketEndReason"] | null;
+            /**
+             * Format: uuid
+             * @description The session the matchmaker placed the ticket in.
+             */
+            sessionUid: string | null;
+            /** Format: uuid */
+            hostUid: string;
+        };
         TicketUpdatedEvent: {
             /**
              * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
@@ -2999,8 +3023,30 @@ export interface components {
              * @enum {string}
              */
             type: "ticket.updated";
-            /** @description The ticket: MATCH_FOUND with sessionUid once matched. */
-            data: components["schemas"]["Ticket"];
+            /** @description The ticket in brief: MATCH_FOUND with sessionUid once matched. */
+            data: components["schemas"]["TicketChange"];
+        };
+        SessionChange: {
+            /** Format: uuid */
+            uid: string;
+            /** @example 3 */
+            version: number;
+            status: components["schemas"]["SessionStatus"];
+            visibility: components["schemas"]["SessionVisibility"];
+            /** Format: uuid */
+            hostUid: string;
+            /**
+             * @description The fields this write changed (`password` when the password was set, changed or removed).
+             * @example [
+             *       "users",
+             *       "teams"
+             *     ]
+             */
+            changed: string[];
+            /** @description Users seated by this write (joined, or placed by the matchmaker). */
+            joined: string[];
+            /** @description Users who left, or were removed, by this write. */
+            left: string[];
         };
         SessionUpdatedEvent: {
             /**
@@ -3019,7 +3065,16 @@ export interface components {
              * @enum {string}
              */
             type: "session.updated";
-            data: components["schemas"]["Session"];
+            data: components["schemas"]["SessionChange"];
+        };
+        SessionRemoval: {
+            /** Format: uuid */
+            uid: string;
+            /**
+             * @description Its last version.
+             * @example 7
+             */
+            version: number;
         };
         SessionDeletedEvent: {
             /**
@@ -3038,8 +3093,37 @@ export interface components {
              * @enum {string}
              */
             type: "session.deleted";
-            /** @description The session as it was. */
-            data: components["schemas"]["Session"];
+            data: components["schemas"]["SessionRemoval"];
+        };
+        SessionBrief: {
+            /** Format: uuid */
+            uid: string;
+            /** @example 3 */
+            version: number;
+            status: components["schemas"]["SessionStatus"];
+            visibility: components["schemas"]["SessionVisibility"];
+            /** Format: uuid */
+            hostUid: string;
+        };
+        SessionInvitedEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            /**
+             * @example session.invited
+             * @enum {string}
+             */
+            type: "session.invited";
+            /** @description The session you were invited to: join it with GET /sessions/{uid}/join. */
+            data: components["schemas"]["SessionBrief"];
         };
         TransactionPendingEvent: {
             /**
@@ -4156,6 +4240,7 @@ export interface operations {
     UsersController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, provider, subject, name, bannedAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -4203,6 +4288,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4997,6 +5084,7 @@ export interface operations {
     PersonasController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, userUid, name. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -5036,6 +5124,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5418,6 +5508,7 @@ export interface operations {
     ItemsController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -5473,6 +5564,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6293,6 +6386,7 @@ export interface operations {
     ItemsController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -6445,6 +6539,7 @@ export interface operations {
     SessionsController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -6504,6 +6599,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7443,10 +7540,13 @@ export interface operations {
     SessionsController_join: {
         parameters: {
             query?: {
-                /** @description The join password, when the session has one. */
+                /** @description The join password (prefer the header). */
                 password?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The join password, when the session has one. */
+                "x-session-password"?: string;
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -7928,6 +8028,7 @@ export interface operations {
     SessionsController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -8084,6 +8185,7 @@ export interface operations {
     TicketsController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -8147,6 +8249,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9601,6 +9705,7 @@ export interface operations {
     TicketsController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -9954,6 +10059,7 @@ export interface operations {
     InventoriesController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -10094,6 +10200,7 @@ export interface operations {
     InventoriesController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -10137,6 +10244,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10987,6 +11096,7 @@ export interface operations {
     TransactionsController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -11131,6 +11241,7 @@ export interface operations {
     TransactionsController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -11178,6 +11289,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11407,6 +11520,7 @@ export interface operations {
     SkillsController_findAllByArchetype: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -11455,6 +11569,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11758,6 +11874,7 @@ export interface operations {
     SkillsController_countByArchetype: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -12439,6 +12556,7 @@ export interface operations {
     SkillsController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -12485,6 +12603,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12601,6 +12721,7 @@ export interface operations {
     SkillsController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -12763,6 +12884,7 @@ export interface operations {
     MediaAssetsController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -12802,6 +12924,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13603,6 +13727,7 @@ export interface operations {
     MediaAssetsController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -13739,6 +13864,7 @@ export interface operations {
     TextAssetsController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -13778,6 +13904,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14718,6 +14846,7 @@ export interface operations {
     TextAssetsController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -14854,6 +14983,7 @@ export interface operations {
     AchievementsController_findAll: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -14897,6 +15027,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15323,6 +15455,7 @@ export interface operations {
     AchievementsController_findUnlocked: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -15362,6 +15495,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
                     "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16122,6 +16257,7 @@ export interface operations {
     AchievementsController_count: {
         parameters: {
             query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
@@ -16418,7 +16554,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"])[];
+                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"])[];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */

@@ -1,6 +1,6 @@
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
 import { SessionLivenessService } from '../src/sessions/session-liveness.service.js';
-import type { SessionBody, TicketBody } from './support/api-types.js';
+import type { SessionBody, SessionChangeBody, TicketBody } from './support/api-types.js';
 import { expectErrorBody } from './support/expectations.js';
 import { RealtimeClient } from './support/realtime-client.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
@@ -92,10 +92,13 @@ describe('lobbies', () => {
       expect(after).toMatchObject({ users: [talker.uid], hostUid: talker.uid, status: 'WAITING_FOR_PLAYERS', version: 3 });
       expect(after.teams).toEqual([{ id: 0, members: [talker.uid] }]);
       // The removed learn it from the session's push, and from their next heartbeat.
-      const inbox = await api.get<Array<{ type: string; data: SessionBody }>>('/notifications', { token: quiet.token });
+      const inbox = await api.get<Array<{ type: string; data: SessionChangeBody }>>('/notifications', { token: quiet.token });
       expect(inbox.body.filter((event) => event.type === 'session.updated').pop()?.data).toMatchObject({
         uid: lobby.uid,
-        users: [talker.uid],
+        version: 3,
+        hostUid: talker.uid,
+        left: [owner.uid, quiet.uid],
+        joined: [],
       });
       expectErrorBody(await heartbeat(quiet, lobby), 409, 'CONFLICT');
       // A second sweep right away finds nobody silent.
@@ -181,8 +184,12 @@ describe('lobbies', () => {
       expect((await api.database.query<{ count: number }>('SELECT count(*)::int AS count FROM sessions')).rows[0].count).toBe(
         sessionsBefore,
       );
-      const inbox = await api.get<Array<{ type: string; data: SessionBody }>>('/notifications', { token: owner.token });
-      expect(inbox.body.filter((event) => event.type === 'session.updated').pop()?.data.users).toHaveLength(4);
+      const inbox = await api.get<Array<{ type: string; data: SessionChangeBody }>>('/notifications', { token: owner.token });
+      expect(inbox.body.filter((event) => event.type === 'session.updated').pop()?.data).toMatchObject({
+        uid: session.uid,
+        joined: [partyHost.uid, partyFriend.uid],
+        changed: ['teams', 'users'],
+      });
     });
 
     it('leaves alone sessions that did not ask, and those that ended or idle', async () => {

@@ -53,7 +53,7 @@ describe('the OpenAPI document', () => {
 
   it('types integers as integers, with the bounds the service enforces', () => {
     expect(schema('CreateSessionDto').properties.numTeams).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
-    expect(schema('CreateTicketDto').properties.teamSize).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
+    expect(schema('CreateTicketDto').properties.teamSize).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(schema('ItemQuantityDto').properties.quantity).toMatchObject({ type: 'integer', minimum: 1, maximum: 1_000_000_000 });
     expect(schema('Session').properties.numTeams.type).toBe('integer');
     expect(schema('Item').properties.version.type).toBe('integer');

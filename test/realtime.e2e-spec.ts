@@ -172,25 +172,43 @@ describe('realtime', () => {
       expect(pending.data).not.toHaveProperty('requestHash');
     });
 
-    it('pushes session changes to the host, members and invited users only, with the session as they would read it', async () => {
+    it('pushes session changes in brief to the host and members, an invitation to the invited, and nothing to others', async () => {
+      const [toAlice, toBob, toCarol] = await Promise.all([alice, bob, carol].map((player) => connect({ token: player.token })));
       const created = await api.post(
         '/sessions',
-        { numTeams: 2, teamSize: 2, visibility: 'INVITE_ONLY', invited: [bob.uid] },
+        { numTeams: 2, teamSize: 2, visibility: 'INVITE_ONLY', invited: [bob.uid], password: 'hunter2' },
         { token: alice.token },
       );
       expect(created.status).toBe(201);
-      const [toAlice, toBob, toCarol] = await Promise.all([alice, bob, carol].map((player) => connect({ token: player.token })));
+      const brief = { uid: created.body.uid, status: 'WAITING_FOR_PLAYERS', visibility: 'INVITE_ONLY', hostUid: alice.uid };
+      const invitation = await toBob.waitFor((frame) => frame.type === 'session.invited');
+      expect(invitation.data).toEqual({ ...brief, version: 0 });
 
       expect((await api.get(`/sessions/${created.body.uid}/join`, { token: bob.token })).status).toBe(200);
       for (const socket of [toAlice, toBob]) {
         const update = await socket.waitFor((frame) => frame.type === 'session.updated');
-        expect(update.data.users).toEqual([alice.uid, bob.uid]);
-        expect(update.data).not.toHaveProperty('passwordHash');
+        expect(update.data).toEqual({
+          ...brief,
+          version: 1,
+          changed: ['teams', 'users'],
+          joined: [bob.uid],
+          left: [],
+        });
       }
+      // The brief agrees with the session as REST serves it.
+      const read = await api.get(`/sessions/${created.body.uid}`, { token: bob.token });
+      expect(read.body).toMatchObject({ version: 1, users: [alice.uid, bob.uid] });
+
       expect((await api.get(`/sessions/${created.body.uid}/join`, { token: carol.token })).status).toBe(403);
+      expect((await api.get(`/sessions/${created.body.uid}/leave`, { token: bob.token })).status).toBe(200);
+      const left = await toBob.waitFor((frame) => frame.type === 'session.updated' && frame.data.version === 2);
+      expect(left.data).toMatchObject({ joined: [], left: [bob.uid], changed: ['teams', 'users'] });
       expect((await api.delete(`/sessions/${created.body.uid}`, { token: alice.token })).status).toBe(200);
-      await toBob.waitFor((frame) => frame.type === 'session.deleted' && frame.data.uid === created.body.uid);
+      const deleted = await toAlice.waitFor((frame) => frame.type === 'session.deleted');
+      expect(deleted.data).toEqual({ uid: created.body.uid, version: 2 });
       await quietPeriod();
+      // Bob left before the delete: he hears of it no more. Carol never hears of the session at all.
+      expect(toBob.events.map((frame) => frame.type)).toEqual(['session.invited', 'session.updated', 'session.updated']);
       expect(toCarol.events).toEqual([]);
     });
 
@@ -348,16 +366,26 @@ describe('realtime', () => {
     it('closes a slow consumer (4413) instead of holding its backlog in memory', async () => {
       const slow = await TestApp.start({ REALTIME_MAX_BUFFER: '1024' }, { listen: true });
       try {
-        const host = await slow.signInPlayer('slowpoke');
-        // A session inviting a thousand uids: each of its updates is a frame of some 40 KB.
-        const invited = Array.from({ length: 1000 }, () => crypto.randomUUID());
-        const session = (await slow.post('/sessions', { numTeams: 1, teamSize: 2, invited }, { token: host.token })).body;
-        const socket = await RealtimeClient.connect(slow.baseUrl, { token: host.token });
+        const slowAdmin = await slow.signIn('admin');
+        const player = await slow.signInWithPersona('slowpoke');
+        // Awards of a hundred items: each sends the player two frames of some 20 KB (the holdings and the transaction).
+        const items: string[] = [];
+        for (let index = 0; index < 100; index++)
+          items.push((await slow.post('/items', { name: `Gem ${index}` }, { token: slowAdmin })).body.uid);
+        const socket = await RealtimeClient.connect(slow.baseUrl, { token: player.token });
         // The client stops reading: what the server sends piles up on its side.
         (socket.socket as unknown as { _socket: { pause(): void } })._socket.pause();
-        const statuses = ['IDLE', 'WAITING_FOR_PLAYERS'];
-        for (let update = 0; update < 300 && socket.socket.readyState === socket.socket.OPEN; update++) {
-          expect((await slow.put(`/sessions/${session.uid}`, { status: statuses[update % 2] }, { token: host.token })).status).toBe(200);
+        for (let awarded = 0; awarded < 300 && socket.socket.readyState === socket.socket.OPEN; awarded++) {
+          const response = await slow.post(
+            '/inventories/transaction',
+            {
+              type: 'AWARD',
+              personaOneUid: player.personaUid,
+              personaOneInventoryItems: items.map((itemUid) => ({ itemUid, quantity: 1 })),
+            },
+            { token: slowAdmin },
+          );
+          expect(response.status).toBe(200);
         }
         (socket.socket as unknown as { _socket: { resume(): void } })._socket.resume();
         expect(await socket.closed).toMatchObject({ code: 4413 });

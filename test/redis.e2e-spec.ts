@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { SessionPasswordAttempts } from '../src/sessions/session-password-attempts.js';
 import { expectErrorBody } from './support/expectations.js';
 import { RealtimeClient } from './support/realtime-client.js';
 import { RedisServer } from './support/redis-server.js';
@@ -79,6 +81,21 @@ describe('rate limits and readiness with Redis', () => {
     expect(shared.map((answer) => answer.status)).toEqual([...Array(LIMIT).fill(200), 429]);
     expect((await instances[1].get<string>('/metrics')).body).toMatch(/^redis_up 1$/m);
   });
+
+  it('counts wrong session passwords across both instances (SESSION_PASSWORD_ATTEMPTS a minute in all)', async () => {
+    const [session, guesser] = [randomUUID(), randomUUID()];
+    const [first, second] = instances.map((instance) => instance.app.get(SessionPasswordAttempts));
+    for (let guess = 0; guess < 5; guess++) {
+      const counter = guess % 2 === 0 ? first : second;
+      await counter.requireAttemptsLeft(session, guesser);
+      await counter.wrongPassword(session, guesser);
+    }
+    // Three guesses went through the first instance and two through the second: only a shared count refuses.
+    for (const counter of [first, second]) {
+      await expect(counter.requireAttemptsLeft(session, guesser)).rejects.toMatchObject({ retryAfterSeconds: expect.any(Number) });
+    }
+    await expect(second.requireAttemptsLeft(session, randomUUID())).resolves.toBeUndefined();
+  });
 });
 
 describe('realtime wake-ups over Redis', () => {
@@ -110,7 +127,7 @@ describe('realtime wake-ups over Redis', () => {
     try {
       const uid = await joined(host, guest);
       const frame = await socket.waitFor((event) => event.type === 'session.updated' && (event.data as { uid: string }).uid === uid);
-      expect((frame.data as { users: string[] }).users).toContain(guest.uid);
+      expect((frame.data as { joined: string[] }).joined).toEqual([guest.uid]);
       // A join refused (the session is full) writes nothing, so nothing is delivered for it.
       const full = await api.post('/sessions', { numTeams: 1, teamSize: 1 }, { token: host.token });
       const [other] = await api.signInPlayers(1, 'redis-late');

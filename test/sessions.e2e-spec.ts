@@ -97,8 +97,7 @@ describe('sessions', () => {
 
     it('keeps the status, visibility, invitations and teams a creator chooses', async () => {
       const host = await newPlayer('creator');
-      const friend = await newPlayer('friend');
-      const guest = randomUUID();
+      const guest = (await newPlayer('guest')).uid;
 
       const session = await createSession(host, {
         numTeams: 2,
@@ -108,7 +107,7 @@ describe('sessions', () => {
         invited: [guest],
         teams: [
           { id: 0, members: [] },
-          { id: 1, members: [host.uid, friend.uid] },
+          { id: 1, members: [host.uid] },
         ],
       });
 
@@ -118,12 +117,78 @@ describe('sessions', () => {
         invited: [guest],
         teams: [
           { id: 0, members: [] },
-          { id: 1, members: [host.uid, friend.uid] },
+          { id: 1, members: [host.uid] },
         ],
+        users: [host.uid],
         hostUid: host.uid,
       });
-      expect([...session.users].sort()).toEqual([host.uid, friend.uid].sort());
       expectSeatedOnce(session);
+    });
+
+    it('seats nobody without consent: users named in users or teams who have not joined are invited instead', async () => {
+      const host = await newPlayer('creator');
+      const [friend, stranger] = await Promise.all([newPlayer('friend'), newPlayer('stranger')]);
+
+      const session = await createSession(host, {
+        numTeams: 2,
+        teamSize: 2,
+        users: [host.uid, friend.uid],
+        teams: [
+          { id: 0, members: [] },
+          { id: 1, members: [stranger.uid] },
+        ],
+      });
+
+      expect(session).toMatchObject({
+        users: [host.uid],
+        teams: [
+          { id: 0, members: [host.uid] },
+          { id: 1, members: [] },
+        ],
+        invited: [friend.uid, stranger.uid],
+      });
+      // Later updates cannot seat them either; once they join, the host may move them.
+      const update = await api.put<SessionBody>(`/sessions/${session.uid}`, { users: [host.uid, stranger.uid] }, { token: host.token });
+      expect(update.status).toBe(200);
+      expect(update.body.users).toEqual([host.uid]);
+      expect(update.body.invited).toEqual([friend.uid, stranger.uid]);
+      expect((await join(friend, session.uid)).status).toBe(200);
+      const moved = await api.put<SessionBody>(
+        `/sessions/${session.uid}`,
+        {
+          teams: [
+            { id: 0, members: [host.uid] },
+            { id: 1, members: [friend.uid] },
+          ],
+        },
+        { token: host.token },
+      );
+      expect(moved.status).toBe(200);
+      expect(moved.body.teams).toEqual([
+        { id: 0, members: [host.uid] },
+        { id: 1, members: [friend.uid] },
+      ]);
+    });
+
+    it('lets an admin seat existing users directly (a game server placing players), never unknown uids', async () => {
+      const [alice, bob] = await Promise.all([newPlayer('seated'), newPlayer('seated')]);
+
+      const session = await createSession(admin, { numTeams: 2, teamSize: 1, users: [alice.uid, bob.uid] });
+
+      expect(session.users).toEqual([alice.uid, bob.uid]);
+      expectSeatedOnce(session);
+      const unknown = await api.post<ErrorResponse>(
+        '/sessions',
+        { numTeams: 2, teamSize: 1, users: [alice.uid, randomUUID()] },
+        { token: admin.token },
+      );
+      expectValidationError(unknown, 'users');
+      const crowded = await api.post<ErrorResponse>(
+        '/sessions',
+        { numTeams: 1, teamSize: 1, users: [alice.uid, bob.uid] },
+        { token: admin.token },
+      );
+      expectValidationError(crowded, 'users');
     });
 
     it('lists sessions as a bare JSON array that holds the new session', async () => {
@@ -165,7 +230,7 @@ describe('sessions', () => {
 
     it('merges an update: absent fields are kept, the version goes up by one and the ETag follows', async () => {
       const host = await newPlayer('updater');
-      const guest = randomUUID();
+      const guest = (await newPlayer('guest')).uid;
       const session = await createSession(host, { numTeams: 2, teamSize: 2, invited: [guest] });
 
       const response = await api.put<SessionBody>(`/sessions/${session.uid}`, { status: 'IN_PROGRESS' }, { token: host.token });
@@ -185,7 +250,7 @@ describe('sessions', () => {
 
     it('accepts a session read back whole, with a change, as an update', async () => {
       const host = await newPlayer('updater');
-      const session = await createSession(host, { numTeams: 2, teamSize: 2, invited: [randomUUID()] });
+      const session = await createSession(host, { numTeams: 2, teamSize: 2, invited: [(await newPlayer('guest')).uid] });
       const read = await readSession(session.uid);
 
       const response = await api.put<SessionBody>(`/sessions/${session.uid}`, { ...read, visibility: 'LOCKED' }, { token: host.token });
@@ -199,20 +264,27 @@ describe('sessions', () => {
       });
     });
 
-    it('re-seats the members when an update changes the users', async () => {
+    it('re-seats the members when an update changes the shape, and removes those the users leave out', async () => {
       const host = await newPlayer('updater');
-      const newcomer = randomUUID();
-      const session = await createSession(host, { numTeams: 2, teamSize: 1 });
+      const [first, second] = await Promise.all([newPlayer('member'), newPlayer('member')]);
+      const session = await createSession(host, { numTeams: 1, teamSize: 3 });
+      for (const member of [first, second]) expect((await join(member, session.uid)).status).toBe(200);
 
-      const response = await api.put<SessionBody>(`/sessions/${session.uid}`, { users: [host.uid, newcomer] }, { token: host.token });
+      const reshaped = await api.put<SessionBody>(`/sessions/${session.uid}`, { numTeams: 3, teamSize: 1 }, { token: host.token });
 
-      expect(response.status).toBe(200);
-      expect(response.body.users).toEqual([host.uid, newcomer]);
-      expect(response.body.teams).toEqual([
+      expect(reshaped.status).toBe(200);
+      expect(reshaped.body.users).toEqual([host.uid, first.uid, second.uid]);
+      expect(reshaped.body.teams).toEqual([
         { id: 0, members: [host.uid] },
-        { id: 1, members: [newcomer] },
+        { id: 1, members: [first.uid] },
+        { id: 2, members: [second.uid] },
       ]);
-      expect(response.body.version).toBe(1);
+      expect(reshaped.body.version).toBe(3);
+
+      const kicked = await api.put<SessionBody>(`/sessions/${session.uid}`, { users: [host.uid, second.uid] }, { token: host.token });
+      expect(kicked.status).toBe(200);
+      expect(kicked.body.users).toEqual([host.uid, second.uid]);
+      expectSeatedOnce(kicked.body);
     });
 
     it('deletes a session with 200 and no body; it is then 404', async () => {
@@ -353,7 +425,10 @@ describe('sessions', () => {
         },
         'teams',
       ],
-      ['more users than seats', { numTeams: 1, teamSize: 2, users: [randomUUID(), randomUUID(), randomUUID()] }, 'users'],
+      ['a user who does not exist', { numTeams: 1, teamSize: 2, users: [randomUUID()] }, 'users'],
+      ['an invitation of a user who does not exist', { numTeams: 1, teamSize: 2, invited: [randomUUID()] }, 'invited'],
+      ['a capacity above 100 seats', { numTeams: 11, teamSize: 10 }, 'teamSize'],
+      ['more than 100 invitations', { numTeams: 1, teamSize: 2, invited: Array.from({ length: 101 }, () => randomUUID()) }, 'invited'],
       ['a user that is not a uuid', { numTeams: 1, teamSize: 2, users: ['bob'] }, 'users'],
       ['an unknown field', { numTeams: 1, teamSize: 2, colour: 'red' }, 'colour'],
     ])('refuses a create with %s: 400 naming the field, nothing created', async (_case, body, field) => {
@@ -404,7 +479,8 @@ describe('sessions', () => {
         },
         'teams',
       ],
-      ['more users than seats', { users: [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()] }, 'users'],
+      ['a user who does not exist', { users: [randomUUID()] }, 'users'],
+      ['a capacity above 100 seats', { numTeams: 50, teamSize: 3 }, 'teamSize'],
       ['an unknown field', { mode: 'ranked' }, 'mode'],
       ['a uid that is not the path id', { uid: randomUUID() }, 'uid'],
     ])('refuses an update with %s: 400, the session unchanged', async (_case, body, field) => {

@@ -4,7 +4,7 @@ import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorat
 import { CatalogController } from '../common/record.controller.js';
 import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
-import { ApiErrors, ApiUidParam, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { AchievementUnlock } from './achievement-unlock.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';
 import { AchievementsService, AchievementUnlocksService } from './achievements.service.js';
@@ -58,7 +58,7 @@ export class AchievementsController extends CatalogController({
 
   /** An addition to the interface document: what the caller has unlocked, with the list rules. */
   @ApiOperation({ summary: "List the caller's unlocked achievements" })
-  @ApiOkResponse({ type: [AchievementUnlock] })
+  @ApiOkResponse({ type: [AchievementUnlock], headers: NEXT_SKIP_HEADER })
   @ApiErrors(400)
   @Get('unlocked')
   findUnlocked(@ListQueryParam(AchievementUnlock) list: ListQuery, @CurrentCaller() caller: Caller): Promise<AchievementUnlock[]> {

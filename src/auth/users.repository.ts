@@ -51,6 +51,16 @@ export class UsersRepository extends RecordRepository<User> {
     return rows[0] && transaction.create(User, rows[0]);
   }
 
+  /** Those of `uids` that name no user. */
+  async unknownUids(uids: string[]): Promise<string[]> {
+    if (uids.length === 0) return [];
+    const rows = await this.dataSource.query<Array<{ uid: string }>>(
+      'SELECT w.uid FROM unnest($1::uuid[]) AS w(uid) WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.uid = w.uid)',
+      [[...new Set(uids)]],
+    );
+    return rows.map((row) => row.uid);
+  }
+
   /** Tokens of the user issued before now no longer count (signing out everywhere). */
   async withdrawTokens(transaction: Transaction, uid: string): Promise<Date> {
     const [[row]] = await transaction.query<[Array<{ notBefore: Date }>, number]>(

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import type { AllowedMethods } from './allowed-methods.js';
-import { ApiException, type ErrorBody, ErrorCode } from './errors.js';
+import { ApiException, type ErrorBody, ErrorCode, TooManyRequestsException } from './errors.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: ErrorCode.VALIDATION_FAILED,
@@ -137,6 +137,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       }
     }
     if (errorBody.status === 503) void reply.header('Retry-After', '5');
+    if (exception instanceof TooManyRequestsException) void reply.header('Retry-After', String(exception.retryAfterSeconds));
     void reply.status(errorBody.status).type('application/json; charset=utf-8').send(errorBody);
   }
 }

@@ -94,3 +94,19 @@ export const forbidden = (message: string) => new ApiException(HttpStatus.FORBID
 export const conflict = (code: ErrorCode, message: string) => new ApiException(HttpStatus.CONFLICT, code, message);
 
 export const unauthorized = (message: string) => new ApiException(HttpStatus.UNAUTHORIZED, ErrorCode.UNAUTHORIZED, message);
+
+/** uids that name no user, where a write names users (a session's roster and invitations, a ticket's party). */
+export const unknownUsers = (uids: string[], field = 'users') =>
+  badRequest(`no user has the uid ${uids.slice(0, 3).join(', ')}${uids.length > 3 ? ` (and ${uids.length - 3} more)` : ''}`, [
+    { field, message: 'names a user who does not exist' },
+  ]);
+
+/** A 429 that a rule (not the rate-limit guard) raises; the filter sends `Retry-After` with it. */
+export class TooManyRequestsException extends ApiException {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(HttpStatus.TOO_MANY_REQUESTS, ErrorCode.RATE_LIMITED, message);
+  }
+}

@@ -59,6 +59,12 @@ export class RecordReader<T extends ObjectLiteral> {
     return this.readSql(sql, parameters);
   }
 
+  /** The SQL and parameters of `query` with every column selected as read() selects them; false when this entity takes getMany(). */
+  statement(query: SelectQueryBuilder<T>): [string, unknown[]] | false {
+    if (this.columns === false) return false;
+    return this.selectColumns(query).getQueryAndParameters();
+  }
+
   /**
    * The SQL of `query` with every column selected as read() selects them, to be run again with
    * readSql(); false when this entity takes getMany(), or when the query has parameters of its own.
@@ -101,6 +107,28 @@ export class RecordReader<T extends ObjectLiteral> {
     return (this.returningList ??= this.columns.map((entry) => `"${entry.databaseName}" AS "${entry.propertyName}"`).join(', '));
   }
 
+  /**
+   * SQL for about how many bytes a row's JSON takes, over a subquery `alias` that selects every column
+   * by its property name (selectSql): the variable parts measured (text by its length, which PostgreSQL
+   * knows without reading it; uuid lists by their count; JSON and other arrays as text), the rest a
+   * fixed allowance per field. False when
+   * this entity takes getMany().
+   */
+  rowBytesSql(alias: string): string | false {
+    if (this.columns === false) return false;
+    let fixed = 2;
+    const measured: string[] = [];
+    for (const entry of this.columns) {
+      fixed += entry.propertyName.length + 4;
+      const value = `"${alias}"."${entry.propertyName}"`;
+      if (entry.isArray && entry.type === 'uuid') measured.push(`coalesce(cardinality(${value}), 0) * 39 + 2`);
+      else if (entry.isArray || entry.type === 'jsonb' || entry.type === 'json') measured.push(`coalesce(octet_length(${value}::text), 4)`);
+      else if (entry.type === 'text' || entry.type === 'varchar') measured.push(`coalesce(octet_length(${value}), 4) + 2`);
+      else fixed += FIXED_VALUE_BYTES;
+    }
+    return [String(fixed), ...measured].join(' + ');
+  }
+
   /** The entities of rows that name every column by its property name (`returning`). */
   fromRows(rows: Record<string, unknown>[]): T[] {
     return this.hydrate(rows);
@@ -137,6 +165,9 @@ export class RecordReader<T extends ObjectLiteral> {
     });
   }
 }
+
+/** What a value of a fixed-size type (a uuid, a date, a number) takes in JSON at most, give or take. */
+const FIXED_VALUE_BYTES = 40;
 
 /** The selectable columns of an entity that RecordReader can hydrate alone; false when getMany() must. */
 function plainColumns(metadata: EntityMetadata, dataSource: DataSource): Column[] | false {

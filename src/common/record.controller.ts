@@ -6,7 +6,7 @@ import { AdminOnly } from './policy.js';
 import { CountDto, type RecordBodyDto, type WritableFields } from './record.dto.js';
 import type { RecordEntity } from './record.entity.js';
 import type { RecordService } from './record.service.js';
-import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from './route.decorators.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from './route.decorators.js';
 import { recordUpdate } from './versions.js';
 
 /**
@@ -39,7 +39,7 @@ export function RecordController<T extends RecordEntity>(options: RecordRoutesOp
     protected constructor(protected readonly service: RecordService<T>) {}
 
     @ApiOperation({ summary: options.listSummary ?? `List ${plural}`, description: listDescription })
-    @ApiOkResponse({ type: [entity] })
+    @ApiOkResponse({ type: [entity], headers: NEXT_SKIP_HEADER })
     @ApiErrors(400)
     @Get()
     findAll(@ListQueryParam(entity) list: ListQuery, @CurrentCaller() caller: Caller): Promise<T[]> {

@@ -9,6 +9,9 @@ import { afterCommit, transact } from '../database/after-commit.js';
 import type { Replicas } from '../database/replicas.js';
 import { type NamedStatement, namedStatement, Statements } from '../database/statements.js';
 import { poolQuery, RecordReader, type RunSql } from './record-reader.js';
+import { markCut } from './page.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 
 /** A database transaction, as repositories take it: every method that changes several rows runs in one. */
 export type Transaction = EntityManager;
@@ -58,6 +61,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
    * the constructor every repository passes its own arguments to; read only when a statement runs.
    */
   @Inject(Statements) protected readonly statements!: Statements;
+  @Inject(APP_CONFIG) private readonly config!: AppConfig;
   private primaryRead?: RunSql;
   private readonly pageSql = new Map<string, string | false>();
 
@@ -114,18 +118,39 @@ export abstract class RecordRepository<T extends RecordEntity> {
   /** Likewise for a new record (as stored). */
   protected afterInsert?(transaction: Transaction, record: T): Promise<void>;
 
+  private get listMaxBytes(): number {
+    return this.config.listMaxBytes;
+  }
+
   private get isScoped(): boolean {
     return this.scope !== RecordRepository.prototype.scope;
   }
 
+  /**
+   * A page of the records the caller may see, at most LIST_MAX_BYTES of them whatever they hold: the
+   * statement measures each row (RecordReader.rowBytesSql) and keeps those that fit, always the first;
+   * a page cut short is marked with where the next starts (page.ts). The rows past the budget are
+   * never read out of PostgreSQL, so a page of huge records costs what the budget allows.
+   */
   async findAll(list: ListQuery, caller: Caller | undefined): Promise<T[]> {
-    if (this.isUnfiltered(list)) {
-      const sql = this.unfilteredPageSql(list.order);
-      if (sql) return this.reader.readSql(sql, [list.limit, list.skip]);
+    const unfiltered = this.isUnfiltered(list) && this.unfilteredPageSql(list.order);
+    let sql: string;
+    let parameters: unknown[];
+    if (unfiltered) {
+      [sql, parameters] = [unfiltered, [list.limit, list.skip, this.listMaxBytes]];
+    } else {
+      const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
+      for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
+      const page = this.reader.statement(query);
+      if (!page) return query.getMany();
+      [sql, parameters] = [
+        withinBudget(page[0], this.reader.rowBytesSql('page') as string, list.order, page[1].length + 1),
+        [...page[1], this.listMaxBytes],
+      ];
     }
-    const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
-    for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
-    return this.reader.read(query);
+    const rows = await this.runRead(sql, parameters);
+    const records = this.reader.fromRows(rows);
+    return rows.length > 0 && rows.length < Number(rows[0].__rows) ? markCut(records, list.skip + rows.length) : records;
   }
 
   async count(list: ListQuery, caller: Caller | undefined): Promise<number> {
@@ -152,7 +177,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
     return !this.isScoped && list.filters.length === 0;
   }
 
-  /** The unfiltered page's SQL for this order, with LIMIT $1 OFFSET $2; false if the reader cannot run it. */
+  /** The unfiltered page's SQL for this order, with LIMIT $1 OFFSET $2 and the byte budget $3; false if the reader cannot run it. */
   private unfilteredPageSql(order: ListQuery['order']): string | false {
     const key = order.map(({ field, direction }) => `${field} ${direction}`).join(',');
     let sql = this.pageSql.get(key);
@@ -160,7 +185,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
       const query = this.dataSource.createQueryBuilder<T>(this.entity, ALIAS);
       for (const { field, direction } of order) query.addOrderBy(column(field), direction);
       const select = this.reader.selectSql(query);
-      sql = select && `${select} LIMIT $1 OFFSET $2`;
+      sql = select && withinBudget(`${select} LIMIT $1 OFFSET $2`, this.reader.rowBytesSql('page') as string, order, 3);
       // Orders are made of sortable fields only; the bound keeps a combinatorial client from growing it.
       if (this.pageSql.size < 100) this.pageSql.set(key, sql);
     }
@@ -363,6 +388,22 @@ export abstract class RecordRepository<T extends RecordEntity> {
     list.filters.forEach((filter, index) => applyFilter(query, filter, `filter${index}`));
     return query;
   }
+}
+
+/**
+ * A page statement (`page`: ORDER BY, LIMIT, OFFSET, every column by its property name) cut to a byte
+ * budget ($budget): the rows in order while their running size stays within it, and always the first.
+ * Each row also says how many the page had (`__rows`), so a page cut short can say where to go on.
+ */
+function withinBudget(page: string, rowBytes: string, order: ListQuery['order'], budget: number): string {
+  const keys = order.map(({ field, direction }) => `"page"."${field}" ${direction}`).join(', ');
+  return `SELECT * FROM (
+      SELECT page.*, sum(${rowBytes}) OVER (ORDER BY ${keys} ROWS UNBOUNDED PRECEDING) AS "__bytes",
+             row_number() OVER (ORDER BY ${keys}) AS "__position", count(*) OVER () AS "__rows"
+      FROM (${page}) AS page
+    ) AS sized
+    WHERE "__bytes" <= $${budget} OR "__position" = 1
+    ORDER BY "__position"`;
 }
 
 const COMPARISONS = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;

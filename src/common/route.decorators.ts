@@ -81,7 +81,14 @@ const parsedListQuery = createParamDecorator((entity: Type, context: ExecutionCo
 function listQueryDocs(fields: QueryableFields): MethodDecorator[] {
   const names = Object.keys(fields);
   return [
-    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } }),
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      description:
+        'Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass ' +
+        'it ends early and says where the next starts in `X-Next-Skip`.',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+    }),
     ApiQuery({ name: 'skip', required: false, schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } }),
     ApiQuery({
       name: 'sort',
@@ -158,6 +165,15 @@ export function RecordResponse(type: Type, options: { status?: 200 | 201; descri
     RouteConfig({ sendsETag: true, sendsLocation: status === 201 }),
   );
 }
+
+/** The header of a list page the byte budget cut short (src/common/page.ts). */
+export const NEXT_SKIP_HEADER = {
+  'X-Next-Skip': {
+    description:
+      'Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
 
 /** An `{id}` path parameter, documented. */
 export const ApiUidParam = (name = 'id', what = 'record') =>

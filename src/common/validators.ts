@@ -7,17 +7,17 @@ import { IsObject, registerDecorator, ValidateIf, ValidateNested, type Validatio
  */
 export const IsOmittable = () => ValidateIf((_object, value) => value !== undefined);
 
-/** A string (at most 1000 characters), a finite number or a boolean: the value of a stat or statistic. */
-export function IsPrimitiveValue(options?: ValidationOptions): PropertyDecorator {
+/** A string (at most `maxLength` characters), a finite number or a boolean: the value of a stat or statistic. */
+export function IsPrimitiveValue(maxLength = 1000, options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
       name: 'isPrimitiveValue',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: '$property must be a string (up to 1000 characters), a finite number or a boolean', ...options },
+      options: { message: `$property must be a string (up to ${maxLength} characters), a finite number or a boolean`, ...options },
       validator: {
         validate: (value: unknown) =>
-          (typeof value === 'string' && value.length <= 1000) ||
+          (typeof value === 'string' && value.length <= maxLength) ||
           (typeof value === 'number' && Number.isFinite(value)) ||
           typeof value === 'boolean',
       },

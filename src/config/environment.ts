@@ -89,6 +89,15 @@ export interface AppConfig {
   };
   /** How long a session member may stay silent (no heartbeat, no socket) before they are removed; 0: never. */
   sessionMemberTimeoutSeconds: number;
+  /** How long an ENDED session is kept (then removed with its roster); 0: kept until deleted. */
+  sessionRetentionSeconds: number;
+  /** Wrong join passwords a minute (then 429), per (session, user) and per session; counted in Redis when configured. */
+  sessionPasswordAttempts: {
+    perUser: number;
+    perSession: number;
+  };
+  /** The most bytes of records a list answer holds: a page ends early rather than pass it (X-Next-Skip says where to go on). */
+  listMaxBytes: number;
   /** Requests per minute, counted in this instance's memory (each instance counts its own). */
   rateLimit: {
     enabled: boolean;
@@ -115,6 +124,8 @@ export interface AppConfig {
     pingIntervalMs: number;
     /** A socket whose unsent data passes this is a slow consumer: closed with 4413 (it may resume). */
     maxBufferedBytes: number;
+    /** Events kept per user: past it, the oldest are dropped (realtime_events_dropped_total counts them). */
+    inboxMaxEvents: number;
   };
 }
 
@@ -293,6 +304,12 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
       relaxation,
     },
     sessionMemberTimeoutSeconds: integer('SESSION_MEMBER_TIMEOUT', 60, 0, 86_400),
+    sessionRetentionSeconds: integer('SESSION_RETENTION', 24 * 3600, 0, 366 * 24 * 3600),
+    sessionPasswordAttempts: {
+      perUser: integer('SESSION_PASSWORD_ATTEMPTS', 5, 1, 1000),
+      perSession: integer('SESSION_PASSWORD_ATTEMPTS_PER_SESSION', 20, 1, 100_000),
+    },
+    listMaxBytes: integer('LIST_MAX_BYTES', 4 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
     rateLimit: {
       enabled: boolean('RATE_LIMIT_ENABLED', true),
       perMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
@@ -306,6 +323,7 @@ export function parseEnvironment(raw: RawEnvironment): AppConfig {
       retentionSeconds: integer('REALTIME_RETENTION', 7 * 24 * 3600, 60, 365 * 24 * 3600),
       pingIntervalMs: integer('REALTIME_PING_INTERVAL', 30_000, 100, 3_600_000),
       maxBufferedBytes: integer('REALTIME_MAX_BUFFER', 1024 * 1024, 1024, 256 * 1024 * 1024),
+      inboxMaxEvents: integer('REALTIME_INBOX_MAX', 1000, 10, 1_000_000),
     },
   };
   if (problems.length > 0) throw new EnvironmentError(problems);

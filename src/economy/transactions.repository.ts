@@ -198,6 +198,6 @@ function settleStatement(returned: string, recordJson: string, writeEvents: stri
     SELECT idx, persona AS uid, true AS persona FROM moved
     UNION ALL SELECT (SELECT count(*) FROM moved)::int, persona, true FROM unnest(ARRAY[$8::uuid, $9::uuid]) AS persona WHERE persona IS NOT NULL
   )${writeEvents}
-  SELECT recorded.*, (SELECT count(*)::int FROM changed) AS "changedHoldings", written_events.counts, written_events.wake, written_events.notified
+  SELECT recorded.*, (SELECT count(*)::int FROM changed) AS "changedHoldings", written_events.counts, written_events.wake, written_events.recipients, written_events.notified
   FROM recorded LEFT JOIN written_events ON true`;
 }

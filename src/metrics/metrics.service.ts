@@ -128,6 +128,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly eventsDropped = new Counter({
+    name: 'realtime_events_dropped_total',
+    help: 'Oldest events this instance dropped from inboxes that passed REALTIME_INBOX_MAX',
+    registers: [this.registry],
+  });
+
   /** SEARCHING tickets by shape, read from the database at each scrape (the queue is shared by every instance). */
   private queueDepthSource: (() => Promise<Array<{ numTeams: number; teamSize: number; tickets: number }>>) | undefined;
 
@@ -166,6 +172,10 @@ export class MetricsService {
 
   countMembersTimedOut(count: number): void {
     if (count > 0) this.membersTimedOut.inc(count);
+  }
+
+  countEventsDropped(count: number): void {
+    if (count > 0) this.eventsDropped.inc(count);
   }
 
   countEventsWritten(type: string, count: number): void {

@@ -4,6 +4,8 @@ import { beforeCommit, isTransacting } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { type EventType, MAX_NOTIFIED_USERS, REALTIME_CHANNEL } from './events.js';
+import { InboxTrimmer } from './inbox-trimmer.js';
+import { NotificationsRepository } from './notifications.repository.js';
 
 /** Who receives an event: users by uid, and the owners of personas by persona uid. */
 export interface Recipients {
@@ -39,6 +41,7 @@ export class EventOutbox {
   constructor(
     private readonly metrics: MetricsService,
     private readonly fanout: Fanout,
+    private readonly inboxes: InboxTrimmer,
   ) {}
 
   async record(transaction: Transaction, type: EventType, data: unknown, recipients: Recipients): Promise<void> {
@@ -127,10 +130,14 @@ export class EventOutbox {
     return { ctes, parameters: [REALTIME_CHANNEL, MAX_NOTIFIED_USERS, !this.fanout.viaRedis] };
   }
 
-  /** After a statement with `writing`'s CTEs: counts its events and, over Redis, publishes the wake-up once it commits. */
+  /**
+   * After a statement with `writing`'s CTEs: counts its events, over Redis publishes the wake-up once it
+   * commits, and has the inboxes that grew kept within their bound.
+   */
   written(transaction: Transaction, row: Partial<WrittenEvents> | undefined): void {
     for (const [type, count] of Object.entries(row?.counts ?? {})) this.metrics.countEventsWritten(type, count);
     if (row?.wake && this.fanout.viaRedis) this.fanout.publishAfterCommit(transaction, REALTIME_CHANNEL, row.wake);
+    if (row?.recipients) this.inboxes.grew(transaction, row.recipients);
   }
 }
 
@@ -144,20 +151,22 @@ const writingCtes = (first: number) => `, recipients AS (
          SELECT r.uid, e.type, e.data FROM recipients r JOIN events e USING (idx) ORDER BY r.idx
          RETURNING "userUid", type
        ), written_events AS (
-         SELECT counts, wake, CASE WHEN $${first + 2} THEN pg_notify($${first}, wake) END AS notified FROM (
+         SELECT counts, wake, recipients, CASE WHEN $${first + 2} THEN pg_notify($${first}, wake) END AS notified FROM (
            SELECT (SELECT json_object_agg(type, n) FROM (SELECT type, count(*)::int AS n FROM written GROUP BY type) AS t) AS counts,
-                  CASE WHEN count(DISTINCT "userUid") > $${first + 1} THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END AS wake
+                  CASE WHEN count(DISTINCT "userUid") > $${first + 1} THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END AS wake,
+                  array_agg(DISTINCT "userUid") AS recipients
            FROM written HAVING count(*) > 0
          ) AS summary
        )`;
 
-/** What `written_events` answers: the events written by type, and whom to wake ('*': everyone). */
+/** What `written_events` answers: the events written by type, whom to wake ('*': everyone), and whose inboxes grew. */
 export interface WrittenEvents {
   counts: Record<string, number> | null;
   wake: string | null;
+  recipients: string[] | null;
 }
 
-/** The outbox, for every repository that reports its changes. */
+/** The outbox, for every repository that reports its changes, and the inbox it writes. */
 @Global()
-@Module({ providers: [EventOutbox], exports: [EventOutbox] })
+@Module({ providers: [EventOutbox, InboxTrimmer, NotificationsRepository], exports: [EventOutbox, NotificationsRepository] })
 export class OutboxModule {}

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'ticket.updated',
   'session.updated',
   'session.deleted',
+  'session.invited',
   'transaction.pending',
   'transaction.updated',
   'inventory.updated',

@@ -60,16 +60,28 @@ const MAX_BIGINT = 9_223_372_036_854_775_807n;
 export class NotificationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Up to `limit` of the user's events after `after`, in order. */
-  async after(userUid: string, after: Cursor, limit: number): Promise<InboxPage> {
-    const rows = await this.dataSource.query<InboxRow[]>(
-      `SELECT n.id::text AS id, n.xid::text AS xid, n.type, n.data, n."dateCreated", n.xid < h.xmin AS ready
-       FROM notifications n, (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) h
-       WHERE n."userUid" = $1 AND (n.xid, n.id) > ($2::text::xid8, $3::bigint)
-       ORDER BY n.xid, n.id
-       LIMIT $4`,
-      [userUid, after.xid.toString(), after.id.toString(), limit],
+  /**
+   * Up to `limit` of the user's events after `after`, in order, and no more than `maxBytes` of them
+   * (always the first): the rows past the budget are never read out of PostgreSQL.
+   */
+  async after(userUid: string, after: Cursor, limit: number, maxBytes: number): Promise<InboxPage> {
+    const rows = await this.dataSource.query<Array<InboxRow & { rows: string }>>(
+      `SELECT * FROM (
+         SELECT page.*, sum(octet_length(page.data::text) + 100) OVER (ORDER BY page.xid::xid8, page.id::bigint ROWS UNBOUNDED PRECEDING) AS bytes,
+                row_number() OVER (ORDER BY page.xid::xid8, page.id::bigint) AS position, count(*) OVER () AS rows
+         FROM (
+           SELECT n.id::text AS id, n.xid::text AS xid, n.type, n.data, n."dateCreated", n.xid < h.xmin AS ready
+           FROM notifications n, (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) h
+           WHERE n."userUid" = $1 AND (n.xid, n.id) > ($2::text::xid8, $3::bigint)
+           ORDER BY n.xid, n.id
+           LIMIT $4
+         ) AS page
+       ) AS sized
+       WHERE bytes <= $5 OR position = 1
+       ORDER BY position`,
+      [userUid, after.xid.toString(), after.id.toString(), limit, maxBytes],
     );
+    const cut = rows.length > 0 && rows.length < Number(rows[0].rows);
     const ready = rows.filter((row) => row.ready);
     return {
       events: ready.map((row) => ({
@@ -78,7 +90,7 @@ export class NotificationsRepository {
         at: row.dateCreated.toISOString(),
         data: row.data,
       })),
-      full: ready.length === limit,
+      full: ready.length === rows.length && (cut || ready.length === limit),
       blocked: ready.length < rows.length,
     };
   }
@@ -105,6 +117,24 @@ export class NotificationsRepository {
       [users, after.xid.toString(), after.id.toString()],
     );
     return { users: row.users ?? [], next: { xid: BigInt(row.xmin) - 1n, id: MAX_BIGINT } };
+  }
+
+  /**
+   * Keeps each of `users`' inboxes to its newest `max` events, dropping the oldest; answers how many
+   * went. One statement for many users: it walks each inbox's newest `max` entries on the cursor index.
+   */
+  async trim(users: string[], max: number): Promise<number> {
+    const [, dropped] = await this.dataSource.query<[unknown[], number]>(
+      `DELETE FROM notifications n USING (
+         SELECT w.uid, c.xid, c.id FROM unnest($1::uuid[]) AS w(uid)
+         CROSS JOIN LATERAL (
+           SELECT xid, id FROM notifications WHERE "userUid" = w.uid ORDER BY xid DESC, id DESC OFFSET $2 LIMIT 1
+         ) AS c
+       ) AS cut
+       WHERE n."userUid" = cut.uid AND (n.xid, n.id) <= (cut.xid, cut.id)`,
+      [users, max],
+    );
+    return dropped;
   }
 
   /**

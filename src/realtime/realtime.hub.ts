@@ -259,7 +259,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
       const from = open
         .map((connection) => connection.cursor!)
         .reduce((earliest, cursor) => (before(cursor, earliest) ? cursor : earliest));
-      const page = await this.inbox.after(reader.userUid, from, PAGE);
+      const page = await this.inbox.after(reader.userUid, from, PAGE, this.config.listMaxBytes);
       for (const event of page.events) {
         const [xid, id] = event.id.split('-');
         const position = { xid: BigInt(xid), id: BigInt(id) };

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
-import { NotificationsRepository, RealtimeTicketsRepository } from './notifications.repository.js';
+import { RealtimeTicketsRepository } from './notifications.repository.js';
 import { RealtimeAuth } from './realtime.auth.js';
 import { RealtimeController } from './realtime.controller.js';
 import { RealtimeGateway } from './realtime.gateway.js';
@@ -14,7 +14,7 @@ import { RealtimeService } from './realtime.service.js';
 @Module({
   imports: [AuthModule],
   controllers: [RealtimeController],
-  providers: [RealtimeGateway, RealtimeHub, RealtimeAuth, RealtimeService, NotificationsRepository, RealtimeTicketsRepository],
+  providers: [RealtimeGateway, RealtimeHub, RealtimeAuth, RealtimeService, RealtimeTicketsRepository],
   exports: [RealtimeHub, RealtimeAuth],
 })
 export class RealtimeModule {}

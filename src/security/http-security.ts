@@ -99,7 +99,7 @@ export function enableCors(app: NestFastifyApplication, origins: string[]): void
     origin: origins.includes('*') ? '*' : origins,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'X-Request-Id', 'Accept-Language'],
-    exposedHeaders: ['ETag', 'X-Request-Id', 'Retry-After', 'Content-Language'],
+    exposedHeaders: ['ETag', 'X-Request-Id', 'Retry-After', 'Content-Language', 'X-Next-Skip'],
     credentials: false,
     maxAge: 600,
   });

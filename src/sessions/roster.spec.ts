@@ -1,5 +1,5 @@
 import { ApiException } from '../common/errors.js';
-import { buildRoster, depart, seat, seatParty, unseat } from './roster.js';
+import { admit, buildRoster, checkTeams, depart, seat, seatParty, unseat } from './roster.js';
 
 const refusal = (build: () => unknown): string => {
   try {
@@ -138,5 +138,45 @@ describe('session roster', () => {
     // A game in progress is not ended by its players falling silent; a host who stays keeps the session.
     expect(depart({ ...lobby, status: 'IN_PROGRESS' }, ['host', 'b', 'c'])).toMatchObject({ users: [], status: 'IN_PROGRESS' });
     expect(depart({ ...lobby, status: 'IDLE' }, ['c'])).toMatchObject({ users: ['host', 'b'], hostUid: 'host', status: 'IDLE' });
+  });
+
+  it('admits only those who may sit, and invites the others, once each, in the order named', () => {
+    const members = new Set(['host', 'b']);
+    const admitted = admit(
+      ['host', 'x', 'b', 'y'],
+      [
+        { id: 0, members: ['host', 'y'] },
+        { id: 1, members: ['z', 'b'] },
+      ],
+      (user) => members.has(user),
+    );
+    expect(admitted).toEqual({
+      users: ['host', 'b'],
+      teams: [
+        { id: 0, members: ['host'] },
+        { id: 1, members: ['b'] },
+      ],
+      invite: ['x', 'y', 'z'],
+    });
+    expect(admit(['a'], undefined, () => true)).toEqual({ users: ['a'], teams: undefined, invite: [] });
+  });
+
+  it('checks teams as they were sent, before consent takes anyone out of them', () => {
+    expect(
+      refusal(() =>
+        checkTeams(2, 1, [
+          { id: 0, members: ['a', 'b'] },
+          { id: 1, members: [] },
+        ]),
+      ),
+    ).toContain('more than teamSize');
+    expect(() => checkTeams(1, 2, [{ id: 4, members: ['a'] }])).not.toThrow();
+  });
+
+  it('lets ten thousand members depart at once without visiting the roster once per member', () => {
+    const users = Array.from({ length: 10_000 }, (_, index) => `u${index}`);
+    const session = { users, teams: [{ id: 0, members: users }], hostUid: 'u0', status: 'IN_PROGRESS' as const };
+    const departed = depart(session, users.slice(1));
+    expect(departed).toEqual({ users: ['u0'], teams: [{ id: 0, members: ['u0'] }], hostUid: 'u0', status: 'IN_PROGRESS' });
   });
 });

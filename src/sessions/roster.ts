@@ -64,6 +64,33 @@ export function seatParty(roster: Roster, users: string[], teamId: number): Rost
   };
 }
 
+/** What a write names for a session, split by consent: who may sit in it, and who is invited instead. */
+export interface Admission {
+  users: string[];
+  teams: Team[] | undefined;
+  /** Named but not seated: they go in `invited`, and decide for themselves by joining. */
+  invite: string[];
+}
+
+/**
+ * Nobody is listed in a session without consent: of the users and team members a write names, those
+ * `maySit` allows (members already seated, the caller themselves; anyone for an admin) stay, and the
+ * others are invited instead of seated.
+ */
+export function admit(users: string[], teams: Team[] | undefined, maySit: (user: string) => boolean): Admission {
+  const invite = new Set<string>();
+  const keep = (user: string) => {
+    if (maySit(user)) return true;
+    invite.add(user);
+    return false;
+  };
+  return {
+    users: users.filter(keep),
+    teams: teams?.map((team) => ({ id: team.id, members: team.members.filter(keep) })),
+    invite: [...invite],
+  };
+}
+
 /** What a session becomes when members leave it: the roster, its host, its status. */
 export interface Departure extends Roster {
   hostUid: string;
@@ -75,10 +102,24 @@ export interface Departure extends Roster {
  * the first member who stays; a session still WAITING_FOR_PLAYERS that nobody is left in ends.
  */
 export function depart(session: Roster & { hostUid: string; status: SessionStatus }, leaving: string[]): Departure {
-  const roster = leaving.reduce<Roster>((current, user) => unseat(current, user), { users: session.users, teams: session.teams });
-  const hostLeft = leaving.includes(session.hostUid) && roster.users.length > 0;
+  const gone = new Set(leaving);
+  const stays = (user: string) => !gone.has(user);
+  const roster = {
+    users: session.users.filter(stays),
+    teams: session.teams.map((team) => ({ ...team, members: team.members.filter(stays) })),
+  };
+  const hostLeft = gone.has(session.hostUid) && roster.users.length > 0;
   const emptied = roster.users.length === 0 && session.users.length > 0 && session.status === 'WAITING_FOR_PLAYERS';
   return { ...roster, hostUid: hostLeft ? roster.users[0] : session.hostUid, status: emptied ? 'ENDED' : session.status };
+}
+
+/**
+ * The teams as a client sent them are well formed: numTeams of them, distinct ids, none over
+ * teamSize, nobody in two. Checked before consent takes anyone out of them, so that a malformed
+ * request is refused as sent.
+ */
+export function checkTeams(numTeams: number, teamSize: number, teams: Team[]): void {
+  checkedTeams(numTeams, teamSize, teams);
 }
 
 function checkedTeams(numTeams: number, teamSize: number, teams: Team[]): Team[] {

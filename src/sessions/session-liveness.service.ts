@@ -6,21 +6,30 @@ import { RealtimeHub } from '../realtime/realtime.hub.js';
 import { depart } from './roster.js';
 import { SessionsRepository } from './sessions.repository.js';
 
-/** Sessions swept in one transaction at most; a longer backlog takes the next sweeps. */
+/** Sessions one sweep visits at most, each in a transaction of its own; a longer backlog takes the next sweeps. */
 const SWEEP_BATCH = 200;
+/** ENDED sessions removed by one statement; a purge runs statements until the backlog is gone. */
+const PURGE_BATCH = 100;
+/** Between two purges of ended sessions. */
+const PURGE_INTERVAL_MS = 60_000;
 
 /**
  * Lobby liveness: members show they are there with POST /sessions/{id}/heartbeat, or by holding a
  * realtime socket open (this worker marks the users of this instance's sockets present); a member
  * silent for SESSION_MEMBER_TIMEOUT is removed, the host passes to the next member, and a session
  * still waiting for players that is left empty ends. Every instance sweeps; sessions are locked with
- * SKIP LOCKED, so sweeps share the work and a session is never swept twice at once.
+ * SKIP LOCKED, so sweeps share the work and a session is never swept twice at once. Each session is
+ * swept in a transaction of its own, so a sweep holds a live session's row for one update, not for a
+ * whole batch. Sessions that ENDED more than SESSION_RETENTION ago are removed too, in batches.
  */
 @Injectable()
 export class SessionLivenessService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SessionLiveness');
   private readonly timeoutSeconds: number;
-  private readonly enabled: boolean;
+  private readonly retentionSeconds: number;
+  private readonly sweeps: boolean;
+  private readonly purges: boolean;
+  private lastPurge = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
@@ -32,12 +41,14 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
     @InjectConfig() config: AppConfig,
   ) {
     this.timeoutSeconds = config.sessionMemberTimeoutSeconds;
+    this.retentionSeconds = config.sessionRetentionSeconds;
     // MATCHMAKER_ENABLED=false keeps every background worker of matchmaking off this instance.
-    this.enabled = config.matchmaker.enabled && this.timeoutSeconds > 0;
+    this.sweeps = config.matchmaker.enabled && this.timeoutSeconds > 0;
+    this.purges = config.matchmaker.enabled && this.retentionSeconds > 0;
   }
 
   onApplicationBootstrap(): void {
-    if (this.enabled) this.schedule();
+    if (this.sweeps || this.purges) this.schedule();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -49,16 +60,43 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
   /** Marks this instance's socket holders present, then removes silent members; answers how many were removed. */
   async sweepOnce(): Promise<number> {
     await this.sessions.touchPresence(this.hub.connectedUsers());
-    const removed = await this.sessions.transaction(async (transaction) => {
-      let count = 0;
-      for (const { session, silent } of await this.sessions.lockWithSilentMembers(transaction, this.timeoutSeconds, SWEEP_BATCH)) {
-        await this.sessions.removeMembers(transaction, session.uid, depart(session, silent), silent);
-        count += silent.length;
-      }
-      return count;
-    });
+    let removed = 0;
+    for (let visited = 0; visited < SWEEP_BATCH && !this.stopped; visited++) {
+      const count = await this.sessions.transaction(async (transaction) => {
+        const [found] = await this.sessions.lockWithSilentMembers(transaction, this.timeoutSeconds, 1);
+        if (!found) return undefined;
+        await this.sessions.removeMembers(transaction, found.session.uid, depart(found.session, found.silent));
+        return found.silent.length;
+      });
+      if (count === undefined) break;
+      removed += count;
+    }
     this.metrics.countMembersTimedOut(removed);
     return removed;
+  }
+
+  /** Removes the sessions that ENDED more than SESSION_RETENTION ago; answers how many went. */
+  async purgeEndedOnce(): Promise<number> {
+    let purged = 0;
+    for (let batch = PURGE_BATCH; batch === PURGE_BATCH && !this.stopped;) {
+      batch = await this.sessions.deleteEndedBefore(this.retentionSeconds, PURGE_BATCH);
+      purged += batch;
+    }
+    this.lastPurge = Date.now();
+    return purged;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.sweeps) {
+      await this.sweepOnce()
+        .then((removed) => removed > 0 && this.logger.log(`removed ${removed} silent session member(s)`))
+        .catch((error: unknown) => this.logger.warn(`session sweep failed: ${(error as Error).message}`));
+    }
+    if (this.purges && Date.now() - this.lastPurge >= PURGE_INTERVAL_MS) {
+      await this.purgeEndedOnce()
+        .then((purged) => purged > 0 && this.logger.log(`removed ${purged} session(s) ended more than ${this.retentionSeconds} s ago`))
+        .catch((error: unknown) => this.logger.warn(`purging ended sessions failed: ${(error as Error).message}`));
+    }
   }
 
   /** Four sweeps per timeout: a silent member goes between one and 1.25 timeouts after their last sign of life. */
@@ -66,14 +104,9 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
     if (this.stopped) return;
     this.timer = setTimeout(
       () => {
-        this.running = this.sweepOnce()
-          .then((removed) => {
-            if (removed > 0) this.logger.log(`removed ${removed} silent session member(s)`);
-          })
-          .catch((error: unknown) => this.logger.warn(`session sweep failed: ${(error as Error).message}`))
-          .finally(() => this.schedule());
+        this.running = this.tick().finally(() => this.schedule());
       },
-      Math.max(250, (this.timeoutSeconds * 1000) / 4),
+      this.sweeps ? Math.max(250, (this.timeoutSeconds * 1000) / 4) : PURGE_INTERVAL_MS,
     );
     this.timer.unref();
   }

@@ -27,6 +27,7 @@ export class Team {
 @Index('sessions_invited_idx', ['invited'], { type: 'gin' })
 @Index('sessions_hostUid_idx', ['hostUid'])
 @Index('sessions_backfill_idx', ['dateCreated', 'uid'], { where: '"backfill"' })
+@Index('sessions_ended_idx', ['dateModified'], { where: `"status" = 'ENDED'` })
 @Check('sessions_status_check', `"status" IN ('WAITING_FOR_PLAYERS', 'IDLE', 'IN_PROGRESS', 'ENDED')`)
 @Check('sessions_visibility_check', `"visibility" IN ('PUBLIC', 'INVITE_ONLY', 'LOCKED')`)
 @Check('sessions_numTeams_check', '"numTeams" >= 1')

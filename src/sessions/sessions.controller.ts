@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';
 import { RecordController } from '../common/record.controller.js';
@@ -10,10 +10,15 @@ import { UpdateSessionDto } from './dto/update-session.dto.js';
 import { Session } from './session.entity.js';
 import { SessionsService } from './sessions.service.js';
 
+/** Where a join's password goes (a header stays out of URLs, and so out of every log on the way). */
+const SESSION_PASSWORD_HEADER = 'x-session-password';
+
 const SESSION_RULES =
   'Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams ' +
   'are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; ' +
-  'users listed only in `users` are seated on the first team with room, and everyone must fit.';
+  'users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated ' +
+  'without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an ' +
+  'admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.';
 
 @ApiTags('sessions')
 @Controller('sessions')
@@ -87,17 +92,30 @@ export class SessionsController extends RecordController({
    * Adds the caller to the session, on the first team with room. Joining again changes nothing.
    * The host, invited users and admins need no password.
    */
-  @ApiOperation({ summary: 'Join a session' })
+  @ApiOperation({
+    summary: 'Join a session',
+    description:
+      'A session with a password needs it, in the `X-Session-Password` header (or `?password=`, kept for older clients: ' +
+      "a URL may end up in proxies' logs). Wrong passwords are counted per player and per session " +
+      '(SESSION_PASSWORD_ATTEMPTS a minute, SESSION_PASSWORD_ATTEMPTS_PER_SESSION): past either, 429 with `Retry-After`.',
+  })
   @ApiUidParam('id', 'session')
-  @ApiQuery({ name: 'password', required: false, description: 'The join password, when the session has one.' })
+  @ApiHeader({ name: SESSION_PASSWORD_HEADER, required: false, description: 'The join password, when the session has one.' })
+  @ApiQuery({ name: 'password', required: false, description: 'The join password (prefer the header).' })
   @RecordResponse(Session)
   @ApiErrors(400, [403, 'FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED.'], 404, [
     409,
     'CONFLICT: the session is full or has ended.',
   ])
   @Get(':id/join')
-  join(@UidParam() id: string, @CurrentCaller() caller: Caller, @Query('password') password?: string): Promise<Session> {
-    return this.sessions.join(id, caller, typeof password === 'string' ? password : undefined);
+  join(
+    @UidParam() id: string,
+    @CurrentCaller() caller: Caller,
+    @Headers(SESSION_PASSWORD_HEADER) header?: string,
+    @Query('password') query?: string,
+  ): Promise<Session> {
+    const password = typeof header === 'string' ? header : typeof query === 'string' ? query : undefined;
+    return this.sessions.join(id, caller, password);
   }
 
   /**

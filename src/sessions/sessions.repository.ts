@@ -3,6 +3,8 @@ import { DataSource, type QueryDeepPartialEntity, type SelectQueryBuilder } from
 import type { Caller } from '../common/auth.decorators.js';
 import { ALIAS, claimOldest, column, RecordRepository, type Transaction } from '../common/record.repository.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
+import type { SessionRemoval } from './dto/session-events.dto.js';
+import { briefOf, describeChange, newlyInvited } from './session-events.js';
 import { Session } from './session.entity.js';
 
 @Injectable()
@@ -14,25 +16,64 @@ export class SessionsRepository extends RecordRepository<Session> {
     super(dataSource, Session, 'session');
   }
 
-  /** Every change (join, leave, host, status, visibility, roster) is pushed to the host, members and invited users. */
-  protected override async afterUpdate(transaction: Transaction, session: Session): Promise<void> {
-    await this.outbox.record(transaction, 'session.updated', session, { users: audienceOf(session) });
+  /**
+   * The sessions this transaction holds locked, as they stand: an update reports what changed since.
+   * Every session write decides on the locked row (join, leave, update, backfill, the sweep), so an
+   * update without one is a bug, and fails loudly rather than report a change it cannot describe.
+   */
+  private readonly locked = new WeakMap<Transaction, Map<string, Session>>();
+
+  private remember(transaction: Transaction, sessions: Session[]): Session[] {
+    let held = this.locked.get(transaction);
+    if (!held) this.locked.set(transaction, (held = new Map<string, Session>()));
+    for (const session of sessions) held.set(session.uid, session);
+    return sessions;
   }
 
-  /** Members leave (or are removed): the session changes, and those who left are told as well as those who stay. */
-  async removeMembers(
-    transaction: Transaction,
-    uid: string,
-    departure: QueryDeepPartialEntity<Session>,
-    leaving: string[],
-  ): Promise<Session> {
-    const session = await this.updateVersioned(uid, departure, undefined, transaction);
-    await this.outbox.record(transaction, 'session.updated', session, { users: leaving });
-    return session;
+  override async lockOne(transaction: Transaction, uid: string, caller: Caller | undefined): Promise<Session> {
+    return this.remember(transaction, [await super.lockOne(transaction, uid, caller)])[0];
+  }
+
+  /**
+   * A write is told, in brief, to the host, the members and those who just left (never the whole
+   * session: docs/REALTIME.md); users it newly invited get one small invitation. A write thus reaches
+   * at most the session's capacity, and those it invites.
+   */
+  protected override async afterUpdate(transaction: Transaction, session: Session): Promise<void> {
+    const before = this.locked.get(transaction)?.get(session.uid);
+    if (!before) throw new Error(`session ${session.uid} was updated without being locked first`);
+    this.remember(transaction, [session]);
+    const change = describeChange(before, session);
+    await this.outbox.record(transaction, 'session.updated', change, {
+      users: [...new Set([session.hostUid, ...session.users, ...change.left])],
+    });
+    await this.invite(transaction, session, newlyInvited(before, session));
+  }
+
+  protected override async afterInsert(transaction: Transaction, session: Session): Promise<void> {
+    await this.invite(transaction, session, session.invited);
+  }
+
+  /** Members leave (or are removed): those who stay and those who left are told. */
+  removeMembers(transaction: Transaction, uid: string, departure: QueryDeepPartialEntity<Session>): Promise<Session> {
+    return this.updateVersioned(uid, departure, undefined, transaction);
   }
 
   protected override async afterDelete(transaction: Transaction, session: Session): Promise<void> {
-    await this.outbox.record(transaction, 'session.deleted', session, { users: audienceOf(session) });
+    const removal: SessionRemoval = { uid: session.uid, version: session.version };
+    await this.outbox.record(transaction, 'session.deleted', removal, { users: [...new Set([session.hostUid, ...session.users])] });
+  }
+
+  private async invite(transaction: Transaction, session: Session, users: string[]): Promise<void> {
+    if (users.length > 0) await this.outbox.record(transaction, 'session.invited', briefOf(session), { users });
+  }
+
+  /** The session for a join's checks, unlocked (the password is checked before the row is locked). */
+  findForJoin(uid: string): Promise<Session | null> {
+    return this.dataSource
+      .createQueryBuilder(Session, ALIAS)
+      .where(`${column('uid')} = :uid`, { uid })
+      .getOne();
   }
 
   /** PUBLIC sessions to everyone signed in; the others to their host, members and invited users; all to admins. */
@@ -50,11 +91,12 @@ export class SessionsRepository extends RecordRepository<Session> {
    * LOCKED session is a 403 (docs/CONTRACT.md section 7), so the join decides on the record, not on scope.
    */
   async lockForJoin(transaction: Transaction, uid: string): Promise<Session | null> {
-    return transaction
+    const session = await transaction
       .createQueryBuilder(Session, ALIAS)
       .where(`${column('uid')} = :uid`, { uid })
       .setLock('pessimistic_write')
       .getOne();
+    return session && this.remember(transaction, [session])[0];
   }
 
   /**
@@ -62,9 +104,13 @@ export class SessionsRepository extends RecordRepository<Session> {
    * given shapes, oldest first, locked like a join locks them: a join and a backfill take turns for
    * the last seat. `SKIP LOCKED`: a session being joined right now waits for the next pass.
    */
-  lockOpenForBackfill(transaction: Transaction, shapes: Array<{ numTeams: number; teamSize: number }>, limit: number): Promise<Session[]> {
-    if (shapes.length === 0) return Promise.resolve([]);
-    return claimOldest(
+  async lockOpenForBackfill(
+    transaction: Transaction,
+    shapes: Array<{ numTeams: number; teamSize: number }>,
+    limit: number,
+  ): Promise<Session[]> {
+    if (shapes.length === 0) return [];
+    const sessions = await claimOldest(
       transaction
         .createQueryBuilder(Session, ALIAS)
         .where(`${column('backfill')} AND ${column('status')} IN ('WAITING_FOR_PLAYERS', 'IN_PROGRESS')`)
@@ -75,6 +121,7 @@ export class SessionsRepository extends RecordRepository<Session> {
         }),
       limit,
     );
+    return this.remember(transaction, sessions);
   }
 
   /** Inserts the sessions of a matchmaking pass, a few hundred to a statement (PostgreSQL takes at most 65,535 parameters). */
@@ -105,6 +152,22 @@ export class SessionsRepository extends RecordRepository<Session> {
   }
 
   /**
+   * Removes up to `limit` sessions that ENDED more than `retentionSeconds` ago (their presence rows go
+   * with them; matched tickets keep a null sessionUid), without events: their people were told when
+   * they ended. Sessions another transaction holds are left for the next batch.
+   */
+  async deleteEndedBefore(retentionSeconds: number, limit: number): Promise<number> {
+    const [, deleted] = await this.dataSource.query<[unknown[], number]>(
+      `DELETE FROM sessions WHERE uid IN (
+         SELECT uid FROM sessions WHERE status = 'ENDED' AND "dateModified" < now() - make_interval(secs => $1)
+         ORDER BY "dateModified" LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [retentionSeconds, limit],
+    );
+    this.changed();
+    return deleted;
+  }
+
+  /**
    * Sessions (not ENDED) with members silent for `timeoutSeconds`, oldest first, locked: `SKIP LOCKED`,
    * so that sweeps of several instances share the work, and a session being joined is swept next time.
    */
@@ -119,6 +182,7 @@ export class SessionsRepository extends RecordRepository<Session> {
       limit,
     );
     if (sessions.length === 0) return [];
+    this.remember(transaction, sessions);
     const rows = await transaction.query<Array<{ sessionUid: string; userUid: string }>>(
       `SELECT "sessionUid", "userUid" FROM session_presence
        WHERE "sessionUid" = ANY($1::uuid[]) AND "seenAt" < now() - make_interval(secs => $2)`,
@@ -136,6 +200,3 @@ export interface SilentMembers {
   session: Session;
   silent: string[];
 }
-
-/** Who follows a session: its host, members and invited users. */
-const audienceOf = (session: Session) => [session.hostUid, ...session.users, ...session.invited];

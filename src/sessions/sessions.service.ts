@@ -1,32 +1,45 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
-import { badRequest, conflict, ErrorCode, notFound } from '../common/errors.js';
+import { badRequest, conflict, ErrorCode, forbidden, notFound, unknownUsers } from '../common/errors.js';
 import { writableFields, type WritableFields } from '../common/record.dto.js';
 import { RecordService } from '../common/record.service.js';
 import type { CreateSessionDto } from './dto/create-session.dto.js';
 import type { UpdateSessionDto } from './dto/update-session.dto.js';
-import { buildRoster, depart, emptyTeams, type Roster, seat } from './roster.js';
-import { hashSessionPassword } from './session-password.js';
+import { UsersRepository } from '../auth/users.repository.js';
+import { LIMITS } from '../common/limits.js';
+import { admit, buildRoster, checkTeams, depart, emptyTeams, type Roster, seat } from './roster.js';
+import { SessionPasswordAttempts } from './session-password-attempts.js';
+import { hashSessionPassword, verifySessionPassword } from './session-password.js';
 import type { Session } from './session.entity.js';
-import { requireMayChangeSession, requireMayEnterSession, requireSessionPassword } from './sessions.policy.js';
+import { needsPassword, requireMayChangeSession, requireMayJoinSession } from './sessions.policy.js';
 import { SessionsRepository } from './sessions.repository.js';
-
-const MAX_CAPACITY = 10_000;
 
 @Injectable()
 export class SessionsService extends RecordService<Session> {
-  constructor(private readonly sessions: SessionsRepository) {
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly users: UsersRepository,
+    private readonly passwordAttempts: SessionPasswordAttempts,
+  ) {
     super(sessions);
   }
 
-  /** The caller hosts the new session and, unless `users` says otherwise, is its first member. */
+  /**
+   * The caller hosts the new session and, unless `users` says otherwise, is its first member. Nobody
+   * else is seated without consent: other users named in `users` or `teams` are invited instead.
+   */
   async create(body: CreateSessionDto, caller: Caller): Promise<Session> {
     const { password, ...fields } = writableFields(body);
     checkCapacity(body.numTeams, body.teamSize);
-    const roster = buildRoster(body.numTeams, body.teamSize, fields.users ?? [caller.uid], fields.teams);
+    if (fields.teams) checkTeams(body.numTeams, body.teamSize, fields.teams);
+    const admitted = admit(fields.users ?? [caller.uid], fields.teams, (user) => caller.isAdmin || user === caller.uid);
+    const roster = buildRoster(body.numTeams, body.teamSize, admitted.users, admitted.teams);
+    const invited = inviteList(fields.invited ?? [], admitted.invite);
+    await this.requireUsersExist(namedMembers(fields), fields.invited ?? []);
     return this.sessions.insert({
       ...fields,
       ...roster,
+      invited,
       passwordHash: password ? await hashSessionPassword(password) : null,
       hostUid: caller.uid,
     });
@@ -41,10 +54,23 @@ export class SessionsService extends RecordService<Session> {
       const numTeams = fields.numTeams ?? session.numTeams;
       const teamSize = fields.teamSize ?? session.teamSize;
       checkCapacity(numTeams, teamSize);
-      const roster = rebuildRoster(session, numTeams, teamSize, fields.users, fields.teams);
+      if (fields.teams) checkTeams(numTeams, teamSize, fields.teams);
+      // Members may be moved or removed, and the caller may seat themselves; anyone else is invited.
+      const seated = new Set(session.users);
+      const admitted = admit(
+        fields.users ?? session.users,
+        fields.teams,
+        (user) => caller.isAdmin || user === caller.uid || seated.has(user),
+      );
+      const roster = rebuildRoster(session, numTeams, teamSize, fields.users && admitted.users, fields.teams && admitted.teams);
+      const invited =
+        fields.invited || admitted.invite.length > 0 ? inviteList(fields.invited ?? session.invited, admitted.invite) : undefined;
+      const alreadyKnown = new Set([...session.users, ...session.invited]);
+      const unknownYet = (user: string) => !alreadyKnown.has(user);
+      await this.requireUsersExist(namedMembers(fields).filter(unknownYet), (fields.invited ?? []).filter(unknownYet));
       return this.sessions.updateVersioned(
         uid,
-        { ...fields, ...roster, ...(passwordHash !== undefined && { passwordHash }) },
+        { ...fields, ...roster, ...(invited && { invited }), ...(passwordHash !== undefined && { passwordHash }) },
         expectedVersion,
         transaction,
       );
@@ -60,16 +86,18 @@ export class SessionsService extends RecordService<Session> {
 
   /**
    * Adds the caller to the session and to the first team with room. The row is locked for the whole
-   * decision, so two players racing for the last seat are served one after the other.
+   * decision, so two players racing for the last seat are served one after the other. The password is
+   * checked first, outside the lock: a guess costs an scrypt hash, which must not hold up the session.
    */
   async join(uid: string, caller: Caller, password: string | undefined): Promise<Session> {
+    const checked = await this.checkPassword(uid, caller, password);
     return this.sessions.transaction(async (transaction) => {
       const session = await this.sessions.lockForJoin(transaction, uid);
       if (!session) throw notFound('session', uid);
       if (session.users.includes(caller.uid)) return session;
-      requireMayEnterSession(caller, session);
-      if (session.status === 'ENDED') throw conflict(ErrorCode.CONFLICT, 'this session has ended');
-      await requireSessionPassword(caller, session, password);
+      requireMayJoinSession(caller, session);
+      // Changed between the check and the lock: checked again.
+      if (session.passwordHash !== checked) await this.checkPassword(uid, caller, password);
       const seated = seat({ users: session.users, teams: session.teams }, caller.uid, session.teamSize);
       if (!seated) throw conflict(ErrorCode.CONFLICT, 'this session is full');
       return this.sessions.updateVersioned(uid, seated, undefined, transaction);
@@ -84,7 +112,7 @@ export class SessionsService extends RecordService<Session> {
     await this.sessions.transaction(async (transaction) => {
       const session = await this.sessions.lockOne(transaction, uid, caller);
       if (!session.users.includes(caller.uid)) return;
-      await this.sessions.removeMembers(transaction, uid, depart(session, [caller.uid]), [caller.uid]);
+      await this.sessions.removeMembers(transaction, uid, depart(session, [caller.uid]));
     });
   }
 
@@ -97,16 +125,57 @@ export class SessionsService extends RecordService<Session> {
       session.status === 'ENDED' ? 'this session has ended' : 'you are not a member of this session (join it first)',
     );
   }
+
+  /**
+   * The join rules a wrong password must not skip (visibility, status), then the password itself, with
+   * the guesses counted (SESSION_PASSWORD_ATTEMPTS). Answers the password hash the caller got past
+   * (null: none was asked of them).
+   */
+  private async checkPassword(uid: string, caller: Caller, password: string | undefined): Promise<string | null> {
+    const session = await this.sessions.findForJoin(uid);
+    if (!session) throw notFound('session', uid);
+    if (session.users.includes(caller.uid) || !needsPassword(caller, session)) return session.passwordHash;
+    requireMayJoinSession(caller, session);
+    if (password === undefined) throw forbidden('this session needs a password (the X-Session-Password header)');
+    await this.passwordAttempts.requireAttemptsLeft(uid, caller.uid);
+    if (!(await verifySessionPassword(password, session.passwordHash!))) {
+      await this.passwordAttempts.wrongPassword(uid, caller.uid);
+      throw forbidden('wrong session password');
+    }
+    return session.passwordHash;
+  }
+
+  /** Every uid must name a user (400 naming those that do not, and the field they were in). */
+  private async requireUsersExist(members: string[], invited: string[]): Promise<void> {
+    const unknown = await this.users.unknownUids([...members, ...invited]);
+    if (unknown.length > 0) throw unknownUsers(unknown, members.includes(unknown[0]) ? 'users' : 'invited');
+  }
 }
 
 function checkCapacity(numTeams: number, teamSize: number): void {
-  if (numTeams * teamSize > MAX_CAPACITY) {
-    throw badRequest(`numTeams × teamSize must not exceed ${MAX_CAPACITY}`, [
-      { field: 'teamSize', message: `capacity above ${MAX_CAPACITY}` },
+  if (numTeams * teamSize > LIMITS.sessionPlayers) {
+    throw badRequest(`numTeams × teamSize must not exceed ${LIMITS.sessionPlayers}`, [
+      { field: 'teamSize', message: `capacity above ${LIMITS.sessionPlayers}` },
     ]);
   }
 }
 
+/** The users a body names as members, in `users` or in `teams`. */
+const namedMembers = (fields: { users?: string[]; teams?: Roster['teams'] }) => [
+  ...(fields.users ?? []),
+  ...(fields.teams ?? []).flatMap((team) => team.members),
+];
+
+/** The invitations after a write: those asked for, plus users named as members who had not joined. */
+function inviteList(asked: string[], moved: string[]): string[] {
+  const invited = [...new Set([...asked, ...moved])];
+  if (invited.length > LIMITS.sessionInvited) {
+    throw badRequest(`a session invites at most ${LIMITS.sessionInvited} users (users named who have not joined are invited)`, [
+      { field: 'invited', message: `more than ${LIMITS.sessionInvited} users` },
+    ]);
+  }
+  return invited;
+}
 /**
  * The roster after an update. Teams sent are taken as they are (and checked); otherwise members keep
  * their seats where the new shape allows it (same number of teams, within the new teamSize) and everyone

@@ -4,7 +4,7 @@ import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorat
 import { badRequest } from '../common/errors.js';
 import type { ListQuery } from '../common/list-query.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { AddProgressDto } from './dto/add-progress.dto.js';
 import { SkillProgress } from './skill-progress.entity.js';
 import { SkillsService } from './skills.service.js';
@@ -49,7 +49,7 @@ export class SkillsController {
 
   @ApiOperation({ summary: "List a persona's progress in an archetype's skills" })
   @ApiPath('archetypeUid')
-  @ApiOkResponse({ type: [SkillProgress] })
+  @ApiOkResponse({ type: [SkillProgress], headers: NEXT_SKIP_HEADER })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
   @Get('archetypes/:archetypeUid/skills')
@@ -142,7 +142,7 @@ export class SkillsController {
 
   @ApiOperation({ summary: "List a persona's progress in every skill" })
   @ApiPath()
-  @ApiOkResponse({ type: [SkillProgress] })
+  @ApiOkResponse({ type: [SkillProgress], headers: NEXT_SKIP_HEADER })
   @ApiErrors(400, 401, 404)
   @OptionalAuth()
   @Get('skills')

@@ -1,7 +1,9 @@
 import { badRequest, type ErrorDetail } from '../common/errors.js';
+import { LIMITS } from '../common/limits.js';
 import type { Criterion, Primitive, Statistic, TicketStatus } from './ticket.entity.js';
 
 export interface TicketShape {
+  numTeams: number;
   teamSize: number;
   users: string[];
   criteria: Criterion[];
@@ -15,6 +17,9 @@ export interface TicketShape {
  */
 export function checkTicket(ticket: TicketShape): void {
   const errors: ErrorDetail[] = [];
+  if (ticket.numTeams * ticket.teamSize > LIMITS.sessionPlayers) {
+    errors.push({ field: 'teamSize', message: `numTeams × teamSize must not exceed ${LIMITS.sessionPlayers} (the session it asks for)` });
+  }
   if (ticket.users.length > ticket.teamSize) {
     errors.push({ field: 'users', message: `a party of ${ticket.users.length} does not fit on a team of ${ticket.teamSize}` });
   }

@@ -3,6 +3,7 @@ import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { ALIAS, claimOldest, column, RecordRepository, type Transaction } from '../common/record.repository.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
+import { ticketChange } from './dto/ticket-change.dto.js';
 import type { QueuedTicket } from './ticket-rules.js';
 import { Ticket, type TicketEndReason } from './ticket.entity.js';
 
@@ -33,15 +34,15 @@ export class TicketsRepository extends RecordRepository<Ticket> {
     super(dataSource, Ticket, 'ticket');
   }
 
-  /** A ticket's changes (its status above all) are pushed to its host and users. */
+  /** A ticket's changes (its status above all) are pushed, in brief, to its host and users. */
   protected override async afterUpdate(transaction: Transaction, ticket: Ticket): Promise<void> {
-    await this.outbox.record(transaction, 'ticket.updated', ticket, { users: audienceOf(ticket) });
+    await this.outbox.record(transaction, 'ticket.updated', ticketChange(ticket), { users: audienceOf(ticket) });
   }
 
   /** The users a new ticket names besides its host learn of it at once: they are asked to accept. */
   protected override async afterInsert(transaction: Transaction, ticket: Ticket): Promise<void> {
     const invited = ticket.users.filter((user) => user !== ticket.hostUid);
-    if (invited.length > 0) await this.outbox.record(transaction, 'ticket.updated', ticket, { users: invited });
+    if (invited.length > 0) await this.outbox.record(transaction, 'ticket.updated', ticketChange(ticket), { users: invited });
   }
 
   /** A ticket is its host's and its users' (and the admins'). */
@@ -187,7 +188,7 @@ export class TicketsRepository extends RecordRepository<Ticket> {
     await this.outbox.recordMany(
       transaction,
       'ticket.updated',
-      tickets.map((ticket) => ({ data: ticket, users: audienceOf(ticket) })),
+      tickets.map((ticket) => ({ data: ticketChange(ticket), users: audienceOf(ticket) })),
     );
     return tickets;
   }

@@ -1,6 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
-import { ApiException, badRequest, conflict, ErrorCode } from '../common/errors.js';
+import { UsersRepository } from '../auth/users.repository.js';
+import { ApiException, badRequest, conflict, ErrorCode, unknownUsers } from '../common/errors.js';
 import { writableFields, type WritableFields } from '../common/record.dto.js';
 import type { Transaction } from '../common/record.repository.js';
 import { RecordService } from '../common/record.service.js';
@@ -25,6 +26,7 @@ export class TicketsService extends RecordService<Ticket> {
 
   constructor(
     private readonly tickets: TicketsRepository,
+    private readonly users: UsersRepository,
     @InjectConfig() config: AppConfig,
   ) {
     super(tickets);
@@ -35,6 +37,7 @@ export class TicketsService extends RecordService<Ticket> {
     const { numUsers, expiresAt, ...fields } = writableFields(body);
     const ticket = {
       ...fields,
+      numTeams: body.numTeams,
       teamSize: fields.teamSize ?? 1,
       users: fields.users ?? [caller.uid],
       criteria: fields.criteria ?? [],
@@ -43,6 +46,7 @@ export class TicketsService extends RecordService<Ticket> {
     checkNumUsers(ticket.users, numUsers);
     requireHostInParty(caller, ticket.users);
     checkTicket(ticket);
+    await this.requireUsersExist(ticket.users);
     const party = partyState({
       users: ticket.users,
       hostUid: caller.uid,
@@ -85,6 +89,7 @@ export class TicketsService extends RecordService<Ticket> {
         trusted: caller.isAdmin,
       });
       const joining = merged.users.filter((user) => !current.users.includes(user));
+      await this.requireUsersExist(joining);
       if (isQueued(party.status)) await this.requireQueuePlaces(transaction, joining, caller, uid);
       return this.tickets.updateVersioned(
         uid,
@@ -171,6 +176,12 @@ export class TicketsService extends RecordService<Ticket> {
         : `user ${taken.userUid} is already queued on another ticket`,
       { userUid: taken.userUid, ...(own && { ticketUid: taken.ticketUid }) },
     );
+  }
+
+  /** Every user a ticket names must exist (400 naming those that do not). */
+  private async requireUsersExist(uids: string[]): Promise<void> {
+    const unknown = await this.users.unknownUids(uids);
+    if (unknown.length > 0) throw unknownUsers(unknown);
   }
 
   /** When a ticket expires: as asked (in the future, at most MATCHMAKER_TICKET_TTL away), else the full TTL. */

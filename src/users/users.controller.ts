@@ -7,7 +7,7 @@ import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { keysetQuery } from '../common/keyset-query.js';
 import { DEFAULT_LIMIT, type ListQuery, MAX_LIMIT } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
-import { ApiErrors, ApiUidParam, ListQueryParam, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, ListQueryParam, NEXT_SKIP_HEADER, UidParam } from '../common/route.decorators.js';
 import { AuditEntryDto } from './dto/audit-entry.dto.js';
 import { BanDto } from './dto/ban.dto.js';
 import { UserAccountDto } from './dto/user-account.dto.js';
@@ -26,7 +26,7 @@ export class UsersController {
   constructor(private readonly users: UsersService) {}
 
   @ApiOperation({ summary: 'List users (admins)', description: 'With their provider, ban and active sessions.' })
-  @ApiOkResponse({ type: [UserAccountDto] })
+  @ApiOkResponse({ type: [UserAccountDto], headers: NEXT_SKIP_HEADER })
   @ApiErrors(400)
   @Get()
   findAll(@ListQueryParam(User) list: ListQuery): Promise<UserAccountDto[]> {

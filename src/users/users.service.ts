@@ -13,6 +13,7 @@ import type { PlayerSessionDto } from '../auth/dto/player-session.dto.js';
 import type { AuditEntryDto } from './dto/audit-entry.dto.js';
 import type { BanDto } from './dto/ban.dto.js';
 import type { UserAccountDto } from './dto/user-account.dto.js';
+import { mapPage } from '../common/page.js';
 
 /** The admins' view of accounts: who signed in where, bans, and the audit (docs/SECURITY.md). */
 @Injectable()
@@ -96,7 +97,7 @@ export class UsersService {
       sessions.set(session.userUid, [...(sessions.get(session.userUid) ?? []), sessionView(session)]);
     }
     const now = Date.now();
-    return users.map((user) => ({
+    return mapPage(users, (user) => ({
       uid: user.uid,
       dateCreated: user.dateCreated,
       dateModified: user.dateModified,

@@ -13,6 +13,7 @@ export type CountBody = Schema<'CountDto'>;
 export type PersonaBody = Schema<'Persona'>;
 export type ItemBody = Schema<'Item'>;
 export type SessionBody = Schema<'Session'>;
+export type SessionChangeBody = Schema<'SessionChange'>;
 export type TicketBody = Schema<'Ticket'>;
 export type QueueStatsBody = Schema<'QueueStatsDto'>;
 export type InventoryItemBody = Schema<'InventoryItem'>;

@@ -5,6 +5,7 @@ import { Economy1763800000003 } from './1763800000003-Economy.js';
 import { Realtime1764000000000 } from './1764000000000-Realtime.js';
 import { PlayerSessions1764100000000 } from './1764100000000-PlayerSessions.js';
 import { Matchmaking1764200000000 } from './1764200000000-Matchmaking.js';
+import { BoundedWrites1764300000000 } from './1764300000000-BoundedWrites.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
@@ -16,4 +17,5 @@ export const MIGRATIONS = [
   Realtime1764000000000,
   PlayerSessions1764100000000,
   Matchmaking1764200000000,
+  BoundedWrites1764300000000,
 ];

@@ -9,7 +9,7 @@ export class StatDto {
   @Length(1, 128)
   name: string;
 
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], example: 12 })
+  @ApiProperty({ oneOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }, { type: 'boolean' }], example: 12 })
   @IsPrimitiveValue()
   value: StatValue;
 }

@@ -1,11 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { AchievementUnlock } from '../../achievements/achievement-unlock.entity.js';
 import { InventorySnapshot, InventoryTransaction } from '../../economy/transaction.entity.js';
-import { Session } from '../../sessions/session.entity.js';
-import { Ticket } from '../../tickets/ticket.entity.js';
+import { SessionBrief, SessionChange, SessionRemoval } from '../../sessions/dto/session-events.dto.js';
+import { TicketChange } from '../../tickets/dto/ticket-change.dto.js';
 
-// The events of /realtime and GET /notifications, for the OpenAPI document: one schema per type, its
-// `data` the record as the REST API returns it (docs/REALTIME.md).
+// The events of /realtime and GET /notifications, for the OpenAPI document: one schema per type
+// (docs/REALTIME.md). Events of records many players follow (tickets, sessions) carry them in brief;
+// those of one player's economy carry the record as the REST API returns it.
 
 export class RealtimeTicketDto {
   @ApiProperty({
@@ -34,22 +35,29 @@ abstract class EventFrame {
 export class TicketUpdatedEvent extends EventFrame {
   @ApiProperty({ enum: ['ticket.updated'], example: 'ticket.updated' })
   type: 'ticket.updated';
-  @ApiProperty({ type: Ticket, description: 'The ticket: MATCH_FOUND with sessionUid once matched.' })
-  data: Ticket;
+  @ApiProperty({ type: TicketChange, description: 'The ticket in brief: MATCH_FOUND with sessionUid once matched.' })
+  data: TicketChange;
 }
 
 export class SessionUpdatedEvent extends EventFrame {
   @ApiProperty({ enum: ['session.updated'], example: 'session.updated' })
   type: 'session.updated';
-  @ApiProperty({ type: Session })
-  data: Session;
+  @ApiProperty({ type: SessionChange })
+  data: SessionChange;
 }
 
 export class SessionDeletedEvent extends EventFrame {
   @ApiProperty({ enum: ['session.deleted'], example: 'session.deleted' })
   type: 'session.deleted';
-  @ApiProperty({ type: Session, description: 'The session as it was.' })
-  data: Session;
+  @ApiProperty({ type: SessionRemoval })
+  data: SessionRemoval;
+}
+
+export class SessionInvitedEvent extends EventFrame {
+  @ApiProperty({ enum: ['session.invited'], example: 'session.invited' })
+  type: 'session.invited';
+  @ApiProperty({ type: SessionBrief, description: 'The session you were invited to: join it with GET /sessions/{uid}/join.' })
+  data: SessionBrief;
 }
 
 export class TransactionPendingEvent extends EventFrame {
@@ -91,6 +99,7 @@ export const EVENT_SCHEMAS = [
   TicketUpdatedEvent,
   SessionUpdatedEvent,
   SessionDeletedEvent,
+  SessionInvitedEvent,
   TransactionPendingEvent,
   TransactionUpdatedEvent,
   InventoryUpdatedEvent,

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
 import { READ_ONLY_UID, ReadOnlyField } from '../../common/fields.js';
+import { LIMITS } from '../../common/limits.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { SESSION_STATUSES, SESSION_VISIBILITIES, type SessionStatus, type SessionVisibility } from '../session.entity.js';
@@ -15,7 +16,7 @@ export class TeamDto {
 
   @ApiProperty({ type: [String], format: 'uuid', example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @IsArray()
-  @ArrayMaxSize(1000)
+  @ArrayMaxSize(LIMITS.sessionPlayers)
   @IsUUID('all', { each: true })
   members: string[];
 }
@@ -25,14 +26,14 @@ export class CreateSessionDto extends RecordBodyDto {
   @ApiProperty({ type: 'integer', example: 2 })
   @IsInt()
   @Min(1)
-  @Max(100)
+  @Max(LIMITS.sessionTeams)
   numTeams: number;
 
-  /** Seats per team (1..1000); the session holds numTeams × teamSize users (at most 10,000). */
+  /** Seats per team (1..100); the session holds numTeams × teamSize users, at most 100 (src/common/limits.ts). */
   @ApiProperty({ type: 'integer', example: 4 })
   @IsInt()
   @Min(1)
-  @Max(1000)
+  @Max(LIMITS.sessionPlayers)
   teamSize: number;
 
   /** Default WAITING_FOR_PLAYERS. */
@@ -47,11 +48,15 @@ export class CreateSessionDto extends RecordBodyDto {
   @IsIn(SESSION_VISIBILITIES)
   visibility?: SessionVisibility;
 
-  /** Members; default: the creator alone. Users not placed in `teams` sit on the first team with room. */
+  /**
+   * Members; default: the creator alone. Users not placed in `teams` sit on the first team with room.
+   * Only users who joined stay members: anyone else named here is invited instead (the caller may seat
+   * themselves; an admin may seat anyone).
+   */
   @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @IsOmittable()
   @IsArray()
-  @ArrayMaxSize(10_000)
+  @ArrayMaxSize(LIMITS.sessionPlayers)
   @IsUUID('all', { each: true })
   users?: string[];
 
@@ -66,16 +71,16 @@ export class CreateSessionDto extends RecordBodyDto {
   })
   @IsOmittable()
   @IsArray()
-  @ArrayMaxSize(100)
+  @ArrayMaxSize(LIMITS.sessionTeams)
   @EachNested()
   @Type(() => TeamDto)
   teams?: TeamDto[];
 
-  /** Users who may see and join the session even when it is INVITE_ONLY. */
+  /** Users who may see and join the session even when it is INVITE_ONLY; each newly invited one gets a `session.invited` event. */
   @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['9e7d2f41-0c6b-4b8a-a3d5-7f1e6c2b9a80'] })
   @IsOmittable()
   @IsArray()
-  @ArrayMaxSize(1000)
+  @ArrayMaxSize(LIMITS.sessionInvited)
   @IsUUID('all', { each: true })
   invited?: string[];
 
@@ -85,7 +90,7 @@ export class CreateSessionDto extends RecordBodyDto {
   @IsBoolean()
   backfill?: boolean;
 
-  /** Join password (sent to join as `?password=`). Write-only: stored hashed, never returned; null removes it. */
+  /** Join password (sent to join in the `X-Session-Password` header). Write-only: stored hashed, never returned; null removes it. */
   @ApiProperty({ type: 'string', nullable: true, required: false, writeOnly: true, example: 'open sesame' })
   @IsOptional()
   @IsString()

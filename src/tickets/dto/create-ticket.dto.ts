@@ -15,42 +15,43 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { READ_ONLY_UID, ReadOnlyField } from '../../common/fields.js';
+import { LIMITS } from '../../common/limits.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable, IsPrimitiveValue } from '../../common/validators.js';
 import type { Primitive } from '../ticket.entity.js';
 
 /** Statuses a client may set; MATCH_FOUND belongs to the matchmaker. */
 export const CLIENT_TICKET_STATUSES = ['INITIALIZING', 'SEARCHING', 'INVALID'] as const;
-const PRIMITIVE_SCHEMA = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+const PRIMITIVE_SCHEMA = { oneOf: [{ type: 'string', maxLength: LIMITS.ticketValueLength }, { type: 'number' }, { type: 'boolean' }] };
 
 export class CriterionDto {
   /** The statistic the other tickets are checked on. */
   @ApiProperty({ example: 'skill' })
   @IsString()
-  @Length(1, 128)
+  @Length(1, LIMITS.ticketNameLength)
   name: string;
 
   /** Inclusive lower bound (a string, number or boolean; compared with values of the same type). */
   @ApiProperty({ ...PRIMITIVE_SCHEMA, required: false, example: 1000 })
   @ValidateIf((_criterion, value) => value !== undefined)
-  @IsPrimitiveValue()
+  @IsPrimitiveValue(LIMITS.ticketValueLength)
   minValue?: Primitive;
 
   /** Inclusive upper bound. */
   @ApiProperty({ ...PRIMITIVE_SCHEMA, required: false, example: 1400 })
   @ValidateIf((_criterion, value) => value !== undefined)
-  @IsPrimitiveValue()
+  @IsPrimitiveValue(LIMITS.ticketValueLength)
   maxValue?: Primitive;
 }
 
 export class StatisticDto {
   @ApiProperty({ example: 'skill' })
   @IsString()
-  @Length(1, 128)
+  @Length(1, LIMITS.ticketNameLength)
   name: string;
 
   @ApiProperty({ ...PRIMITIVE_SCHEMA, example: 1200 })
-  @IsPrimitiveValue()
+  @IsPrimitiveValue(LIMITS.ticketValueLength)
   value: Primitive;
 }
 
@@ -59,26 +60,26 @@ export class CreateTicketDto extends RecordBodyDto {
   @ApiProperty({ type: 'integer', example: 2 })
   @IsInt()
   @Min(1)
-  @Max(100)
+  @Max(LIMITS.sessionTeams)
   numTeams: number;
 
-  /** Seats per team (1..1000, default 1). The ticket's users must fit on one team. */
+  /** Seats per team (1..100, default 1; numTeams × teamSize at most 100, as for a session). The ticket's users must fit on one team. */
   @ApiProperty({ type: 'integer', example: 2, required: false, default: 1 })
   @IsOmittable()
   @IsInt()
   @Min(1)
-  @Max(1000)
+  @Max(LIMITS.sessionPlayers)
   teamSize?: number;
 
   /**
-   * The party (1..100 users); default: the creator alone. A player's own ticket must include them; the
-   * others must accept it (POST /tickets/{id}/accept) before it is matched.
+   * The party (1..100 users, each an existing user); default: the creator alone. A player's own ticket
+   * must include them; the others must accept it (POST /tickets/{id}/accept) before it is matched.
    */
   @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @IsOmittable()
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(100)
+  @ArrayMaxSize(LIMITS.ticketUsers)
   @IsUUID('all', { each: true })
   users?: string[];
 
@@ -93,7 +94,7 @@ export class CreateTicketDto extends RecordBodyDto {
   @ApiProperty({ type: [CriterionDto], required: false, example: [{ name: 'skill', minValue: 1000, maxValue: 1400 }] })
   @IsOmittable()
   @IsArray()
-  @ArrayMaxSize(50)
+  @ArrayMaxSize(LIMITS.ticketCriteria)
   @EachNested()
   @Type(() => CriterionDto)
   criteria?: CriterionDto[];
@@ -102,7 +103,7 @@ export class CreateTicketDto extends RecordBodyDto {
   @ApiProperty({ type: [StatisticDto], required: false, example: [{ name: 'skill', value: 1200 }] })
   @IsOmittable()
   @IsArray()
-  @ArrayMaxSize(50)
+  @ArrayMaxSize(LIMITS.ticketStatistics)
   @EachNested()
   @Type(() => StatisticDto)
   statistics?: StatisticDto[];

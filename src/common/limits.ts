@@ -1,0 +1,24 @@
+/**
+ * The shape limits of what players write, in one place: the DTOs' validators read them, so they are
+ * the `maxItems` / `maxLength` of the OpenAPI document and the SDK's types, and SECURITY.md and the
+ * README's "Limits" table list them. They are part of the API's contract, so they are constants, not
+ * settings: a studio that needs bigger sessions raises them here and runs `npm run sdk` (the document
+ * and the SDK follow). Budgets that are operations' business (rates, the answer size, the inbox,
+ * retention) are settings (src/config/environment.ts).
+ */
+export const LIMITS = {
+  /** Seats in a session (numTeams × teamSize): a lobby of 100, a raid of 40, a battle royale of 100 in teams. */
+  sessionPlayers: 100,
+  /** Teams in a session or a ticket's wanted session. */
+  sessionTeams: 100,
+  /** Users a session invites. */
+  sessionInvited: 100,
+  /** Users on one ticket (a party, which sits on one team). */
+  ticketUsers: 100,
+  /** Criteria and statistics on one ticket, each. */
+  ticketCriteria: 32,
+  ticketStatistics: 32,
+  /** Characters of a statistic's or criterion's name, and of a string value. */
+  ticketNameLength: 64,
+  ticketValueLength: 256,
+} as const;
