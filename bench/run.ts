@@ -157,7 +157,7 @@ async function main(): Promise<void> {
   cpSync(join(root, 'dist'), distCopy, { recursive: true });
 
   log('starting PostgreSQL');
-  const database = await startEmbeddedPostgres({ directory: join(benchDir, 'postgres'), database: 'postgres' });
+  const database = await startEmbeddedPostgres({ directory: join(benchDir, 'postgres') });
   cleanups.push(() => database.stop());
   const admin = new pg.Pool({ connectionString: database.adminUrl, max: 2 });
   await admin.query('DROP DATABASE IF EXISTS bench WITH (FORCE)');

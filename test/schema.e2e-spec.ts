@@ -12,10 +12,7 @@ describe('database schema', () => {
   // If an entity changes without a migration (or the reverse), `npm run migration:generate` would
   // produce surprise statements, such as dropping a foreign key the entities forgot to declare.
   it('matches the entities exactly after the migrations have run', async () => {
-    const url = (await api.database.query<{ url: string }>('SELECT current_database() AS url')).rows[0].url;
-    const base = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
-    base.pathname = `/${url}`;
-    const dataSource = await new DataSource(dataSourceOptions(base.toString())).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(api.databaseUrl)).initialize();
     try {
       const pending = await dataSource.driver.createSchemaBuilder().log();
       expect(pending.upQueries.map((query) => query.query)).toEqual([]);

@@ -19,10 +19,7 @@ describe('the demo catalog (npm run seed)', () => {
     api = await TestApp.start();
     admin = await api.signIn('admin');
     player = await api.signIn('newcomer');
-    const name = (await api.database.query<{ name: string }>('SELECT current_database() AS name')).rows[0].name;
-    const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
+    databaseUrl = api.databaseUrl;
   });
   afterAll(() => api.close());
 

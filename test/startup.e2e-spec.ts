@@ -4,6 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
+import { credentialsFile, type EmbeddedCredentials } from '../src/database/embedded-credentials.js';
 import type { ItemBody, TokenBody } from './support/api-types.js';
 import { productionNodeFlags } from './support/production-flags.js';
 
@@ -43,6 +45,32 @@ function startService(environment: Record<string, string>): RunningService {
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { process: child, output: () => output, exited };
+}
+
+/**
+ * Who the service is connected to its embedded PostgreSQL as, asked as the superuser with the
+ * password kept beside the cluster, which only this user may read; the old fixed password is refused.
+ */
+async function embeddedConnections(cluster: string): Promise<Array<{ role: string; rolsuper: boolean }>> {
+  expect((await stat(credentialsFile(cluster))).mode & 0o777).toBe(0o600);
+  const { superuser } = JSON.parse(readFileSync(credentialsFile(cluster), 'utf8')) as EmbeddedCredentials;
+  const port = Number(readFileSync(join(cluster, 'postmaster.pid'), 'utf8').split('\n')[3]);
+  const connect = async (password: string) => {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: superuser.user, password, database: 'game_backend' });
+    await client.connect();
+    return client;
+  };
+  await expect(connect('embedded')).rejects.toMatchObject({ code: '28P01' });
+  const admin = await connect(superuser.password);
+  try {
+    const { rows } = await admin.query<{ role: string; rolsuper: boolean }>(
+      `SELECT DISTINCT a.usename AS role, r.rolsuper FROM pg_stat_activity a JOIN pg_roles r ON r.rolname = a.usename
+        WHERE a.application_name LIKE 'game-backend%'`,
+    );
+    return rows;
+  } finally {
+    await admin.end();
+  }
 }
 
 async function waitForReady(port: number, service: RunningService): Promise<void> {
@@ -103,6 +131,7 @@ describe('the service as a process', () => {
     const first = startService({ ...environment, LOG_LEVEL: 'trace' });
     await waitForReady(port, first);
     expect(first.output()).toContain(`embedded PostgreSQL in ${join(dataDir, 'postgres')}`);
+    expect(await embeddedConnections(join(dataDir, 'postgres'))).toEqual([{ role: 'game_backend', rolsuper: false }]);
     expect((await fetch(`${base}/docs`)).status).toBe(200);
 
     const providerToken = execFileSync('npx', ['tsx', 'scripts/dev-token.ts', 'admin'], {

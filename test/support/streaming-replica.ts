@@ -19,21 +19,21 @@ export class StreamingReplica {
   private constructor(
     readonly port: number,
     readonly directory: string,
-    private readonly database: string,
-    private readonly credentials: string,
+    /** The primary's URL as the service connects (its role and database), for reads on the replica. */
+    private readonly serviceUrl: string,
+    /** The primary's superuser URL, for what only an administrator may do on the replica. */
+    private readonly adminUrl: string,
   ) {}
 
-  /** A replica of the server of `primaryUrl` (a superuser's URL), whose data folder is `primaryDirectory`. */
-  static async start(primaryUrl: string, primaryDirectory: string, directory: string): Promise<StreamingReplica> {
-    const primary = new URL(primaryUrl);
-    const replica = new StreamingReplica(
-      await freePort(),
-      directory,
-      primary.pathname.slice(1),
-      `${decodeURIComponent(primary.username)}:${decodeURIComponent(primary.password)}`,
-    );
+  /**
+   * A replica of the server of `primary` (the service's URL and a superuser's, as startEmbeddedPostgres
+   * gives them), whose data folder is `primaryDirectory`. It replicates as the superuser.
+   */
+  static async start(primary: { url: string; adminUrl: string }, primaryDirectory: string, directory: string): Promise<StreamingReplica> {
+    const admin = new URL(primary.adminUrl);
+    const replica = new StreamingReplica(await freePort(), directory, primary.url, primary.adminUrl);
     const slot = `replica_${replica.port}`;
-    const client = new pg.Client({ connectionString: primaryUrl });
+    const client = new pg.Client({ connectionString: primary.adminUrl });
     await client.connect();
     try {
       // The slot keeps the WAL from now on until the replica has streamed it.
@@ -56,17 +56,24 @@ export class StreamingReplica {
     await writeFile(join(directory, 'standby.signal'), '');
     await appendFile(
       join(directory, 'postgresql.auto.conf'),
-      `\nprimary_conninfo = 'host=${primary.hostname} port=${primary.port} user=${decodeURIComponent(primary.username)} ` +
-        `password=${decodeURIComponent(primary.password)} application_name=${slot}'\nprimary_slot_name = '${slot}'\nhot_standby = on\n`,
+      `\nprimary_conninfo = 'host=${admin.hostname} port=${admin.port} user=${decodeURIComponent(admin.username)} ` +
+        `password=${decodeURIComponent(admin.password)} application_name=${slot}'\nprimary_slot_name = '${slot}'\nhot_standby = on\n`,
     );
     execFileSync('chown', ['--reference', primaryDirectory, join(directory, 'backup_label'), join(directory, 'standby.signal')]);
     await replica.restart();
     return replica;
   }
 
-  /** The replica's URL for the primary's database (read-only). */
+  /** The replica's URL for the primary's database (read-only), as the service's role. */
   get url(): string {
-    return `postgresql://${this.credentials}@127.0.0.1:${this.port}/${this.database}`;
+    return this.onReplica(this.serviceUrl);
+  }
+
+  private onReplica(primaryUrl: string): string {
+    const url = new URL(primaryUrl);
+    url.hostname = '127.0.0.1';
+    url.port = String(this.port);
+    return url.toString();
   }
 
   /** Starts the server (again); resolves once it accepts read-only connections. */
@@ -99,7 +106,8 @@ export class StreamingReplica {
 
   /** Stops replaying the WAL it receives (it falls behind the primary) or starts again. */
   async pauseReplay(paused: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    // Only a superuser may pause the replay.
+    const client = new pg.Client({ connectionString: this.onReplica(this.adminUrl) });
     await client.connect();
     try {
       await client.query(paused ? 'SELECT pg_wal_replay_pause()' : 'SELECT pg_wal_replay_resume()');

@@ -59,7 +59,10 @@ export class TestApp {
 
   private constructor(
     readonly app: NestFastifyApplication,
+    /** The app's database, as the service's role: what the app may do, a test may do beside it. */
     readonly database: pg.Pool,
+    /** Its URL (the app's DATABASE_URL), for tools a test runs on it. */
+    readonly databaseUrl: string,
     private readonly databaseName: string,
   ) {}
 
@@ -69,14 +72,17 @@ export class TestApp {
    */
   static async start(environment: Record<string, string | undefined> = {}, options: { listen?: boolean } = {}): Promise<TestApp> {
     const databaseName = `test_${randomBytes(6).toString('hex')}`;
+    const url = new URL(process.env.TEST_DATABASE_URL!);
     const admin = new pg.Client(process.env.TEST_DATABASE_ADMIN_URL);
     await admin.connect();
     try {
-      await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${process.env.TEST_TEMPLATE_DATABASE}`);
+      // The template's objects belong to the service's role already; the database must too.
+      await admin.query(
+        `CREATE DATABASE ${databaseName} TEMPLATE ${process.env.TEST_TEMPLATE_DATABASE} OWNER ${admin.escapeIdentifier(decodeURIComponent(url.username))}`,
+      );
     } finally {
       await admin.end();
     }
-    const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
     url.pathname = `/${databaseName}`;
 
     const config = parseEnvironment({
@@ -100,7 +106,7 @@ export class TestApp {
     // An idle connection that PostgreSQL terminates (DROP DATABASE … WITH (FORCE) when a file closes)
     // is reported as a pool 'error' event; unhandled, it would fail whatever test runs next.
     database.on('error', () => undefined);
-    return new TestApp(app, database, databaseName);
+    return new TestApp(app, database, url.toString(), databaseName);
   }
 
   /** `http://127.0.0.1:<port>` of an app started with `listen`. */
