@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
@@ -43,14 +43,19 @@ export class Cluster {
   /** With `engines.replica`: a streaming replica, the instances' DATABASE_REPLICA_URLS. */
   replica: StreamingReplica | undefined;
 
-  private constructor(private readonly extraEnvironment: Record<string, string>) {}
+  private constructor(
+    private readonly extraEnvironment: Record<string, string>,
+    private readonly nodeFlags: string[],
+  ) {}
 
+  /** `nodeFlags`: the Node.js flags the instances start with (production's, to measure memory as it runs). */
   static async start(
     instanceCount: number,
     environment: Record<string, string> = {},
     engines: { pgbouncer?: boolean; redis?: boolean; replica?: boolean } = {},
+    nodeFlags: string[] = [],
   ): Promise<Cluster> {
-    const cluster = new Cluster(environment);
+    const cluster = new Cluster(environment, nodeFlags);
     await mkdir(join(ROOT, '.data'), { recursive: true });
     cluster.dataDir = await mkdtemp(join(ROOT, '.data', 'faults-'));
     cluster.databasePort = await freePort();
@@ -80,7 +85,7 @@ export class Cluster {
   async startInstance(index: number): Promise<Instance> {
     const port = this.instances[index]?.port ?? (await freePort());
     let output = '';
-    const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    const child = spawn(process.execPath, [...this.nodeFlags, join(ROOT, 'dist/src/main.js')], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
@@ -155,6 +160,13 @@ export class Cluster {
     await this.database?.stop();
     await rm(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/** The resident set of a process now and at its peak, in MiB (Linux: /proc/<pid>/status). */
+export async function residentMemory(pid: number): Promise<{ now: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN);
+  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
 export interface Reply {
