@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Params } from 'nestjs-pino';
-import { pino, type Logger } from 'pino';
+import { type DestinationStream, pino, type Logger, type LoggerOptions } from 'pino';
 import { APP_CONFIG } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
 
@@ -21,8 +21,9 @@ export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 })
 export class RootLoggerModule {}
 
-export function createRootLogger(level: string): Logger {
-  return pino({
+/** The service's logger: JSON lines to stdout, or to `destination` (the tests read what it writes). */
+export function createRootLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     timestamp: pino.stdTimeFunctions.isoTime,
     // Belt and braces: nothing should log these, but if an error object carries them they are dropped.
@@ -30,7 +31,8 @@ export function createRootLogger(level: string): Logger {
       paths: ['password', '*.password', 'token', '*.token', 'refreshToken', '*.refreshToken', '*.headers.authorization'],
       remove: true,
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
