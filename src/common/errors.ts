@@ -70,13 +70,17 @@ export class ErrorBody {
   userUid?: string;
 }
 
-/** An error the service raises on purpose; the global filter turns it into an ErrorBody. */
+/**
+ * An error the service raises on purpose; the global filter turns it into an ErrorBody, with a
+ * `Retry-After` header when it says when to retry.
+ */
 export class ApiException extends HttpException {
   constructor(
     status: HttpStatus,
     readonly code: ErrorCode,
     message: string,
     readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid'> = {},
+    readonly retryAfterSeconds?: number,
   ) {
     super(message, status);
   }

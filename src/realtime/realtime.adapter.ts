@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { INestApplicationContext } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { ServerOptions } from 'ws';
-import { toErrorBody } from '../common/api-exception.filter.js';
+import { retryAfterOf, toErrorBody } from '../common/api-exception.filter.js';
 import { type RealtimeAuth, type SocketGrant } from './realtime.auth.js';
 
 /** The grant the upgrade was given, for the gateway's handleConnection. */
@@ -11,7 +11,7 @@ export type GrantedRequest = IncomingMessage & { realtime?: SocketGrant };
 
 /**
  * Nest's `ws` adapter, deciding each upgrade before a socket opens: a refused one is answered with its
- * HTTP status (401, 400) and the JSON error body, as any refused request is.
+ * HTTP status (429, 401, 400) and the JSON error body, as any refused request is.
  */
 export class RealtimeWsAdapter extends WsAdapter {
   constructor(
@@ -33,7 +33,12 @@ export class RealtimeWsAdapter extends WsAdapter {
           const header = request.headers['x-request-id'];
           const requestId = typeof header === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(header) ? header : randomUUID();
           const body = toErrorBody(error, requestId);
-          done(false, body.status, JSON.stringify(body), { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId });
+          const retryAfter = retryAfterOf(error, body);
+          done(false, body.status, JSON.stringify(body), {
+            'Content-Type': 'application/json; charset=utf-8',
+            'X-Request-Id': requestId,
+            ...(retryAfter !== undefined && { 'Retry-After': String(retryAfter) }),
+          });
         },
       );
     };
