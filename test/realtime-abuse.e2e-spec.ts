@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import { CapturedLogs, WARN } from './support/captured-logs.js';
+import { clientFrame, RawWebSocket } from './support/raw-websocket.js';
 import { type ConnectOptions, RealtimeClient, RefusedUpgrade } from './support/realtime-client.js';
 import { TestApp, type TestResponse } from './support/test-app.js';
 
 /**
  * Hostile clients of /realtime: an upgrade spends the same rate-limit budgets as a REST request and is
- * refused with 429 over them; a flood of made-up tickets writes nothing.
+ * refused with 429 over them; a flood of made-up tickets writes nothing; a malformed frame closes its
+ * socket with the code RFC 6455 gives it, and costs one warning line.
  */
 const LIMIT = 5;
 const IP_LIMIT = 12;
@@ -40,6 +44,7 @@ function expectRateLimited(refused: unknown, budget: RegExp): void {
 
 describe('hostile clients of /realtime', () => {
   let api: TestApp;
+  const logs = new CapturedLogs();
   const clients: RealtimeClient[] = [];
 
   /** An upgrade of `instance` from `address`: the open socket, or why not (RefusedUpgrade, or the client's error). */
@@ -56,7 +61,7 @@ describe('hostile clients of /realtime', () => {
   const signIn = async (label: string) => (await api.openSession(`${label}-${++players}`, { 'x-forwarded-for': freshAddress() })).token;
 
   beforeAll(async () => {
-    api = await TestApp.start(ENVIRONMENT, { listen: true });
+    api = await TestApp.start(ENVIRONMENT, { listen: true, logs });
   });
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
@@ -123,7 +128,8 @@ describe('hostile clients of /realtime', () => {
 
   describe('tickets', () => {
     it('open one socket only, when upgrades on two instances race with the same ticket', async () => {
-      const other = await TestApp.start({ ...ENVIRONMENT, DATABASE_URL: api.databaseUrl }, { listen: true });
+      // Nest's logger is one per process: the second instance logs to the same capture.
+      const other = await TestApp.start({ ...ENVIRONMENT, DATABASE_URL: api.databaseUrl }, { listen: true, logs });
       try {
         for (let round = 0; round < 3; round++) {
           const player = await signIn('racer');
@@ -136,6 +142,30 @@ describe('hostile clients of /realtime', () => {
       } finally {
         await Promise.all(clients.splice(0).map((client) => client.close()));
         await other.close();
+      }
+    });
+  });
+
+  describe('malformed frames', () => {
+    it.each([
+      ['an unmasked client frame', 1002, clientFrame(0x1, Buffer.from('hi'), { masked: false })],
+      ['a reserved opcode', 1002, clientFrame(0x3, Buffer.alloc(0))],
+      ['a frame over the 4 KiB limit', 1009, clientFrame(0x2, Buffer.alloc(16), { declaredLength: 5000 })],
+      ['a text frame that is not UTF-8', 1007, clientFrame(0x1, Buffer.from([0xc3, 0x28]))],
+    ])('close the socket on %s with %d, and log one warning without a stack', async (_what, code, frame) => {
+      const token = await signIn('framer');
+      const userUid = decodeJwt(token).sub!;
+      const socket = await RawWebSocket.open(api.baseUrl, { authorization: `jwt ${token}`, 'x-forwarded-for': freshAddress() });
+      try {
+        await socket.firstFrame();
+        const mark = logs.mark();
+        socket.send(frame);
+        expect(await socket.closed).toBe(code);
+        const notable = logs.since(mark).filter((line) => line.level >= WARN);
+        expect(notable).toEqual([expect.objectContaining({ level: WARN, msg: expect.stringContaining(`socket of user ${userUid}`) })]);
+        expect(JSON.stringify(notable)).not.toMatch(/stack|\\n\s+at /);
+      } finally {
+        socket.destroy();
       }
     });
   });

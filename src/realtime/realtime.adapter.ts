@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { INestApplicationContext } from '@nestjs/common';
+import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
-import type { ServerOptions } from 'ws';
+import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
 import { retryAfterOf, toErrorBody } from '../common/api-exception.filter.js';
 import { type RealtimeAuth, type SocketGrant } from './realtime.auth.js';
 
 /** The grant the upgrade was given, for the gateway's handleConnection. */
 export type GrantedRequest = IncomingMessage & { realtime?: SocketGrant };
+
+const logger = new Logger('Realtime');
 
 /**
  * Nest's `ws` adapter, deciding each upgrade before a socket opens: a refused one is answered with its
@@ -44,6 +46,22 @@ export class RealtimeWsAdapter extends WsAdapter {
     };
     // Clients send nothing the server reads: a frame of more than a few KiB closes the socket (1009).
     return super.create(port, { ...options, verifyClient, maxPayload: 4096 } as never);
+  }
+
+  /**
+   * Nest's handler logs each socket error at error level with its stack. Those errors are a client's
+   * malformed frames, and ws has already closed the socket with the code that says why (1002, 1007,
+   * 1009): a warning line naming the user is all an operator needs, and a client sending garbage on
+   * purpose must not be able to fill the log with stacks.
+   */
+  override bindErrorHandler(server: WebSocketServer): WebSocketServer {
+    server.on('connection', (socket: WebSocket, request: GrantedRequest) => {
+      socket.on('error', (error: Error & { code?: string }) => {
+        logger.warn(`closed a socket of user ${request.realtime?.userUid} on a malformed frame: ${error.message} (${error.code})`);
+      });
+    });
+    server.on('error', (error) => logger.error(error));
+    return server;
   }
 
   /**
