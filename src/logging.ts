@@ -48,7 +48,7 @@ export function nestLoggerOptions(logger: Logger): Params {
 
 /**
  * One JSON line per request with the request id. Headers are not logged at all (they carry tokens),
- * and query parameters that carry secrets (a session's `?password=`) are masked in the URL.
+ * and the parts of the URL that carry secrets (a session's `?password=`) are masked (maskSecrets).
  */
 export function logRequest(logger: Logger, request: FastifyRequest, reply: FastifyReply): void {
   if (request.url === '/health' || request.url === '/metrics') return;
@@ -69,8 +69,33 @@ export function requestSummary(request: Pick<FastifyRequest, 'id' | 'method' | '
   return { id: request.id, method: request.method, url: maskSecrets(request.url) };
 }
 
-const SECRET_PARAMETERS = /([?&](?:password|token|access_token|id_token|ticket|refresh_token)=)[^&#]*/gi;
+/** A secret parameter's name and its `=`: a password, any token (`access_token`, `refresh_token`…), a realtime ticket. */
+const SECRET_ASSIGNMENT = /(?:password|token|ticket)\s*=/;
 
+/**
+ * The URL with every part that assigns a secret masked. Matching the text as sent missed
+ * `?pass%77ord=` (Fastify decodes parameter names), and matching one decoding of the query would miss
+ * a name encoded twice, or a pair behind a second `?` or a `;`, which Fastify reads as part of a value
+ * or of the path but which still carries the client's secret. So the URL is cut at every `/`, `?`, `&`
+ * and `;`, each piece is read as any decoder could read it (percent-decoded until nothing changes, `+`
+ * as a space, in any case), and a piece whose reading assigns a secret keeps at most its name:
+ * nothing depends on guessing which encoding a client or a parser uses.
+ */
 export function maskSecrets(url: string): string {
-  return url.replace(SECRET_PARAMETERS, '$1***');
+  if (!url.includes('=') && !url.includes('%')) return url;
+  return url.replace(/[^/?&;]+/g, (piece) => {
+    if (!assignsSecret(piece)) return piece;
+    const equals = piece.indexOf('=');
+    const name = equals > 0 ? piece.slice(0, equals) : '';
+    return name && !assignsSecret(name) ? `${name}=***` : '***';
+  });
+}
+
+function assignsSecret(text: string): boolean {
+  let reading = text;
+  for (let previous = ''; reading !== previous;) {
+    previous = reading;
+    reading = reading.replace(/\+/g, ' ').replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+  return SECRET_ASSIGNMENT.test(reading.toLowerCase());
 }
