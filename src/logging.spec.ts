@@ -44,6 +44,7 @@ describe('request logs', () => {
     ['an encoded =', '/j?password%3Dhunter2', '/j?***'],
     ['spaces before =', '/j?password+%20=hunter2', '/j?password+%20=***'],
     ['a malformed escape', '/j?password=hunter2%zz', '/j?password=***'],
+    ['a value encoded five times', '/j?x=%2525252541', '/j?x=***'],
   ])('mask a secret parameter spelled with %s', (_spelling, url, masked) => {
     expect(maskSecrets(url)).toBe(masked);
   });

@@ -78,8 +78,10 @@ const SECRET_ASSIGNMENT = /(?:password|token|ticket)\s*=/;
  * a name encoded twice, or a pair behind a second `?` or a `;`, which Fastify reads as part of a value
  * or of the path but which still carries the client's secret. So the URL is cut at every `/`, `?`, `&`
  * and `;`, each piece is read as any decoder could read it (percent-decoded until nothing changes, `+`
- * as a space, in any case), and a piece whose reading assigns a secret keeps at most its name:
- * nothing depends on guessing which encoding a client or a parser uses.
+ * as a space, in any case), and a piece whose reading assigns a secret keeps at most its name; a piece
+ * still encoded after four decodings, which no client means, is masked without reading on (each
+ * decoding costs a pass over the piece). Nothing depends on guessing which encoding a client or a
+ * parser uses.
  */
 export function maskSecrets(url: string): string {
   if (!url.includes('=') && !url.includes('%')) return url;
@@ -93,9 +95,12 @@ export function maskSecrets(url: string): string {
 
 function assignsSecret(text: string): boolean {
   let reading = text;
-  for (let previous = ''; reading !== previous;) {
-    previous = reading;
-    reading = reading.replace(/\+/g, ' ').replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  for (let decodings = 0; decodings <= 4; decodings++) {
+    const decoded = reading
+      .replace(/\+/g, ' ')
+      .replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (decoded === reading) return SECRET_ASSIGNMENT.test(reading.toLowerCase());
+    reading = decoded;
   }
-  return SECRET_ASSIGNMENT.test(reading.toLowerCase());
+  return true;
 }
