@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import type { AllowedMethods } from './allowed-methods.js';
-import { ApiException, type ErrorBody, ErrorCode, TooManyRequestsException } from './errors.js';
+import { ApiException, type ErrorBody, ErrorCode } from './errors.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: ErrorCode.VALIDATION_FAILED,
@@ -105,6 +105,12 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
   return body(500, ErrorCode.INTERNAL_ERROR, 'unexpected error: quote the request id when reporting it');
 }
 
+/** The seconds an answer tells its client to wait (`Retry-After`): what a rate limit says; a while, when the database is away. */
+export function retryAfterOf(error: unknown, body: ErrorBody): number | undefined {
+  if (error instanceof ApiException && error.retryAfterSeconds !== undefined) return error.retryAfterSeconds;
+  return body.status === 503 ? 5 : undefined;
+}
+
 function sqlStateOf(error: unknown): string | undefined {
   const source: unknown = error instanceof QueryFailedError ? error.driverError : error;
   const { code, severity } = (source ?? {}) as { code?: unknown; severity?: unknown };
@@ -136,8 +142,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
         };
       }
     }
-    if (errorBody.status === 503) void reply.header('Retry-After', '5');
-    if (exception instanceof TooManyRequestsException) void reply.header('Retry-After', String(exception.retryAfterSeconds));
+    const retryAfter = retryAfterOf(exception, errorBody);
+    if (retryAfter !== undefined) void reply.header('Retry-After', String(retryAfter));
     void reply.status(errorBody.status).type('application/json; charset=utf-8').send(errorBody);
   }
 }

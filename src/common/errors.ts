@@ -70,13 +70,17 @@ export class ErrorBody {
   userUid?: string;
 }
 
-/** An error the service raises on purpose; the global filter turns it into an ErrorBody. */
+/**
+ * An error the service raises on purpose; the global filter turns it into an ErrorBody, with a
+ * `Retry-After` header when it says when to retry.
+ */
 export class ApiException extends HttpException {
   constructor(
     status: HttpStatus,
     readonly code: ErrorCode,
     message: string,
     readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid'> = {},
+    readonly retryAfterSeconds?: number,
   ) {
     super(message, status);
   }
@@ -100,13 +104,3 @@ export const unknownUsers = (uids: string[], field = 'users') =>
   badRequest(`no user has the uid ${uids.slice(0, 3).join(', ')}${uids.length > 3 ? ` (and ${uids.length - 3} more)` : ''}`, [
     { field, message: 'names a user who does not exist' },
   ]);
-
-/** A 429 that a rule (not the rate-limit guard) raises; the filter sends `Retry-After` with it. */
-export class TooManyRequestsException extends ApiException {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(HttpStatus.TOO_MANY_REQUESTS, ErrorCode.RATE_LIMITED, message);
-  }
-}

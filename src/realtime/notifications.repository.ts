@@ -172,10 +172,13 @@ export interface TicketHolder {
 /** How long a ticket may wait to be used. */
 export const TICKET_TTL_SECONDS = 30;
 
+/** The columns of realtime_tickets that make a TicketHolder. */
+const HOLDER_COLUMNS = '"userUid", roles, "sessionUid", "tokenIssuedAt", "tokenExpiresAt"';
+
 /**
  * Single-use tickets with which a browser opens a socket (it cannot set headers, and a long-lived
  * token must not sit in a URL or a log). Stored as a hash, in PostgreSQL, so that any instance can
- * take a ticket another one issued; taking it deletes it.
+ * take a ticket another one issued; taking it deletes it. Expired ones are left to the janitor (prune).
  */
 @Injectable()
 export class RealtimeTicketsRepository {
@@ -192,15 +195,28 @@ export class RealtimeTicketsRepository {
     return { ticket, expiresAt };
   }
 
-  /** The ticket's holder, if the ticket exists and has not expired; it is used up either way. */
-  async take(ticket: string): Promise<TicketHolder | undefined> {
-    // For a DELETE, TypeORM answers [rows, affected].
-    const [[row]] = await this.dataSource.query<[Array<TicketHolder & { expiresAt: Date }>, number]>(
-      `DELETE FROM realtime_tickets WHERE hash = $1 RETURNING "userUid", roles, "sessionUid", "tokenIssuedAt", "tokenExpiresAt", "expiresAt"`,
+  /**
+   * The holder of a ticket that is there and unexpired, without using it up: a read, so that made-up
+   * tickets cost no write however many arrive.
+   */
+  async find(ticket: string): Promise<TicketHolder | undefined> {
+    const [holder] = await this.dataSource.query<TicketHolder[]>(
+      `SELECT ${HOLDER_COLUMNS} FROM realtime_tickets WHERE hash = $1 AND "expiresAt" > now()`,
       [hashSecretToken(ticket)],
     );
-    if (!row || row.expiresAt <= new Date()) return undefined;
-    const { expiresAt: _expiresAt, ...holder } = row;
+    return holder;
+  }
+
+  /**
+   * Uses up a ticket `find` found: its holder, or undefined when another upgrade, on any instance, took
+   * it first (of two racing, one deletes the row, the other deletes nothing) or it has just expired.
+   */
+  async take(ticket: string): Promise<TicketHolder | undefined> {
+    // For a DELETE, TypeORM answers [rows, affected].
+    const [[holder]] = await this.dataSource.query<[TicketHolder[], number]>(
+      `DELETE FROM realtime_tickets WHERE hash = $1 AND "expiresAt" > now() RETURNING ${HOLDER_COLUMNS}`,
+      [hashSecretToken(ticket)],
+    );
     return holder;
   }
 }

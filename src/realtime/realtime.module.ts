@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import { SecurityModule } from '../security/security.module.js';
 import { RealtimeTicketsRepository } from './notifications.repository.js';
 import { RealtimeAuth } from './realtime.auth.js';
 import { RealtimeController } from './realtime.controller.js';
@@ -12,7 +13,7 @@ import { RealtimeService } from './realtime.service.js';
  * REST. The events themselves are written by the repositories through EventOutbox (OutboxModule).
  */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, SecurityModule],
   controllers: [RealtimeController],
   providers: [RealtimeGateway, RealtimeHub, RealtimeAuth, RealtimeService, RealtimeTicketsRepository],
   exports: [RealtimeHub, RealtimeAuth],

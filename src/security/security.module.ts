@@ -6,12 +6,13 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import { FailoverThrottlerStorage } from './failover-throttler-storage.js';
 import { Budget } from './rate-limit.decorators.js';
+import { RateLimiter } from './rate-limiter.js';
 
 const MINUTE_MS = 60_000;
 
 /**
- * Rate limiting (RATE_LIMIT_* variables); its guard, RateLimitGuard, is registered with the other
- * global guards in AppModule. Counters live in Redis when REDIS_URL is set, so that a limit holds
+ * Rate limiting (RATE_LIMIT_* variables): RateLimiter counts, for the REST guard, RateLimitGuard
+ * (registered with the other global guards in AppModule), and for /realtime upgrades. Counters live in Redis when REDIS_URL is set, so that a limit holds
  * across instances; otherwise (and while Redis is away) in this instance's memory, where behind a load
  * balancer a client's real budget is the limit times the number of instances it reaches.
  */
@@ -34,5 +35,7 @@ const MINUTE_MS = 60_000;
       }),
     }),
   ],
+  providers: [RateLimiter],
+  exports: [RateLimiter],
 })
 export class SecurityModule {}

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { TooManyRequestsException } from '../common/errors.js';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { ApiException, ErrorCode } from '../common/errors.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { RedisConnection } from '../redis/redis.connection.js';
@@ -48,10 +48,13 @@ export class SessionPasswordAttempts {
   }
 }
 
-function tooManyGuesses(whose: string, limit: number, msBeforeNext: number): TooManyRequestsException {
+function tooManyGuesses(whose: string, limit: number, msBeforeNext: number): ApiException {
   const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new TooManyRequestsException(
+  return new ApiException(
+    HttpStatus.TOO_MANY_REQUESTS,
+    ErrorCode.RATE_LIMITED,
     `${whose} wrong passwords for this session are used up (${limit} a minute); retry in ${retryAfter} s`,
+    {},
     retryAfter,
   );
 }

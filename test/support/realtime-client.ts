@@ -13,6 +13,8 @@ export interface ConnectOptions {
   ticket?: string;
   after?: string;
   headers?: Record<string, string>;
+  /** Give up on an upgrade the server has not answered within this many milliseconds. */
+  handshakeTimeout?: number;
 }
 
 /** A refused upgrade: the HTTP status and the body the server answered with. */
@@ -58,7 +60,7 @@ export class RealtimeClient {
     if (options.after !== undefined) url.searchParams.set('after', options.after);
     const headers = { ...options.headers, ...(options.token && { authorization: `jwt ${options.token}` }) };
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { headers });
+      const socket = new WebSocket(url, { headers, handshakeTimeout: options.handshakeTimeout });
       socket.once('unexpected-response', (_request, response) => {
         let text = '';
         response.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -70,6 +72,8 @@ export class RealtimeClient {
             // not JSON: kept as text, and the test says so
           }
           reject(new RefusedUpgrade(response.statusCode ?? 0, body, response.headers));
+          // A refusal handled here is ours to end: the socket then closes, and the wait for its ready frame with it.
+          socket.terminate();
         });
       });
       socket.once('error', reject);

@@ -3,13 +3,16 @@ import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { decodeJwt } from 'jose';
+import { Logger } from 'nestjs-pino';
 import pg from 'pg';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
 import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
 import { parseEnvironment } from '../../src/config/environment.js';
+import { createRootLogger, ROOT_LOGGER } from '../../src/logging.js';
 import { createOpenApiDocument } from '../../src/openapi/openapi.document.js';
 import type { PersonaBody, TokenBody } from './api-types.js';
+import type { CapturedLogs } from './captured-logs.js';
 import { ApiContract } from './contract.js';
 
 export interface TestResponse<T = any> {
@@ -61,7 +64,7 @@ export class TestApp {
     readonly app: NestFastifyApplication,
     /** The app's database, as the service's role: what the app may do, a test may do beside it. */
     readonly database: pg.Pool,
-    /** Its URL (the app's DATABASE_URL), for tools a test runs on it. */
+    /** Its URL (the app's DATABASE_URL), for tools a test runs on it; another app started with it is a second instance. */
     readonly databaseUrl: string,
     private readonly databaseName: string,
   ) {}
@@ -70,7 +73,10 @@ export class TestApp {
    * `listen`: also serve on a loopback port (`baseUrl`), for clients that need a real socket (the
    * realtime WebSocket); requests through `request()` use `app.inject()` either way.
    */
-  static async start(environment: Record<string, string | undefined> = {}, options: { listen?: boolean } = {}): Promise<TestApp> {
+  static async start(
+    environment: Record<string, string | undefined> = {},
+    options: { listen?: boolean; logs?: CapturedLogs } = {},
+  ): Promise<TestApp> {
     const databaseName = `test_${randomBytes(6).toString('hex')}`;
     const url = new URL(process.env.TEST_DATABASE_URL!);
     const admin = new pg.Client(process.env.TEST_DATABASE_ADMIN_URL);
@@ -92,11 +98,15 @@ export class TestApp {
       ...environment,
     });
 
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
+    const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
+    // Every line down to trace, as main.ts wires it: request lines and Nest's own logs through one pino.
+    if (options.logs) builder.overrideProvider(ROOT_LOGGER).useValue(createRootLogger('trace', options.logs.stream));
+    const moduleRef = await builder.compile();
     const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), {
       bodyParser: false,
       logger: ['error', 'fatal'],
     });
+    if (options.logs) app.useLogger(app.get(Logger));
     configureApp(app);
     if (options.listen) await app.listen(0, '127.0.0.1');
     else await app.init();
