@@ -2522,6 +2522,8 @@ export interface components {
         AddProgressDto: {
             /**
              * @description A number is added to a numeric progress (which starts at 0); anything else replaces the progress.
+             *     A sum beyond ±1.7976931348623157e308 (the largest finite double) is refused with 400 and adds nothing;
+             *     every number, in an object too, must be finite.
              * @example 5
              */
             value: number | string | boolean | Record<string, never>;
