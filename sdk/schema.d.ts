@@ -2473,7 +2473,10 @@ export interface components {
             personaUid: string;
             /** Format: uuid */
             itemUid: string;
-            /** @example 3 */
+            /**
+             * @description At most 2,147,483,647 (the column is an integer): a transaction that would go past it is refused.
+             * @example 3
+             */
             quantity: number;
             /** @description Record identifier (UUID v4), assigned by the service. */
             uid: string;
