@@ -2004,7 +2004,7 @@ export interface components {
              */
             users?: string[];
             /**
-             * @description The number of users; the service sets it from `users`, and a different value is refused.
+             * @description The number of users (1..100, as the party); the service sets it from `users`, and a different value is refused.
              * @example 1
              */
             numUsers?: number;
@@ -2194,7 +2194,7 @@ export interface components {
              */
             users?: string[];
             /**
-             * @description The number of users; the service sets it from `users`, and a different value is refused.
+             * @description The number of users (1..100, as the party); the service sets it from `users`, and a different value is refused.
              * @example 1
              */
             numUsers?: number;
