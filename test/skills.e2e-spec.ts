@@ -532,15 +532,16 @@ describe('skill progress', () => {
     });
 
     it.each([
-      ['at the top', '{"value": 1e999}'],
-      ['inside an object', '{"value": {"tier": 2, "xp": {"total": 1e999}}}'],
-      ['inside a list in an object', '{"value": {"scores": [1, -1e999]}}'],
-    ])('refuses a JSON number beyond the finite range %s with 400 naming value, nothing recorded', async (_case, body) => {
+      ['at the top', '{"value": 1e999}', 'value is a number beyond the finite range'],
+      ['inside an object', '{"value": {"tier": 2, "xp": {"total": 1e999}}}', 'at xp.total'],
+      ['inside a list in an object', '{"value": {"scores": [1, -1e999]}}', 'at scores.1'],
+    ])('refuses a JSON number beyond the finite range %s with 400 naming value, nothing recorded', async (_case, body, where) => {
       const player = await newPlayer();
 
       const response = await addProgress(player.personaUid, 'titan', 'lore', body, player.token);
 
       expectValidationError(response, 'value');
+      expect(response.body.message).toContain(where);
       expect(await storedRows(player.personaUid)).toEqual([]);
     });
 

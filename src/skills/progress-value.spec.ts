@@ -17,8 +17,16 @@ describe('progress values', () => {
     ['Infinity', Infinity, 'value is a number beyond the finite range'],
     ['-Infinity', -Infinity, 'value is a number beyond the finite range'],
     ['NaN', NaN, 'value is a number beyond the finite range'],
-    ['Infinity in an object', { tier: 2, xp: { total: Infinity } }, 'value.xp.total is a number beyond the finite range'],
-    ['-Infinity in a list in an object', { scores: [1, -Infinity] }, 'value.scores.1 is a number beyond the finite range'],
+    [
+      'Infinity in an object',
+      { tier: 2, xp: { total: Infinity } },
+      'value holds a number beyond the finite range (±1.7976931348623157e+308) at xp.total',
+    ],
+    [
+      '-Infinity in a list in an object',
+      { scores: [1, -Infinity] },
+      'value holds a number beyond the finite range (±1.7976931348623157e+308) at scores.1',
+    ],
     ['null', null, 'value must be a finite number'],
     ['an array', [1, 2], 'value must be a finite number'],
     ['a string of 10001 characters', 'y'.repeat(10_001), 'value must be a finite number'],
@@ -28,8 +36,9 @@ describe('progress values', () => {
   });
 
   it('finds the first non-finite number, or none', () => {
-    expect(nonFiniteNumberPath({ a: [{ b: 1 }, { c: Infinity }], d: NaN }, 'value')).toBe('value.a.1.c');
-    expect(nonFiniteNumberPath({ a: [{ b: 1 }], c: 'Infinity', d: null }, 'value')).toBeUndefined();
+    expect(nonFiniteNumberPath({ a: [{ b: 1 }, { c: Infinity }], d: NaN })).toEqual(['a', '1', 'c']);
+    expect(nonFiniteNumberPath(-Infinity)).toEqual([]);
+    expect(nonFiniteNumberPath({ a: [{ b: 1 }], c: 'Infinity', d: null })).toBeUndefined();
   });
 
   it('states the limit as JSON writes it, in the refusal of a sum', () => {

@@ -12,9 +12,10 @@ const MAX_OBJECT_BYTES = 16 * 1024;
 
 /** Why `value` (the body's `value`) cannot be progress, or undefined when it can. */
 export function progressValueProblem(value: unknown): string | undefined {
-  const beyond = nonFiniteNumberPath(value, 'value');
   // The body parser reads a JSON number such as 1e999 as Infinity, and JSON.stringify would store it as null.
-  if (beyond !== undefined) return `${beyond} is a number beyond the finite range (±${PROGRESS_LIMIT})`;
+  const beyond = nonFiniteNumberPath(value);
+  if (beyond?.length === 0) return `value is a number beyond the finite range (±${PROGRESS_LIMIT})`;
+  if (beyond) return `value holds a number beyond the finite range (±${PROGRESS_LIMIT}) at ${beyond.join('.')}`;
   const accepted =
     typeof value === 'number' ||
     (typeof value === 'string' && value.length <= MAX_STRING_LENGTH) ||
@@ -25,14 +26,14 @@ export function progressValueProblem(value: unknown): string | undefined {
     : 'value must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)';
 }
 
-/** The path (`value.xp.0`) of the first number in a parsed JSON value that is not finite, if there is one. */
-export function nonFiniteNumberPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
+/** Where (`['xp', '0']`; `[]`: the value itself) the first number in a parsed JSON value that is not finite is, if any. */
+export function nonFiniteNumberPath(value: unknown): string[] | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : [];
   if (value === null || typeof value !== 'object') return undefined;
   // The validation pipe has refused bodies nested deeper than 64 levels already: the recursion is bounded.
   for (const [key, inner] of Object.entries(value)) {
-    const found = nonFiniteNumberPath(inner, `${path}.${key}`);
-    if (found !== undefined) return found;
+    const found = nonFiniteNumberPath(inner);
+    if (found) return [key, ...found];
   }
   return undefined;
 }
