@@ -2011,7 +2011,7 @@ export interface components {
              */
             users?: string[];
             /**
-             * @description The number of users; the service sets it from `users`, and a different value is refused.
+             * @description The number of users (1..100, as the party); the service sets it from `users`, and a different value is refused.
              * @example 1
              */
             numUsers?: number;
@@ -2201,7 +2201,7 @@ export interface components {
              */
             users?: string[];
             /**
-             * @description The number of users; the service sets it from `users`, and a different value is refused.
+             * @description The number of users (1..100, as the party); the service sets it from `users`, and a different value is refused.
              * @example 1
              */
             numUsers?: number;
@@ -2480,7 +2480,10 @@ export interface components {
             personaUid: string;
             /** Format: uuid */
             itemUid: string;
-            /** @example 3 */
+            /**
+             * @description At most 2,147,483,647 (the column is an integer): a transaction that would go past it is refused.
+             * @example 3
+             */
             quantity: number;
             /** @description Record identifier (UUID v4), assigned by the service. */
             uid: string;
@@ -2529,6 +2532,8 @@ export interface components {
         AddProgressDto: {
             /**
              * @description A number is added to a numeric progress (which starts at 0); anything else replaces the progress.
+             *     A sum beyond ±1.7976931348623157e308 (the largest finite double) is refused with 400 and adds nothing;
+             *     every number, in an object too, must be finite.
              * @example 5
              */
             value: number | string | boolean | Record<string, never>;

@@ -704,6 +704,135 @@ describe('inventories and transactions', () => {
     });
   });
 
+  describe('quantities stay within the column (an integer, at most 2,147,483,647)', () => {
+    const MAX_QUANTITY = 2_147_483_647;
+
+    /** Awards `quantity` of the item in steps of at most 1,000,000,000 (a list entry's limit). */
+    async function awardMany(personaUid: string, itemUid: string, quantity: number): Promise<void> {
+      for (let left = quantity; left > 0; left -= 1_000_000_000) await award(personaUid, itemUid, Math.min(left, 1_000_000_000));
+    }
+
+    /** A 400 naming `field`, whose message names the limit; no transaction stored. */
+    function expectOutOfRange(response: TestResponse<TransactionReply>, field: string): void {
+      expectValidationError(response, field);
+      expect(response.body.message).toContain(String(MAX_QUANTITY));
+      expect(response.body.transactionUid).toBeUndefined();
+    }
+
+    it('awards up to exactly 2,147,483,647, and refuses one more with 400 naming the quantity; nothing stored or moved', async () => {
+      const player = await newPlayer();
+      const coins = await createItem('Coin hoard');
+      await awardMany(player.personaUid, coins, MAX_QUANTITY);
+      expect(await holdings(player.personaUid)).toEqual({ [coins]: MAX_QUANTITY });
+      const before = await tableCounts();
+
+      const response = await transact(
+        { type: 'AWARD', personaOneUid: player.personaUid, personaOneInventoryItems: [{ itemUid: coins, quantity: 1 }] },
+        admin,
+      );
+
+      expectOutOfRange(response, 'personaOneInventoryItems.0.quantity');
+      expect(await holdings(player.personaUid)).toEqual({ [coins]: MAX_QUANTITY });
+      expect(await tableCounts()).toEqual(before);
+    });
+
+    it('refuses the whole AWARD when one entry would overflow, naming that entry; the others do not move either', async () => {
+      const player = await newPlayer();
+      const [coins, gems] = [await createItem('Coin'), await createItem('Gem')];
+      await awardMany(player.personaUid, coins, 2_000_000_000);
+      const before = await tableCounts();
+
+      const response = await transact(
+        {
+          type: 'AWARD',
+          personaOneUid: player.personaUid,
+          personaOneInventoryItems: [
+            { itemUid: gems, quantity: 5 },
+            { itemUid: coins, quantity: 200_000_000 },
+          ],
+        },
+        admin,
+      );
+
+      expectOutOfRange(response, 'personaOneInventoryItems.1.quantity');
+      expect(await holdings(player.personaUid)).toEqual({ [coins]: 2_000_000_000 });
+      expect(await tableCounts()).toEqual(before);
+    });
+
+    it('stores nothing for an overflowing AWARD sent with an Idempotency-Key; a retry is refused the same way', async () => {
+      const player = await newPlayer();
+      const coins = await createItem('Coin');
+      await awardMany(player.personaUid, coins, MAX_QUANTITY);
+      const before = await tableCounts();
+      const body = { type: 'AWARD', personaOneUid: player.personaUid, personaOneInventoryItems: [{ itemUid: coins, quantity: 10 }] };
+
+      expectOutOfRange(await transact(body, admin, { 'Idempotency-Key': 'overflow-1' }), 'personaOneInventoryItems.0.quantity');
+      expectOutOfRange(await transact(body, admin, { 'Idempotency-Key': 'overflow-1' }), 'personaOneInventoryItems.0.quantity');
+
+      expect(await tableCounts()).toEqual(before);
+      expect(await holdings(player.personaUid)).toEqual({ [coins]: MAX_QUANTITY });
+    });
+
+    it('refuses a gift that would overflow what persona two holds, and moves nothing from persona one', async () => {
+      const pair = await tradingPair();
+      await awardMany(pair.two.personaUid, pair.sword, MAX_QUANTITY - 1);
+      const before = await tableCounts();
+
+      const response = await transact(
+        {
+          personaOneUid: pair.one.personaUid,
+          personaTwoUid: pair.two.personaUid,
+          personaOneInventoryItems: [{ itemUid: pair.sword, quantity: 2 }],
+        },
+        pair.one.token,
+      );
+
+      expectOutOfRange(response, 'personaOneInventoryItems.0.quantity');
+      expect(await holdings(pair.one.personaUid)).toEqual({ [pair.sword]: 10 });
+      expect(await holdings(pair.two.personaUid)).toEqual({ [pair.gold]: 8, [pair.sword]: MAX_QUANTITY - 1 });
+      expect(await tableCounts()).toEqual(before);
+    });
+
+    it('refuses the accept of a trade that would now overflow persona one with 400; it stays PENDING and can still be declined', async () => {
+      const pair = await tradingPair();
+      const pending = (await transact(swordsForGold(pair), pair.one.token)).body as TransactionBody;
+      expect(pending.status).toBe('PENDING');
+      await awardMany(pair.one.personaUid, pair.gold, MAX_QUANTITY - 4);
+      const before = await tableCounts();
+
+      const response = await api.post<TransactionReply>(`/transactions/${pending.uid}/accept`, undefined, { token: pair.two.token });
+
+      expectOutOfRange(response, 'personaTwoInventoryItems.0.quantity');
+      expect(await readTransaction(pending.uid)).toMatchObject({ status: 'PENDING', version: pending.version });
+      expect(await holdings(pair.one.personaUid)).toEqual({ [pair.sword]: 10, [pair.gold]: MAX_QUANTITY - 4 });
+      expect(await holdings(pair.two.personaUid)).toEqual({ [pair.gold]: 8 });
+      expect(await ledgerOf(pending.uid)).toEqual([]);
+      expect(await tableCounts()).toEqual(before);
+      const declined = await api.post<TransactionBody>(`/transactions/${pending.uid}/decline`, undefined, { token: pair.two.token });
+      expect(declined.body.status).toBe('DECLINED');
+    });
+
+    it('lets a trade net out below the limit: persona one, full of gold, receives 3 gold while giving 5', async () => {
+      const pair = await tradingPair();
+      await awardMany(pair.one.personaUid, pair.gold, MAX_QUANTITY);
+
+      const response = await transact(
+        {
+          personaOneUid: pair.one.personaUid,
+          personaTwoUid: pair.two.personaUid,
+          personaOneInventoryItems: [{ itemUid: pair.gold, quantity: 5 }],
+          personaTwoInventoryItems: [{ itemUid: pair.gold, quantity: 3 }],
+        },
+        admin,
+      );
+
+      expect(response.status).toBe(200);
+      expect(response.body.status).toBe('COMPLETED');
+      expect(await holdings(pair.one.personaUid)).toEqual({ [pair.sword]: 10, [pair.gold]: MAX_QUANTITY - 2 });
+      expect(await holdings(pair.two.personaUid)).toEqual({ [pair.gold]: 10 });
+    });
+  });
+
   describe('validation of a transaction', () => {
     interface Context {
       one: Player;

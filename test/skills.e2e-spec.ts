@@ -493,6 +493,73 @@ describe('skill progress', () => {
     });
   });
 
+  describe('numbers stay finite', () => {
+    it.each([
+      ['1e308 + 1e308', 1e308],
+      ['-1e308 + -1e308', -1e308],
+    ])('refuses %s with 400 naming value; the stored progress stays as it was', async (_case, value) => {
+      const player = await newPlayer();
+      await progress(player, 'titan', 'might', value);
+
+      const response = await addProgress(player.personaUid, 'titan', 'might', { value }, player.token);
+
+      expectValidationError(response, 'value');
+      expect(response.body.message).toMatch(/finite/);
+      expect(await readSkill(player.personaUid, 'titan', 'might')).toMatchObject({ progress: value, version: 0 });
+      expect(await storedRows(player.personaUid)).toEqual([{ archetypeUid: 'titan', skillUid: 'might', progress: value, version: 0 }]);
+    });
+
+    it('adds up to the largest finite number exactly, and takes a refused sum back down with a negative add', async () => {
+      const player = await newPlayer();
+      await progress(player, 'titan', 'endurance', Number.MAX_VALUE);
+      await progress(player, 'titan', 'endurance', 0);
+
+      expectValidationError(await addProgress(player.personaUid, 'titan', 'endurance', { value: 1e292 }, player.token), 'value');
+      await progress(player, 'titan', 'endurance', -Number.MAX_VALUE);
+
+      expect(await readSkill(player.personaUid, 'titan', 'endurance')).toMatchObject({ progress: 0, version: 2 });
+    });
+
+    it('still replaces a number near the limit with a string, and starts a fresh skill at any finite number', async () => {
+      const player = await newPlayer();
+      await progress(player, 'titan', 'rank', 1.5e308);
+
+      await progress(player, 'titan', 'rank', 'legend');
+      await progress(player, 'titan', 'fresh', -Number.MAX_VALUE);
+
+      expect((await readSkill(player.personaUid, 'titan', 'rank')).progress).toBe('legend');
+      expect((await readSkill(player.personaUid, 'titan', 'fresh')).progress).toBe(-Number.MAX_VALUE);
+    });
+
+    it.each([
+      ['at the top', '{"value": 1e999}', 'value is a number beyond the finite range'],
+      ['inside an object', '{"value": {"tier": 2, "xp": {"total": 1e999}}}', 'at xp.total'],
+      ['inside a list in an object', '{"value": {"scores": [1, -1e999]}}', 'at scores.1'],
+    ])('refuses a JSON number beyond the finite range %s with 400 naming value, nothing recorded', async (_case, body, where) => {
+      const player = await newPlayer();
+
+      const response = await addProgress(player.personaUid, 'titan', 'lore', body, player.token);
+
+      expectValidationError(response, 'value');
+      expect(response.body.message).toContain(where);
+      expect(await storedRows(player.personaUid)).toEqual([]);
+    });
+
+    it('never stores a sum beyond the limit under concurrency: of 10 adds of 1e307 to 1e308, exactly 7 count', async () => {
+      const player = await newPlayer();
+      await progress(player, 'titan', 'fury', 1e308);
+
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => addProgress(player.personaUid, 'titan', 'fury', { value: 1e307 }, player.token)),
+      );
+
+      expect(responses.map((response) => response.status).sort()).toEqual([...Array(7).fill(204), ...Array(3).fill(400)]);
+      for (const refused of responses.filter((response) => response.status === 400)) expectValidationError(refused, 'value');
+      expect(await readSkill(player.personaUid, 'titan', 'fury')).toMatchObject({ progress: 1.7e308, version: 7 });
+      expect(await storedRows(player.personaUid)).toEqual([{ archetypeUid: 'titan', skillUid: 'fury', progress: 1.7e308, version: 7 }]);
+    });
+  });
+
   describe('list rules on the skill lists', () => {
     let player: Player;
 

@@ -31,6 +31,18 @@ describe('database errors reaching the error filter', () => {
     expect(toErrorBody(databaseError('22P02', 'invalid input syntax'), 'r')).toMatchObject({ status: 400 });
   });
 
+  it("map a number or date out of its column's range to 400: the safety net behind the services' own checks", () => {
+    for (const [code, message] of [
+      ['22003', 'integer out of range'],
+      ['22008', 'date/time field value out of range'],
+    ]) {
+      expect(toErrorBody(new QueryFailedError('UPDATE', [], databaseError(code, message)), 'r')).toMatchObject({
+        status: 400,
+        code: 'VALIDATION_FAILED',
+      });
+    }
+  });
+
   it('do not take a Node error code for a SQLSTATE', () => {
     const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
     expect(toErrorBody(reset, 'r')).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });

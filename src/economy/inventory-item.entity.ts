@@ -3,6 +3,7 @@ import { Check, Column, Entity, ForeignKey, Index, Unique } from 'typeorm';
 import { Filterable } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { Item } from '../items/item.entity.js';
+import { MAX_QUANTITY } from './inventory-plan.js';
 import { Persona } from '../personas/persona.entity.js';
 
 /** How many of an item a persona holds. Changed only by transactions; a row that reaches 0 is removed. */
@@ -24,7 +25,8 @@ export class InventoryItem extends RecordEntity {
   @Filterable()
   itemUid: string;
 
-  @ApiProperty({ example: 3, minimum: 0 })
+  /** At most 2,147,483,647 (the column is an integer): a transaction that would go past it is refused. */
+  @ApiProperty({ example: 3, minimum: 0, maximum: MAX_QUANTITY })
   @Column({ type: 'integer' })
   @Filterable()
   quantity: number;

@@ -1,4 +1,13 @@
-import { affectedHoldings, applyMovements, findShortages, holdingKey, planMovements, type TransactionRequest } from './inventory-plan.js';
+import {
+  affectedHoldings,
+  applyMovements,
+  findOverflows,
+  findShortages,
+  holdingKey,
+  MAX_QUANTITY,
+  planMovements,
+  type TransactionRequest,
+} from './inventory-plan.js';
 
 const trade = (one: Array<[string, number]>, two: Array<[string, number]> = []): TransactionRequest => ({
   type: 'TRADE',
@@ -94,6 +103,60 @@ describe('shortages', () => {
     const award: TransactionRequest = { ...trade([['gem', 3]]), type: 'AWARD', personaTwoUid: null };
     expect(findShortages(award, new Map())).toEqual([]);
     expect(findShortages({ ...award, type: 'REMOVAL' }, new Map())).toEqual([{ personaUid: 'alice', itemUid: 'gem', needed: 3, held: 0 }]);
+  });
+});
+
+describe('overflows', () => {
+  const award = (items: Array<[string, number]>): TransactionRequest => ({ ...trade(items), type: 'AWARD', personaTwoUid: null });
+
+  it('let a holding reach MAX_QUANTITY (the integer column) exactly, and no further', () => {
+    expect(MAX_QUANTITY).toBe(2 ** 31 - 1);
+    expect(findOverflows(award([['gold', 7]]), holdings([['alice', 'gold', MAX_QUANTITY - 7]]))).toEqual([]);
+    expect(findOverflows(award([['gold', 8]]), holdings([['alice', 'gold', MAX_QUANTITY - 7]]))).toEqual([
+      { personaUid: 'alice', itemUid: 'gold', field: 'personaOneInventoryItems.0.quantity', after: MAX_QUANTITY + 1 },
+    ]);
+  });
+
+  it('name the entry that brings the item: in a trade, persona one receives what persona two lists', () => {
+    const request = trade(
+      [
+        ['sword', 1],
+        ['gem', 2],
+      ],
+      [['gold', 3]],
+    );
+    expect(
+      findOverflows(
+        request,
+        holdings([
+          ['alice', 'sword', 1],
+          ['alice', 'gem', 2],
+          ['alice', 'gold', MAX_QUANTITY],
+          ['bob', 'gem', MAX_QUANTITY - 1],
+          ['bob', 'gold', 3],
+        ]),
+      ),
+    ).toEqual([
+      { personaUid: 'bob', itemUid: 'gem', field: 'personaOneInventoryItems.1.quantity', after: MAX_QUANTITY + 1 },
+      { personaUid: 'alice', itemUid: 'gold', field: 'personaTwoInventoryItems.0.quantity', after: MAX_QUANTITY + 3 },
+    ]);
+  });
+
+  it('net what a persona receives against what it gives of the same item', () => {
+    // Alice, full of gold, gives 5 and gets 3 back: she ends with less.
+    expect(
+      findOverflows(
+        trade([['gold', 5]], [['gold', 3]]),
+        holdings([
+          ['alice', 'gold', MAX_QUANTITY],
+          ['bob', 'gold', 3],
+        ]),
+      ),
+    ).toEqual([]);
+  });
+
+  it('never come from a removal', () => {
+    expect(findOverflows({ ...award([['gold', 1]]), type: 'REMOVAL' }, holdings([['alice', 'gold', MAX_QUANTITY]]))).toEqual([]);
   });
 });
 

@@ -2,6 +2,9 @@
  * What a transaction does to inventories, as pure functions: which quantities move, whether the
  * givers hold enough, and the holdings after. The processor runs them on the rows it has locked.
  */
+/** The most of one item a persona may hold: the quantity column is a PostgreSQL integer (int4). */
+export const MAX_QUANTITY = 2_147_483_647;
+
 export const TRANSACTION_TYPES = ['TRADE', 'AWARD', 'REMOVAL'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
@@ -36,6 +39,14 @@ export interface Shortage {
 export interface Holding {
   personaUid: string;
   itemUid: string;
+}
+
+/** A holding the transaction would take past MAX_QUANTITY; `field` is the list entry that brings the item. */
+export interface Overflow {
+  personaUid: string;
+  itemUid: string;
+  field: string;
+  after: number;
 }
 
 /** Quantities held, keyed by persona and item. */
@@ -92,6 +103,33 @@ export function findShortages(request: TransactionRequest, holdings: Holdings): 
     }
   }
   return shortages;
+}
+
+/**
+ * Every holding the transaction would take past MAX_QUANTITY, named by the list entry that brings the
+ * item (the field the client would change). What a persona receives nets against what it gives of the
+ * same item, as the movements do.
+ */
+export function findOverflows(request: TransactionRequest, holdings: Holdings): Overflow[] {
+  const { type, personaOneUid: one, personaTwoUid: two, personaOneInventoryItems, personaTwoInventoryItems } = request;
+  const receives: Array<[string, 'personaOneInventoryItems' | 'personaTwoInventoryItems', ItemQuantity[]]> =
+    type === 'AWARD'
+      ? [[one, 'personaOneInventoryItems', personaOneInventoryItems]]
+      : type === 'REMOVAL'
+        ? []
+        : [
+            [two!, 'personaOneInventoryItems', personaOneInventoryItems],
+            [one, 'personaTwoInventoryItems', personaTwoInventoryItems],
+          ];
+  const after = applyMovements(holdings, planMovements(request));
+  const overflows: Overflow[] = [];
+  for (const [personaUid, list, items] of receives) {
+    items.forEach(({ itemUid }, index) => {
+      const quantity = after.get(holdingKey(personaUid, itemUid)) ?? 0;
+      if (quantity > MAX_QUANTITY) overflows.push({ personaUid, itemUid, field: `${list}.${index}.quantity`, after: quantity });
+    });
+  }
+  return overflows;
 }
 
 /** The personas a transaction names: persona one, and persona two in a trade. */

@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
+import { badRequest } from '../common/errors.js';
 import type { Transaction } from '../common/record.repository.js';
 import { holdingSnapshot, type HoldingRows, InventoryRepository, type LockedInventories } from './inventory.repository.js';
 import {
   affectedHoldings,
   applyMovements,
+  findOverflows,
   findShortages,
   holdingKey,
   type Holdings,
   itemsOf,
+  MAX_QUANTITY,
+  type Overflow,
   personasOf,
   planMovements,
   type TransactionRequest,
@@ -19,7 +23,8 @@ import { TransactionsRepository, type UnsettledTransaction } from './transaction
  * Processes one transaction inside a database transaction: the personas' inventories are locked (in a
  * fixed order), every quantity is checked before anything moves, then everything moves, each movement
  * with its ledger row, and the record keeps snapshots of the affected holdings before and after. A
- * short quantity moves nothing and leaves the record FAILED with its reason. Who may ask for what is
+ * short quantity moves nothing and leaves the record FAILED with its reason; a holding that would pass
+ * MAX_QUANTITY is refused with 400 before that, and leaves no record. Who may ask for what is
  * decided before (TransactionsService); this is the arithmetic and the bookkeeping.
  */
 @Injectable()
@@ -50,6 +55,11 @@ export class TransactionProcessor {
     const held: Holdings = new Map([...rowsBefore].map(([key, row]) => [key, row.quantity]));
     const snapshots = snapshotsBefore(request, rowsBefore);
 
+    // A holding past its column's range is bad input, like an unknown item: 400, and nothing is stored,
+    // not even FAILED (a trade being accepted stays PENDING), so that the request can be sent again.
+    const overflows = findOverflows(request, held);
+    if (overflows.length > 0) throw quantityOutOfRange(overflows);
+
     const shortages = findShortages(request, held);
     if (shortages.length > 0) {
       const reason = shortages
@@ -70,6 +80,14 @@ export class TransactionProcessor {
     }
     return settled;
   }
+}
+
+function quantityOutOfRange(overflows: Overflow[]) {
+  const errors = overflows.map(({ personaUid, itemUid, field, after }) => ({
+    field,
+    message: `would leave persona ${personaUid} holding ${after} of item ${itemUid}, more than the ${MAX_QUANTITY} a holding keeps`,
+  }));
+  return badRequest(errors.map(({ field, message }) => `${field} ${message}`).join('; '), errors);
 }
 
 function requestOf(transaction: UnsettledTransaction): TransactionRequest {

@@ -4,7 +4,7 @@ import { User } from '../auth/user.entity.js';
 import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { Persona } from '../personas/persona.entity.js';
-import { TRANSACTION_TYPES, type TransactionType } from './inventory-plan.js';
+import { MAX_QUANTITY, TRANSACTION_TYPES, type TransactionType } from './inventory-plan.js';
 
 export const TRANSACTION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELED', 'DECLINED'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
@@ -31,7 +31,7 @@ export class InventorySnapshot {
   @ApiProperty({ format: 'uuid' })
   itemUid: string;
 
-  @ApiProperty({ type: 'integer', example: 3, minimum: 0 })
+  @ApiProperty({ type: 'integer', example: 3, minimum: 0, maximum: MAX_QUANTITY })
   quantity: number;
 
   @ApiProperty({ type: 'integer', required: false, minimum: 0 })

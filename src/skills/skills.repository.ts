@@ -31,10 +31,12 @@ export class SkillsRepository extends RecordRepository<SkillProgress> {
 
   /**
    * One statement, so that concurrent calls never lose an increment: a number adds to a numeric
-   * progress (a new record starts from 0), any other value replaces it.
+   * progress (a new record starts from 0), any other value replaces it. The sum is exact (numeric), and
+   * jsonb would store it however large; a sum beyond ±`limit` instead changes nothing, and the answer is
+   * false. The upsert tests it on the row it has locked, so concurrent adds cannot pass it together.
    */
-  async addProgress({ personaUid, archetypeUid, skillUid }: SkillKey, value: ProgressValue): Promise<void> {
-    await this.dataSource.query(
+  async addProgress({ personaUid, archetypeUid, skillUid }: SkillKey, value: ProgressValue, limit: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
       `INSERT INTO skill_progress ("personaUid", "archetypeUid", "skillUid", progress) VALUES ($1, $2, $3, $4::jsonb)
        ON CONFLICT ("personaUid", "archetypeUid", "skillUid") DO UPDATE SET
          progress = CASE
@@ -43,10 +45,15 @@ export class SkillsRepository extends RecordRepository<SkillProgress> {
            ELSE EXCLUDED.progress
          END,
          version = skill_progress.version + 1,
-         "dateModified" = now()`,
-      [personaUid, archetypeUid, skillUid, JSON.stringify(value)],
+         "dateModified" = now()
+       WHERE jsonb_typeof(skill_progress.progress) <> 'number' OR jsonb_typeof(EXCLUDED.progress) <> 'number'
+         OR abs(skill_progress.progress::numeric + EXCLUDED.progress::numeric) <= $5::numeric
+       RETURNING 1`,
+      [personaUid, archetypeUid, skillUid, JSON.stringify(value), String(limit)],
     );
+    if (rows.length === 0) return false;
     this.changed();
+    return true;
   }
 
   /** Deletes the progress of the persona in the archetype's skills (`skillUid`: in that one only); answers how many. */

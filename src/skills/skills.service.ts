@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
-import { notFound } from '../common/errors.js';
+import { badRequest, notFound } from '../common/errors.js';
 import type { ListQuery } from '../common/list-query.js';
 import { RecordService } from '../common/record.service.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { PersonasService } from '../personas/personas.service.js';
+import { PROGRESS_LIMIT, PROGRESS_SUM_OUT_OF_RANGE } from './progress-value.js';
 import type { ProgressValue, SkillProgress } from './skill-progress.entity.js';
 import { type SkillKey, SkillsRepository } from './skills.repository.js';
 
@@ -45,10 +46,15 @@ export class SkillsService extends RecordService<SkillProgress> {
     return progress;
   }
 
-  /** A number adds to a numeric progress (a new record starts from 0); any other value replaces it. */
+  /**
+   * A number adds to a numeric progress (a new record starts from 0); any other value replaces it. A
+   * sum beyond the largest finite number would be read back as null: it is the client's bad input.
+   */
   async addProgress(key: SkillKey, value: ProgressValue, caller: Caller | undefined): Promise<void> {
     await this.personas.requireMayActFor(key.personaUid, caller, this.config.anonymousWrites);
-    await this.skills.addProgress(key, value);
+    if (!(await this.skills.addProgress(key, value, PROGRESS_LIMIT))) {
+      throw badRequest(`value ${PROGRESS_SUM_OUT_OF_RANGE}`, [{ field: 'value', message: PROGRESS_SUM_OUT_OF_RANGE }]);
+    }
   }
 
   /** Resets the persona's progress in every skill of the archetype. */

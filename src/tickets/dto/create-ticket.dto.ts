@@ -83,11 +83,12 @@ export class CreateTicketDto extends RecordBodyDto {
   @IsUUID('all', { each: true })
   users?: string[];
 
-  /** The number of users; the service sets it from `users`, and a different value is refused. */
+  /** The number of users (1..100, as the party); the service sets it from `users`, and a different value is refused. */
   @ApiProperty({ type: 'integer', example: 1, required: false })
   @IsOmittable()
   @IsInt()
   @Min(1)
+  @Max(100)
   numUsers?: number;
 
   /** Requirements on the other tickets' statistics; each needs a statistic of its name on this ticket. */

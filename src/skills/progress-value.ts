@@ -1,0 +1,42 @@
+/**
+ * What may be stored as skill progress. jsonb keeps numbers as exact decimals of any size, so nothing in
+ * the database stops a sum beyond the largest double; but every JSON reader, this service's first, turns
+ * such a number into Infinity, which JSON cannot carry: the answer then said `"progress": null`.
+ */
+
+/** The largest magnitude a numeric progress may reach: the largest finite double, exactly as JSON writes it. */
+export const PROGRESS_LIMIT = Number.MAX_VALUE;
+
+const MAX_STRING_LENGTH = 10_000;
+const MAX_OBJECT_BYTES = 16 * 1024;
+
+/** Why `value` (the body's `value`) cannot be progress, or undefined when it can. */
+export function progressValueProblem(value: unknown): string | undefined {
+  // The body parser reads a JSON number such as 1e999 as Infinity, and JSON.stringify would store it as null.
+  const beyond = nonFiniteNumberPath(value);
+  if (beyond?.length === 0) return `value is a number beyond the finite range (±${PROGRESS_LIMIT})`;
+  if (beyond) return `value holds a number beyond the finite range (±${PROGRESS_LIMIT}) at ${beyond.join('.')}`;
+  const accepted =
+    typeof value === 'number' ||
+    (typeof value === 'string' && value.length <= MAX_STRING_LENGTH) ||
+    typeof value === 'boolean' ||
+    (value !== null && typeof value === 'object' && !Array.isArray(value) && Buffer.byteLength(JSON.stringify(value)) <= MAX_OBJECT_BYTES);
+  return accepted
+    ? undefined
+    : 'value must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)';
+}
+
+/** Where (`['xp', '0']`; `[]`: the value itself) the first number in a parsed JSON value that is not finite is, if any. */
+export function nonFiniteNumberPath(value: unknown): string[] | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : [];
+  if (value === null || typeof value !== 'object') return undefined;
+  // The validation pipe has refused bodies nested deeper than 64 levels already: the recursion is bounded.
+  for (const [key, inner] of Object.entries(value)) {
+    const found = nonFiniteNumberPath(inner);
+    if (found) return [key, ...found];
+  }
+  return undefined;
+}
+
+/** Why an add of `value` was refused: its sum would leave the range. */
+export const PROGRESS_SUM_OUT_OF_RANGE = `would take the progress beyond ±${PROGRESS_LIMIT}, the largest finite number: nothing was added`;
