@@ -109,10 +109,11 @@ export class RecordReader<T extends ObjectLiteral> {
 
   /**
    * SQL for about how many bytes a row's JSON takes, over a subquery `alias` that selects every column
-   * by its property name (selectSql): the variable parts measured (text by its length, which PostgreSQL
-   * knows without reading it; uuid lists by their count; JSON and other arrays as text), the rest a
-   * fixed allowance per field. False when
-   * this entity takes getMany().
+   * by its property name (selectSql), from what PostgreSQL knows without reading the values: a text's
+   * length; a JSON value's or an array's stored size (never less than its JSON: a uuid takes 16 bytes
+   * stored, 39 in JSON, hence the factor), or, only when it is stored compressed, its length as text;
+   * a fixed allowance for the other fields. Measuring every value as text doubled PostgreSQL's work
+   * for a page (docs/PERFORMANCE.md). False when this entity takes getMany().
    */
   rowBytesSql(alias: string): string | false {
     if (this.columns === false) return false;
@@ -121,8 +122,8 @@ export class RecordReader<T extends ObjectLiteral> {
     for (const entry of this.columns) {
       fixed += entry.propertyName.length + 4;
       const value = `"${alias}"."${entry.propertyName}"`;
-      if (entry.isArray && entry.type === 'uuid') measured.push(`coalesce(cardinality(${value}), 0) * 39 + 2`);
-      else if (entry.isArray || entry.type === 'jsonb' || entry.type === 'json') measured.push(`coalesce(octet_length(${value}::text), 4)`);
+      if (entry.isArray && entry.type === 'uuid') measured.push(`coalesce(pg_column_size(${value}), 0) * 5 / 2`);
+      else if (entry.isArray || entry.type === 'jsonb' || entry.type === 'json') measured.push(storedOrTextSize(value));
       else if (entry.type === 'text' || entry.type === 'varchar') measured.push(`coalesce(octet_length(${value}), 4) + 2`);
       else fixed += FIXED_VALUE_BYTES;
     }
@@ -165,6 +166,10 @@ export class RecordReader<T extends ObjectLiteral> {
     });
   }
 }
+
+/** SQL: the bytes of a JSON value or array, as stored, or as text when it is stored compressed. */
+export const storedOrTextSize = (value: string) =>
+  `coalesce(CASE WHEN pg_column_compression(${value}) IS NULL THEN pg_column_size(${value}) ELSE octet_length(${value}::text) END, 4)`;
 
 /** What a value of a fixed-size type (a uuid, a date, a number) takes in JSON at most, give or take. */
 const FIXED_VALUE_BYTES = 40;

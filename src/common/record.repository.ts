@@ -129,8 +129,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
   /**
    * A page of the records the caller may see, at most LIST_MAX_BYTES of them whatever they hold: the
    * statement measures each row (RecordReader.rowBytesSql) and keeps those that fit, always the first;
-   * a page cut short is marked with where the next starts (page.ts). The rows past the budget are
-   * never read out of PostgreSQL, so a page of huge records costs what the budget allows.
+   * a page cut short is marked with where the next starts (page.ts). Past the budget, at most one row
+   * is read out of PostgreSQL, so a page of huge records costs what the budget allows.
    */
   async findAll(list: ListQuery, caller: Caller | undefined): Promise<T[]> {
     const unfiltered = this.isUnfiltered(list) && this.unfilteredPageSql(list.order);
@@ -149,8 +149,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
       ];
     }
     const rows = await this.runRead(sql, parameters);
-    const records = this.reader.fromRows(rows);
-    return rows.length > 0 && rows.length < Number(rows[0].__rows) ? markCut(records, list.skip + rows.length) : records;
+    return budgetedPage(rows, this.reader.fromRows(rows), list.skip, this.listMaxBytes);
   }
 
   async count(list: ListQuery, caller: Caller | undefined): Promise<number> {
@@ -392,18 +391,29 @@ export abstract class RecordRepository<T extends RecordEntity> {
 
 /**
  * A page statement (`page`: ORDER BY, LIMIT, OFFSET, every column by its property name) cut to a byte
- * budget ($budget): the rows in order while their running size stays within it, and always the first.
- * Each row also says how many the page had (`__rows`), so a page cut short can say where to go on.
+ * budget ($budget): the rows in order up to the first that ends past it (which findAll drops, unless it
+ * is the first). One running sum over rows already in order: no sort, no count of the page, which cost
+ * as much again as the page (docs/PERFORMANCE.md).
  */
 function withinBudget(page: string, rowBytes: string, order: ListQuery['order'], budget: number): string {
-  const keys = order.map(({ field, direction }) => `"page"."${field}" ${direction}`).join(', ');
+  const keys = (alias: string) => order.map(({ field, direction }) => `"${alias}"."${field}" ${direction}`).join(', ');
   return `SELECT * FROM (
-      SELECT page.*, sum(${rowBytes}) OVER (ORDER BY ${keys} ROWS UNBOUNDED PRECEDING) AS "__bytes",
-             row_number() OVER (ORDER BY ${keys}) AS "__position", count(*) OVER () AS "__rows"
-      FROM (${page}) AS page
+      SELECT measured.*, sum(measured."__size") OVER (ORDER BY ${keys('measured')} ROWS UNBOUNDED PRECEDING) AS "__bytes"
+      FROM (SELECT page.*, ${rowBytes} AS "__size" FROM (${page}) AS page) AS measured
     ) AS sized
-    WHERE "__bytes" <= $${budget} OR "__position" = 1
-    ORDER BY "__position"`;
+    WHERE "__bytes" - "__size" < $${budget}
+    ORDER BY ${keys('sized')}`;
+}
+
+/**
+ * The records of a page withinBudget() read: the row that ends past the budget is dropped (unless it
+ * is the first), and a page so cut says where the next one starts.
+ */
+function budgetedPage<T>(rows: Array<Record<string, unknown>>, records: T[], skip: number, budget: number): T[] {
+  const last = rows.at(-1);
+  if (!last || Number(last.__bytes) <= budget) return records;
+  const kept = rows.length > 1 ? records.slice(0, -1) : records;
+  return markCut(kept, skip + kept.length);
 }
 
 const COMPARISONS = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;

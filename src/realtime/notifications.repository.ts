@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { hashSecretToken, newSecretToken } from '../common/secret-token.js';
+import { storedOrTextSize } from '../common/record-reader.js';
 import type { EventType } from './events.js';
 
 /**
@@ -65,23 +66,24 @@ export class NotificationsRepository {
    * (always the first): the rows past the budget are never read out of PostgreSQL.
    */
   async after(userUid: string, after: Cursor, limit: number, maxBytes: number): Promise<InboxPage> {
-    const rows = await this.dataSource.query<Array<InboxRow & { rows: string }>>(
+    const rows = await this.dataSource.query<Array<InboxRow & { bytes: string }>>(
       `SELECT * FROM (
-         SELECT page.*, sum(octet_length(page.data::text) + 100) OVER (ORDER BY page.xid::xid8, page.id::bigint ROWS UNBOUNDED PRECEDING) AS bytes,
-                row_number() OVER (ORDER BY page.xid::xid8, page.id::bigint) AS position, count(*) OVER () AS rows
+         SELECT measured.*, sum(measured.size) OVER (ORDER BY measured.xid, measured.id ROWS UNBOUNDED PRECEDING) AS bytes
          FROM (
-           SELECT n.id::text AS id, n.xid::text AS xid, n.type, n.data, n."dateCreated", n.xid < h.xmin AS ready
+           SELECT n.id, n.xid, n.type, n.data, n."dateCreated", n.xid < h.xmin AS ready, 100 + ${storedOrTextSize('n.data')} AS size
            FROM notifications n, (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) h
            WHERE n."userUid" = $1 AND (n.xid, n.id) > ($2::text::xid8, $3::bigint)
            ORDER BY n.xid, n.id
            LIMIT $4
-         ) AS page
+         ) AS measured
        ) AS sized
-       WHERE bytes <= $5 OR position = 1
-       ORDER BY position`,
+       WHERE bytes - size < $5
+       ORDER BY xid, id`,
       [userUid, after.xid.toString(), after.id.toString(), limit, maxBytes],
     );
-    const cut = rows.length > 0 && rows.length < Number(rows[0].rows);
+    // The row that ends past the budget is left for the next read, unless it is the first.
+    const cut = rows.length > 0 && Number(rows.at(-1)!.bytes) > maxBytes;
+    if (cut && rows.length > 1) rows.pop();
     const ready = rows.filter((row) => row.ready);
     return {
       events: ready.map((row) => ({
