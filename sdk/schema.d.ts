@@ -430,6 +430,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count sessions
+         * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
+         */
+        get: operations["SessionsController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{id}/join": {
         parameters: {
             query?: never;
@@ -484,26 +504,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/sessions/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count sessions
-         * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
-         */
-        get: operations["SessionsController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/tickets": {
         parameters: {
             query?: never;
@@ -546,6 +546,26 @@ export interface paths {
         post?: never;
         /** Delete a ticket (host or admin) */
         delete: operations["TicketsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count tickets
+         * @description The tickets the caller hosts or is on (an admin sees all).
+         */
+        get: operations["TicketsController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -605,66 +625,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/tickets/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count tickets
-         * @description The tickets the caller hosts or is on (an admin sees all).
-         */
-        get: operations["TicketsController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/inventories/transaction": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create and process a transaction (trade, award, removal)
-         * @description Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
-         */
-        post: operations["InventoriesController_createTransaction"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/inventories/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count inventory items
-         * @description What the caller's personas hold (an admin sees every inventory).
-         */
-        get: operations["InventoriesController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/inventories": {
         parameters: {
             query?: never;
@@ -694,6 +654,103 @@ export interface paths {
         };
         /** Find an inventory item by id */
         get: operations["InventoriesController_findById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inventories/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count inventory items
+         * @description What the caller's personas hold (an admin sees every inventory).
+         */
+        get: operations["InventoriesController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inventories/transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create and process a transaction (trade, award, removal)
+         * @description Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
+         */
+        post: operations["InventoriesController_createTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transactions
+         * @description Transactions involving the caller's personas (an admin sees all).
+         */
+        get: operations["TransactionsController_findAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find a transaction by id */
+        get: operations["TransactionsController_findById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactions/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count transactions
+         * @description Transactions involving the caller's personas (an admin sees all).
+         */
+        get: operations["TransactionsController_count"];
         put?: never;
         post?: never;
         delete?: never;
@@ -747,63 +804,6 @@ export interface paths {
         put?: never;
         /** Cancel a pending trade (persona one) */
         post: operations["TransactionsController_cancel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/transactions/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count transactions
-         * @description Transactions involving the caller's personas (an admin sees all).
-         */
-        get: operations["TransactionsController_count"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/transactions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List transactions
-         * @description Transactions involving the caller's personas (an admin sees all).
-         */
-        get: operations["TransactionsController_findAll"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/transactions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Find a transaction by id */
-        get: operations["TransactionsController_findById"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1001,26 +1001,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/assets/text/{id}/resolve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Resolve a text asset in the reader's language
-         * @description Picks the text for `lang`, or else for the languages of `Accept-Language` in order of preference: the exact tag (case does not matter), then ever shorter forms of it (pt-BR, then pt), then the next preferred language; when none is there, the `default` text. The stored record is not changed. The answer carries `Content-Language` when a language matched, and `Vary: Accept-Language`.
-         */
-        get: operations["TextAssetsController_resolve"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/assets/text/{id}": {
         parameters: {
             query?: never;
@@ -1063,6 +1043,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assets/text/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolve a text asset in the reader's language
+         * @description Picks the text for `lang`, or else for the languages of `Accept-Language` in order of preference: the exact tag (case does not matter), then ever shorter forms of it (pt-BR, then pt), then the next preferred language; when none is there, the `default` text. The stored record is not changed. The answer carries `Content-Language` when a language matched, and `Vary: Accept-Language`.
+         */
+        get: operations["TextAssetsController_resolve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/achievements": {
         parameters: {
             query?: never;
@@ -1080,43 +1080,6 @@ export interface paths {
         post: operations["AchievementsController_create"];
         /** Delete every achievement definition and every unlock (admins) */
         delete: operations["AchievementsController_truncate"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/achievements/unlocked": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the caller's unlocked achievements */
-        get: operations["AchievementsController_findUnlocked"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/achievements/{id}/unlock": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Unlock an achievement for the caller
-         * @description Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
-         */
-        get: operations["AchievementsController_unlock"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1156,6 +1119,43 @@ export interface paths {
          * @description Works without a token. The list parameters are an addition to the interface document.
          */
         get: operations["AchievementsController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/achievements/unlocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's unlocked achievements */
+        get: operations["AchievementsController_findUnlocked"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/achievements/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Unlock an achievement for the caller
+         * @description Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
+         */
+        get: operations["AchievementsController_unlock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1433,6 +1433,26 @@ export interface components {
             /** Format: date-time */
             dateCreated: string;
         };
+        Persona: {
+            /** @description The user who owns the persona and may act for it. */
+            userUid: string;
+            /** @description The name shown to other players. */
+            name: string;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
+        };
         CreatePersonaDto: {
             /**
              * Format: uuid
@@ -1463,98 +1483,6 @@ export interface components {
              * @example Mira the Swift
              */
             name: string;
-        };
-        Persona: {
-            /** @description The user who owns the persona and may act for it. */
-            userUid: string;
-            /** @description The name shown to other players. */
-            name: string;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
-        };
-        StatDto: {
-            /** @example 12 */
-            value: string | number | boolean;
-            /** @description The statistic's name, e.g. `damage`. */
-            name: string;
-        };
-        CreateItemDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
-            /**
-             * @description The version this write is based on. When it is given and the record has moved on, nothing is
-             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
-             * @example 0
-             */
-            version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /** @example Iron sword */
-            name: string;
-            /** @example A plain but trusty blade. */
-            description?: string | null;
-            /**
-             * @description The price, in the game's currency: 0 or more (default 0).
-             * @example 150
-             */
-            cost?: number;
-            /**
-             * @description Up to 100 `{ name, value }` pairs (default none).
-             * @example [
-             *       {
-             *         "name": "damage",
-             *         "value": 12
-             *       },
-             *       {
-             *         "name": "twoHanded",
-             *         "value": false
-             *       }
-             *     ]
-             */
-            stats?: components["schemas"]["StatDto"][];
-            /**
-             * @description A free-form reference to the item's asset.
-             * @example sword-iron
-             */
-            assetId?: string | null;
-            /**
-             * Format: uuid
-             * @description The uid of the media asset used as the item's icon.
-             * @example null
-             */
-            iconAssetId?: string | null;
-            /**
-             * Format: uuid
-             * @description An existing item this one derives from; null clears it. A parent chain may not loop back (400).
-             * @example null
-             */
-            parentUID?: string | null;
         };
         Stat: {
             /**
@@ -1605,6 +1533,19 @@ export interface components {
             dateModified: string;
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
+        };
+        CountDto: {
+            /**
+             * @description How many records the caller may see match the filters (limit and skip do not cap it).
+             * @example 42
+             */
+            count: number;
+        };
+        StatDto: {
+            /** @example 12 */
+            value: string | number | boolean;
+            /** @description The statistic's name, e.g. `damage`. */
+            name: string;
         };
         UpdateItemDto: {
             /**
@@ -1672,23 +1613,137 @@ export interface components {
              */
             parentUID?: string | null;
         };
-        CountDto: {
+        CreateItemDto: {
             /**
-             * @description How many records the caller may see match the filters (limit and skip do not cap it).
-             * @example 42
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
              */
-            count: number;
+            readonly uid?: string;
+            /**
+             * @description The version this write is based on. When it is given and the record has moved on, nothing is
+             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
+             * @example 0
+             */
+            version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /** @example Iron sword */
+            name: string;
+            /** @example A plain but trusty blade. */
+            description?: string | null;
+            /**
+             * @description The price, in the game's currency: 0 or more (default 0).
+             * @example 150
+             */
+            cost?: number;
+            /**
+             * @description Up to 100 `{ name, value }` pairs (default none).
+             * @example [
+             *       {
+             *         "name": "damage",
+             *         "value": 12
+             *       },
+             *       {
+             *         "name": "twoHanded",
+             *         "value": false
+             *       }
+             *     ]
+             */
+            stats?: components["schemas"]["StatDto"][];
+            /**
+             * @description A free-form reference to the item's asset.
+             * @example sword-iron
+             */
+            assetId?: string | null;
+            /**
+             * Format: uuid
+             * @description The uid of the media asset used as the item's icon.
+             * @example null
+             */
+            iconAssetId?: string | null;
+            /**
+             * Format: uuid
+             * @description An existing item this one derives from; null clears it. A parent chain may not loop back (400).
+             * @example null
+             */
+            parentUID?: string | null;
         };
-        /**
-         * @description Default WAITING_FOR_PLAYERS.
-         * @enum {string}
-         */
+        /** @enum {string} */
         SessionStatus: "WAITING_FOR_PLAYERS" | "IDLE" | "IN_PROGRESS" | "ENDED";
         /**
-         * @description Default PUBLIC.
+         * @description PUBLIC: anyone signed in sees and joins it; INVITE_ONLY: invited users only; LOCKED: nobody joins.
          * @enum {string}
          */
         SessionVisibility: "PUBLIC" | "INVITE_ONLY" | "LOCKED";
+        Team: {
+            /**
+             * @description The team's number, 0 to numTeams - 1 unless the creator chose others.
+             * @example 0
+             */
+            id: number;
+            /** @description Uids of the users on the team. */
+            members: string[];
+        };
+        Session: {
+            /** @example WAITING_FOR_PLAYERS */
+            status: components["schemas"]["SessionStatus"];
+            /**
+             * @description PUBLIC: anyone signed in sees and joins it; INVITE_ONLY: invited users only; LOCKED: nobody joins.
+             * @example PUBLIC
+             */
+            visibility: components["schemas"]["SessionVisibility"];
+            /** @example 2 */
+            numTeams: number;
+            /** @example 4 */
+            teamSize: number;
+            /** @description Every member sits in exactly one team. */
+            teams: components["schemas"]["Team"][];
+            /** @description Uids of the members. */
+            users: string[];
+            /** @description Uids of the users invited (they see the session and may join an INVITE_ONLY one). */
+            invited: string[];
+            /**
+             * @description The matchmaker fills the open seats with compatible SEARCHING tickets (while WAITING_FOR_PLAYERS
+             *     or IN_PROGRESS), before it makes new sessions.
+             * @example false
+             */
+            backfill: boolean;
+            /**
+             * Format: uuid
+             * @description The user who hosts the session: its creator, or the next member when the host leaves.
+             */
+            hostUid: string;
+            /**
+             * Format: uuid
+             * @description The game server running the session, when one is assigned.
+             */
+            serverUid: string | null;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
+        };
         TeamDto: {
             /** @example 0 */
             id: number;
@@ -1792,64 +1847,6 @@ export interface components {
              */
             readonly serverUid?: string | null;
         };
-        Team: {
-            /**
-             * @description The team's number, 0 to numTeams - 1 unless the creator chose others.
-             * @example 0
-             */
-            id: number;
-            /** @description Uids of the users on the team. */
-            members: string[];
-        };
-        Session: {
-            /** @example WAITING_FOR_PLAYERS */
-            status: components["schemas"]["SessionStatus"];
-            /**
-             * @description PUBLIC: anyone signed in sees and joins it; INVITE_ONLY: invited users only; LOCKED: nobody joins.
-             * @example PUBLIC
-             */
-            visibility: components["schemas"]["SessionVisibility"];
-            /** @example 2 */
-            numTeams: number;
-            /** @example 4 */
-            teamSize: number;
-            /** @description Every member sits in exactly one team. */
-            teams: components["schemas"]["Team"][];
-            /** @description Uids of the members. */
-            users: string[];
-            /** @description Uids of the users invited (they see the session and may join an INVITE_ONLY one). */
-            invited: string[];
-            /**
-             * @description The matchmaker fills the open seats with compatible SEARCHING tickets (while WAITING_FOR_PLAYERS
-             *     or IN_PROGRESS), before it makes new sessions.
-             * @example false
-             */
-            backfill: boolean;
-            /**
-             * Format: uuid
-             * @description The user who hosts the session: its creator, or the next member when the host leaves.
-             */
-            hostUid: string;
-            /**
-             * Format: uuid
-             * @description The game server running the session, when one is assigned.
-             */
-            serverUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
-        };
         UpdateSessionDto: {
             /**
              * Format: uuid
@@ -1942,6 +1939,93 @@ export interface components {
              * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
              */
             readonly serverUid?: string | null;
+        };
+        /**
+         * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
+         *     MATCH_FOUND is set by the matchmaker only; INVALID ends a ticket (see `reason`).
+         * @enum {string}
+         */
+        TicketStatus: "INITIALIZING" | "SEARCHING" | "MATCH_FOUND" | "INVALID";
+        Criterion: {
+            /** @example skill */
+            name: string;
+            /** @example 1000 */
+            minValue?: string | number | boolean;
+            /** @example 1400 */
+            maxValue?: string | number | boolean;
+        };
+        Statistic: {
+            /** @example skill */
+            name: string;
+            /** @example 1200 */
+            value: string | number | boolean;
+        };
+        /**
+         * @description Why the ticket ended INVALID; null while it is queued or once matched.
+         * @enum {string}
+         */
+        TicketEndReason: "DECLINED" | "EXPIRED" | "CANCELED" | "MATCHED_ELSEWHERE";
+        Ticket: {
+            /**
+             * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
+             *     MATCH_FOUND is set by the matchmaker only; INVALID ends a ticket (see `reason`).
+             * @example SEARCHING
+             */
+            status: components["schemas"]["TicketStatus"];
+            /** @description What this ticket asks of the others; criteria of one name are OR-ed, of different names AND-ed. */
+            criteria: components["schemas"]["Criterion"][];
+            /** @description What this ticket offers: the values the others' criteria are checked against. */
+            statistics: components["schemas"]["Statistic"][];
+            /**
+             * @description Teams in the session wanted; only tickets with equal numTeams and teamSize are matched.
+             * @example 2
+             */
+            numTeams: number;
+            /** @example 2 */
+            teamSize: number;
+            /**
+             * @description The number of users on the ticket (a party stays on one team).
+             * @example 1
+             */
+            numUsers: number;
+            users: string[];
+            /**
+             * Format: uuid
+             * @description The user who created the ticket.
+             */
+            hostUid: string;
+            /** @description Users who agreed to be on the ticket: its host at once, the others by accepting. */
+            accepted: string[];
+            /**
+             * Format: date-time
+             * @description When the ticket leaves the queue unmatched (INVALID, reason EXPIRED).
+             * @example 2026-11-24T12:05:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description Why the ticket ended INVALID; null while it is queued or once matched.
+             * @example null
+             */
+            reason: components["schemas"]["TicketEndReason"] | null;
+            /**
+             * Format: uuid
+             * @description The session the matchmaker placed the ticket in (also pushed as ticket.updated).
+             */
+            sessionUid: string | null;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
         };
         CriterionDto: {
             /**
@@ -2068,93 +2152,6 @@ export interface components {
              * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
              */
             readonly sessionUid?: string | null;
-        };
-        /**
-         * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
-         *     MATCH_FOUND is set by the matchmaker only; INVALID ends a ticket (see `reason`).
-         * @enum {string}
-         */
-        TicketStatus: "INITIALIZING" | "SEARCHING" | "MATCH_FOUND" | "INVALID";
-        Criterion: {
-            /** @example skill */
-            name: string;
-            /** @example 1000 */
-            minValue?: string | number | boolean;
-            /** @example 1400 */
-            maxValue?: string | number | boolean;
-        };
-        Statistic: {
-            /** @example skill */
-            name: string;
-            /** @example 1200 */
-            value: string | number | boolean;
-        };
-        /**
-         * @description Why the ticket ended INVALID; null while it is queued or once matched.
-         * @enum {string}
-         */
-        TicketEndReason: "DECLINED" | "EXPIRED" | "CANCELED" | "MATCHED_ELSEWHERE";
-        Ticket: {
-            /**
-             * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
-             *     MATCH_FOUND is set by the matchmaker only; INVALID ends a ticket (see `reason`).
-             * @example SEARCHING
-             */
-            status: components["schemas"]["TicketStatus"];
-            /** @description What this ticket asks of the others; criteria of one name are OR-ed, of different names AND-ed. */
-            criteria: components["schemas"]["Criterion"][];
-            /** @description What this ticket offers: the values the others' criteria are checked against. */
-            statistics: components["schemas"]["Statistic"][];
-            /**
-             * @description Teams in the session wanted; only tickets with equal numTeams and teamSize are matched.
-             * @example 2
-             */
-            numTeams: number;
-            /** @example 2 */
-            teamSize: number;
-            /**
-             * @description The number of users on the ticket (a party stays on one team).
-             * @example 1
-             */
-            numUsers: number;
-            users: string[];
-            /**
-             * Format: uuid
-             * @description The user who created the ticket.
-             */
-            hostUid: string;
-            /** @description Users who agreed to be on the ticket: its host at once, the others by accepting. */
-            accepted: string[];
-            /**
-             * Format: date-time
-             * @description When the ticket leaves the queue unmatched (INVALID, reason EXPIRED).
-             * @example 2026-11-24T12:05:00.000Z
-             */
-            expiresAt: string;
-            /**
-             * @description Why the ticket ended INVALID; null while it is queued or once matched.
-             * @example null
-             */
-            reason: components["schemas"]["TicketEndReason"] | null;
-            /**
-             * Format: uuid
-             * @description The session the matchmaker placed the ticket in (also pushed as ticket.updated).
-             */
-            sessionUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
         };
         UpdateTicketDto: {
             /**
@@ -2401,6 +2398,31 @@ export interface components {
              */
             type: "REMOVAL";
         };
+        InventoryItem: {
+            /** Format: uuid */
+            personaUid: string;
+            /** Format: uuid */
+            itemUid: string;
+            /**
+             * @description At most 2,147,483,647 (the column is an integer): a transaction that would go past it is refused.
+             * @example 3
+             */
+            quantity: number;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
+        };
         /** @enum {string} */
         TransactionType: "TRADE" | "AWARD" | "REMOVAL";
         /**
@@ -2460,31 +2482,6 @@ export interface components {
             personaTwoInventoryItemsAfter: components["schemas"]["InventorySnapshot"][];
             /** @description Why a FAILED transaction failed. */
             reason: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
-        };
-        InventoryItem: {
-            /** Format: uuid */
-            personaUid: string;
-            /** Format: uuid */
-            itemUid: string;
-            /**
-             * @description At most 2,147,483,647 (the column is an integer): a transaction that would go past it is refused.
-             * @example 3
-             */
-            quantity: number;
             /** @description Record identifier (UUID v4), assigned by the service. */
             uid: string;
             /**
@@ -2597,55 +2594,6 @@ export interface components {
              */
             sha256sum?: string | null;
         };
-        CreateMediaAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
-            /**
-             * @description The version this write is based on. When it is given and the record has moved on, nothing is
-             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
-             * @example 0
-             */
-            version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /** @example Iron sword artwork */
-            name: string;
-            /** @example Inventory icon and thumbnail of the iron sword. */
-            description?: string | null;
-            /**
-             * @description The file variants, by key (1 to 32 keys of 1 to 64 characters of A-Z, a-z, 0-9, _, . and -). `default` is required. The whole map is replaced on update: variants left out are removed; a variant sent unchanged keeps its uid, dates and version, a changed one gets version + 1. The service's fields of a file (uid, dates, version) may be sent back and are ignored.
-             * @example {
-             *       "default": {
-             *         "mimetype": "image/png",
-             *         "name": "sword-iron.png",
-             *         "uri": "https://cdn.example.com/items/sword-iron.png",
-             *         "sha256sum": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-             *       },
-             *       "thumbnail": {
-             *         "mimetype": "image/webp",
-             *         "name": "sword-iron-64.webp",
-             *         "uri": "https://cdn.example.com/items/sword-iron-64.webp"
-             *       }
-             *     }
-             */
-            files: {
-                [key: string]: components["schemas"]["MediaFileDto"];
-            };
-        };
         MediaAsset: {
             /** @example Iron sword artwork */
             name: string;
@@ -2743,7 +2691,7 @@ export interface components {
                 [key: string]: components["schemas"]["MediaFileDto"];
             };
         };
-        CreateTextAssetDto: {
+        CreateMediaAssetDto: {
             /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
@@ -2768,22 +2716,28 @@ export interface components {
              * @example 2026-11-22T09:38:09.291Z
              */
             readonly dateModified?: string;
-            /** @example Welcome banner */
+            /** @example Iron sword artwork */
             name: string;
-            /** @example Shown on the title screen. */
+            /** @example Inventory icon and thumbnail of the iron sword. */
             description?: string | null;
             /**
-             * @description The texts by language: `default` (required) and BCP 47 language tags such as `en`, `pt-BR`, `zh-Hant` (at most 200 keys; one text per language whatever the case of its tag; tags are stored as given). Each text is a string of at most 100000 characters. The whole map is replaced on update.
+             * @description The file variants, by key (1 to 32 keys of 1 to 64 characters of A-Z, a-z, 0-9, _, . and -). `default` is required. The whole map is replaced on update: variants left out are removed; a variant sent unchanged keeps its uid, dates and version, a changed one gets version + 1. The service's fields of a file (uid, dates, version) may be sent back and are ignored.
              * @example {
-             *       "default": "Welcome, adventurer!",
-             *       "en": "Welcome, adventurer!",
-             *       "pt": "Bem-vindo, aventureiro!",
-             *       "pt-BR": "Bem-vindo, aventureiro!",
-             *       "de-CH": "Willkommen, Abenteurer!"
+             *       "default": {
+             *         "mimetype": "image/png",
+             *         "name": "sword-iron.png",
+             *         "uri": "https://cdn.example.com/items/sword-iron.png",
+             *         "sha256sum": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+             *       },
+             *       "thumbnail": {
+             *         "mimetype": "image/webp",
+             *         "name": "sword-iron-64.webp",
+             *         "uri": "https://cdn.example.com/items/sword-iron-64.webp"
+             *       }
              *     }
              */
-            text: {
-                [key: string]: string;
+            files: {
+                [key: string]: components["schemas"]["MediaFileDto"];
             };
         };
         TextAsset: {
@@ -2818,15 +2772,6 @@ export interface components {
             dateModified: string;
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
-        };
-        ResolvedTextDto: {
-            /**
-             * @description The key whose text was chosen: a language tag as stored (`pt-BR`, `pt`) or `default`.
-             * @example pt
-             */
-            language: string;
-            /** @example Bem-vindo, aventureiro! */
-            text: string;
         };
         UpdateTextAssetDto: {
             /**
@@ -2871,7 +2816,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        CreateAchievementDto: {
+        CreateTextAssetDto: {
             /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
@@ -2896,16 +2841,32 @@ export interface components {
              * @example 2026-11-22T09:38:09.291Z
              */
             readonly dateModified?: string;
-            /** @example Dragon slayer */
+            /** @example Welcome banner */
             name: string;
-            /** @example Defeat the red dragon of the northern peaks. */
+            /** @example Shown on the title screen. */
             description?: string | null;
             /**
-             * @description The badge shown for the achievement. Its form is the game's choice (the interface document leaves
-             *     it open): a media asset uid, a URL, a sprite name. At most 2048 characters.
-             * @example https://cdn.example.com/badges/dragon-slayer.png
+             * @description The texts by language: `default` (required) and BCP 47 language tags such as `en`, `pt-BR`, `zh-Hant` (at most 200 keys; one text per language whatever the case of its tag; tags are stored as given). Each text is a string of at most 100000 characters. The whole map is replaced on update.
+             * @example {
+             *       "default": "Welcome, adventurer!",
+             *       "en": "Welcome, adventurer!",
+             *       "pt": "Bem-vindo, aventureiro!",
+             *       "pt-BR": "Bem-vindo, aventureiro!",
+             *       "de-CH": "Willkommen, Abenteurer!"
+             *     }
              */
-            badge?: string | null;
+            text: {
+                [key: string]: string;
+            };
+        };
+        ResolvedTextDto: {
+            /**
+             * @description The key whose text was chosen: a language tag as stored (`pt-BR`, `pt`) or `default`.
+             * @example pt
+             */
+            language: string;
+            /** @example Bem-vindo, aventureiro! */
+            text: string;
         };
         AchievementDefinition: {
             /** @example Dragon slayer */
@@ -2917,32 +2878,6 @@ export interface components {
              * @example https://cdn.example.com/badges/dragon-slayer.png
              */
             badge: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
-        };
-        AchievementUnlock: {
-            /**
-             * Format: uuid
-             * @description The achievement unlocked.
-             */
-            achievementUid: string;
-            /**
-             * Format: uuid
-             * @description The user who unlocked it.
-             */
-            userUid: string;
             /** @description Record identifier (UUID v4), assigned by the service. */
             uid: string;
             /**
@@ -2993,6 +2928,68 @@ export interface components {
              * @example https://cdn.example.com/badges/dragon-slayer.png
              */
             badge?: string | null;
+        };
+        CreateAchievementDto: {
+            /**
+             * Format: uuid
+             * @description The record's uid, when a record read is sent back: it must name the record being updated.
+             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             */
+            readonly uid?: string;
+            /**
+             * @description The version this write is based on. When it is given and the record has moved on, nothing is
+             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
+             * @example 0
+             */
+            version?: number;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /** @example Dragon slayer */
+            name: string;
+            /** @example Defeat the red dragon of the northern peaks. */
+            description?: string | null;
+            /**
+             * @description The badge shown for the achievement. Its form is the game's choice (the interface document leaves
+             *     it open): a media asset uid, a URL, a sprite name. At most 2048 characters.
+             * @example https://cdn.example.com/badges/dragon-slayer.png
+             */
+            badge?: string | null;
+        };
+        AchievementUnlock: {
+            /**
+             * Format: uuid
+             * @description The achievement unlocked.
+             */
+            achievementUid: string;
+            /**
+             * Format: uuid
+             * @description The user who unlocked it.
+             */
+            userUid: string;
+            /** @description Record identifier (UUID v4), assigned by the service. */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
         };
         TicketChange: {
             /** Format: uuid */
@@ -7542,6 +7539,163 @@ export interface operations {
             };
         };
     };
+    SessionsController_count: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: number;
+                skip?: number;
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: string;
+                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: string;
+                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: string;
+                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: string;
+                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: string;
+                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                visibility?: string;
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numTeams?: string;
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                teamSize?: string;
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                backfill?: string;
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                hostUid?: string;
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                serverUid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     SessionsController_join: {
         parameters: {
             query?: {
@@ -7980,163 +8134,6 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    SessionsController_count: {
-        parameters: {
-            query?: {
-                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
-                sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[visibility]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[backfill]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[serverUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
-                backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                serverUid?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -9211,6 +9208,167 @@ export interface operations {
             };
         };
     };
+    TicketsController_count: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: number;
+                skip?: number;
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: string;
+                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: string;
+                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: string;
+                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: string;
+                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: string;
+                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: string;
+                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numTeams?: string;
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                teamSize?: string;
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                numUsers?: string;
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                hostUid?: string;
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                expiresAt?: string;
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                reason?: string;
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                sessionUid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     TicketsController_stats: {
         parameters: {
             query?: never;
@@ -9707,13 +9865,13 @@ export interface operations {
             };
         };
     };
-    TicketsController_count: {
+    InventoriesController_findAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: string;
@@ -9723,22 +9881,12 @@ export interface operations {
                 "sort[dateModified]"?: string;
                 /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numUsers]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[expiresAt]"?: string;
-                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[reason]"?: string;
-                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[sessionUid]"?: string;
+                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: string;
+                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: string;
+                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: string;
                 /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 uid?: string;
                 /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
@@ -9747,22 +9895,287 @@ export interface operations {
                 dateModified?: string;
                 /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                sessionUid?: string;
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaUid?: string;
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                itemUid?: string;
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                quantity?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    InventoriesController_findById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The inventory item's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inventory item, with `ETag: "<version>"`. */
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    InventoriesController_count: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: number;
+                skip?: number;
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: string;
+                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: string;
+                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaUid?: string;
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                itemUid?: string;
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                quantity?: string;
             };
             header?: never;
             path?: never;
@@ -10061,13 +10474,13 @@ export interface operations {
             };
         };
     };
-    InventoriesController_count: {
+    TransactionsController_findAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: number;
                 skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: string;
@@ -10077,12 +10490,14 @@ export interface operations {
                 "sort[dateModified]"?: string;
                 /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[version]"?: string;
-                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaUid]"?: string;
-                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[itemUid]"?: string;
-                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[quantity]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: string;
+                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: string;
+                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: string;
                 /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 uid?: string;
                 /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
@@ -10091,153 +10506,14 @@ export interface operations {
                 dateModified?: string;
                 /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                quantity?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    InventoriesController_findAll: {
-        parameters: {
-            query?: {
-                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
-                sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaUid]"?: string;
-                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[itemUid]"?: string;
-                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[quantity]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                quantity?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                type?: string;
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaOneUid?: string;
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaTwoUid?: string;
             };
             header?: never;
             path?: never;
@@ -10254,7 +10530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InventoryItem"][];
+                    "application/json": components["schemas"]["InventoryTransaction"][];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
@@ -10345,19 +10621,19 @@ export interface operations {
             };
         };
     };
-    InventoriesController_findById: {
+    TransactionsController_findById: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The inventory item's uid (UUID). */
+                /** @description The transaction's uid (UUID). */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The inventory item, with `ETag: "<version>"`. */
+            /** @description The transaction, with `ETag: "<version>"`. */
             200: {
                 headers: {
                     /** @description The request id, also in error bodies and the log line. */
@@ -10367,7 +10643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InventoryItem"];
+                    "application/json": components["schemas"]["InventoryTransaction"];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
@@ -10427,6 +10703,151 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TransactionsController_count: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: number;
+                skip?: number;
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: string;
+                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: string;
+                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: string;
+                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                status?: string;
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                type?: string;
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaOneUid?: string;
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                personaTwoUid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -11048,430 +11469,6 @@ export interface operations {
                      *       "status": 415,
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    TransactionsController_count: {
-        parameters: {
-            query?: {
-                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
-                sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[type]"?: string;
-                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaOneUid]"?: string;
-                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaTwoUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                personaTwoUid?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    TransactionsController_findAll: {
-        parameters: {
-            query?: {
-                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
-                sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[type]"?: string;
-                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaOneUid]"?: string;
-                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaTwoUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                personaTwoUid?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InventoryTransaction"][];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    TransactionsController_findById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The transaction's uid (UUID). */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The transaction, with `ETag: "<version>"`. */
-            200: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InventoryTransaction"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: no such record, or not one the caller may see. */
-            404: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 404,
-                     *       "code": "NOT_FOUND",
-                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -14177,145 +14174,6 @@ export interface operations {
             };
         };
     };
-    TextAssetsController_resolve: {
-        parameters: {
-            query?: {
-                /** @description A BCP 47 language tag; when given, Accept-Language is not consulted. */
-                lang?: string;
-            };
-            header?: {
-                /** @description e.g. `pt-BR, pt;q=0.9, en;q=0.5` */
-                "Accept-Language"?: string;
-            };
-            path: {
-                /** @description The text asset's uid (UUID). */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The language of the text, when one matched (not for the default text). */
-                    "Content-Language"?: string;
-                    /** @description `Accept-Language`: the answer depends on it. */
-                    Vary?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ResolvedTextDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: a malformed id or lang. */
-            400: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: no such record, or not one the caller may see. */
-            404: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 404,
-                     *       "code": "NOT_FOUND",
-                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     TextAssetsController_findById: {
         parameters: {
             query?: never;
@@ -14985,6 +14843,145 @@ export interface operations {
             };
         };
     };
+    TextAssetsController_resolve: {
+        parameters: {
+            query?: {
+                /** @description A BCP 47 language tag; when given, Accept-Language is not consulted. */
+                lang?: string;
+            };
+            header?: {
+                /** @description e.g. `pt-BR, pt;q=0.9, en;q=0.5` */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description The text asset's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The language of the text, when one matched (not for the default text). */
+                    "Content-Language"?: string;
+                    /** @description `Accept-Language`: the answer depends on it. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolvedTextDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a malformed id or lang. */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     AchievementsController_findAll: {
         parameters: {
             query?: {
@@ -15407,276 +15404,6 @@ export interface operations {
                      *       "status": 415,
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    AchievementsController_findUnlocked: {
-        parameters: {
-            query?: {
-                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
-                sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on achievementUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[achievementUid]"?: string;
-                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[userUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                version?: string;
-                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                achievementUid?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
-                userUid?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AchievementUnlock"][];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    AchievementsController_unlock: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The achievement's uid (UUID). */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AchievementUnlock"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: no such record, or not one the caller may see. */
-            404: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 404,
-                     *       "code": "NOT_FOUND",
-                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -16350,6 +16077,276 @@ export interface operations {
                      *       "status": 401,
                      *       "code": "UNAUTHORIZED",
                      *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AchievementsController_findUnlocked: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: number;
+                skip?: number;
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: string;
+                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: string;
+                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: string;
+                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: string;
+                /** @description Sorts on achievementUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[achievementUid]"?: string;
+                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: string;
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                version?: string;
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                achievementUid?: string;
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                userUid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+                    "X-Next-Skip"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AchievementUnlock"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AchievementsController_unlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The achievement's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AchievementUnlock"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */

@@ -1,10 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorators.js';
-import { CatalogController } from '../common/record.controller.js';
 import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
-import { ApiErrors, ApiUidParam, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
+import type { CountDto } from '../common/record.dto.js';
+import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { recordUpdate } from '../common/versions.js';
 import { AchievementUnlock } from './achievement-unlock.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';
 import { AchievementsService, AchievementUnlocksService } from './achievements.service.js';
@@ -12,24 +14,51 @@ import { CreateAchievementDto } from './dto/create-achievement.dto.js';
 import { UpdateAchievementDto } from './dto/update-achievement.dto.js';
 
 @ApiTags('achievements')
+@ApiSecurity('jwt')
+@ApiErrors(401)
 @Controller('achievements')
-export class AchievementsController extends CatalogController({
-  entity: AchievementDefinition,
-  updateBody: UpdateAchievementDto,
-  name: 'achievement definition',
-  plural: 'achievement definitions',
-  count: {
-    summary: 'Count achievement definitions (optional auth)',
-    description: 'Works without a token. The list parameters are an addition to the interface document.',
-    optionalAuth: true,
-  },
-  remove: { status: 200, summary: 'Delete an achievement definition and its unlocks (admins)' },
-}) {
+export class AchievementsController {
   constructor(
     private readonly achievements: AchievementsService,
     private readonly unlocks: AchievementUnlocksService,
-  ) {
-    super(achievements);
+  ) {}
+
+  @ListDocs(AchievementDefinition, 'List achievement definitions')
+  @Get()
+  findAll(@ListQueryParam(AchievementDefinition) list: ListQuery, @CurrentCaller() caller: Caller): Promise<AchievementDefinition[]> {
+    return this.achievements.findAll(list, caller);
+  }
+
+  @FindDocs(AchievementDefinition, 'achievement definition')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<AchievementDefinition> {
+    return this.achievements.findOne(id, caller);
+  }
+
+  @CountDocs(
+    'Count achievement definitions (optional auth)',
+    'Works without a token. The list parameters are an addition to the interface document.',
+  )
+  @OptionalAuth()
+  @Get('count')
+  async count(@ListQueryParam(AchievementDefinition) list: ListQuery, @CurrentCaller() caller: Caller | undefined): Promise<CountDto> {
+    return { count: await this.achievements.count(list, caller) };
+  }
+
+  @CatalogUpdateDocs(AchievementDefinition, 'achievement definition')
+  @AdminOnly()
+  @Put(':id')
+  update(@UidParam() id: string, @Body() body: UpdateAchievementDto, @IfMatch() ifMatch?: string): Promise<AchievementDefinition> {
+    const { fields, expectedVersion } = recordUpdate(id, body, ifMatch);
+    return this.achievements.update(id, fields, expectedVersion);
+  }
+
+  @CatalogDeleteDocs('achievement definition', 200, { summary: 'Delete an achievement definition and its unlocks (admins)' })
+  @AdminOnly()
+  @HttpCode(200)
+  @Delete(':id')
+  async remove(@UidParam() id: string): Promise<void> {
+    await this.achievements.remove(id);
   }
 
   @ApiOperation({

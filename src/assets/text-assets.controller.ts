@@ -1,11 +1,14 @@
-import { Body, Controller, Get, Headers, Post, Query, Res } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { CatalogController } from '../common/record.controller.js';
+import type { ListQuery } from '../common/list-query.js';
+import type { CountDto } from '../common/record.dto.js';
+import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
 import { badRequest } from '../common/errors.js';
 import { AdminOnly } from '../common/policy.js';
-import { ApiErrors, ApiUidParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { recordUpdate } from '../common/versions.js';
 import { CreateTextAssetDto } from './dto/create-text-asset.dto.js';
 import { ResolvedTextDto } from './dto/resolved-text.dto.js';
 import { UpdateTextAssetDto } from './dto/update-text-asset.dto.js';
@@ -15,18 +18,48 @@ import { TextAssetsService } from './text-assets.service.js';
 import { DEFAULT_TEXT_KEY, isLanguageTag, LANGUAGE_TAG, parseAcceptLanguage } from './text-language.js';
 
 @ApiTags('text assets')
+@ApiSecurity('jwt')
+@ApiErrors(401)
 @Controller('assets/text')
-export class TextAssetsController extends CatalogController({
-  entity: TextAsset,
-  updateBody: UpdateTextAssetDto,
-  name: 'text asset',
-  plural: 'text assets',
-  listDescription: ASSET_LIST_ADDITION,
-  updateDescription: 'Merges the given fields; `text`, when sent, replaces the whole map. State the version you read to be safe.',
-  remove: { status: 204 },
-}) {
-  constructor(private readonly assets: TextAssetsService) {
-    super(assets);
+export class TextAssetsController {
+  constructor(private readonly assets: TextAssetsService) {}
+
+  @ListDocs(TextAsset, 'List text assets', ASSET_LIST_ADDITION)
+  @Get()
+  findAll(@ListQueryParam(TextAsset) list: ListQuery, @CurrentCaller() caller: Caller): Promise<TextAsset[]> {
+    return this.assets.findAll(list, caller);
+  }
+
+  @FindDocs(TextAsset, 'text asset')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<TextAsset> {
+    return this.assets.findOne(id, caller);
+  }
+
+  @CountDocs('Count text assets', ASSET_LIST_ADDITION)
+  @Get('count')
+  async count(@ListQueryParam(TextAsset) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
+    return { count: await this.assets.count(list, caller) };
+  }
+
+  @CatalogUpdateDocs(
+    TextAsset,
+    'text asset',
+    'Merges the given fields; `text`, when sent, replaces the whole map. State the version you read to be safe.',
+  )
+  @AdminOnly()
+  @Put(':id')
+  update(@UidParam() id: string, @Body() body: UpdateTextAssetDto, @IfMatch() ifMatch?: string): Promise<TextAsset> {
+    const { fields, expectedVersion } = recordUpdate(id, body, ifMatch);
+    return this.assets.update(id, fields, expectedVersion);
+  }
+
+  @CatalogDeleteDocs('text asset', 204)
+  @AdminOnly()
+  @HttpCode(204)
+  @Delete(':id')
+  async remove(@UidParam() id: string): Promise<void> {
+    await this.assets.remove(id);
   }
 
   @ApiOperation({ summary: 'Create a text asset (admins)' })

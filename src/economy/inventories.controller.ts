@@ -1,8 +1,10 @@
-import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
-import { ApiExtraModels, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, RecordResponse } from '../common/route.decorators.js';
+import type { ListQuery } from '../common/list-query.js';
+import type { CountDto } from '../common/record.dto.js';
+import { CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
+import { ApiErrors, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { AwardTransactionDto, CreateTransactionDto, RemovalTransactionDto, TradeTransactionDto } from './dto/create-transaction.dto.js';
 import { InventoryItem } from './inventory-item.entity.js';
 import { InventoriesService } from './inventories.service.js';
@@ -11,18 +13,31 @@ import { IDEMPOTENCY_KEY, TransactionsService } from './transactions.service.js'
 
 @ApiTags('inventories')
 @ApiExtraModels(TradeTransactionDto, AwardTransactionDto, RemovalTransactionDto)
+@ApiSecurity('jwt')
+@ApiErrors(401)
 @Controller('inventories')
-export class InventoriesController extends RecordController({
-  entity: InventoryItem,
-  name: 'inventory item',
-  plural: 'inventory items',
-  listDescription: "What the caller's personas hold (an admin sees every inventory).",
-}) {
+export class InventoriesController {
   constructor(
-    inventories: InventoriesService,
+    private readonly inventories: InventoriesService,
     private readonly transactions: TransactionsService,
-  ) {
-    super(inventories);
+  ) {}
+
+  @ListDocs(InventoryItem, 'List inventory items', "What the caller's personas hold (an admin sees every inventory).")
+  @Get()
+  findAll(@ListQueryParam(InventoryItem) list: ListQuery, @CurrentCaller() caller: Caller): Promise<InventoryItem[]> {
+    return this.inventories.findAll(list, caller);
+  }
+
+  @FindDocs(InventoryItem, 'inventory item')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<InventoryItem> {
+    return this.inventories.findOne(id, caller);
+  }
+
+  @CountDocs('Count inventory items', "What the caller's personas hold (an admin sees every inventory).")
+  @Get('count')
+  async count(@ListQueryParam(InventoryItem) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
+    return { count: await this.inventories.count(list, caller) };
   }
 
   /**

@@ -1,23 +1,38 @@
-import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, ApiUidParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import type { ListQuery } from '../common/list-query.js';
+import type { CountDto } from '../common/record.dto.js';
+import { CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
+import { ApiErrors, ApiUidParam, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { InventoryTransaction } from './transaction.entity.js';
 import { TransactionsService } from './transactions.service.js';
 
 const PENDING_ONLY = [409, 'CONFLICT: the transaction is no longer PENDING.'] as [409, string];
 
 @ApiTags('transactions')
+@ApiSecurity('jwt')
+@ApiErrors(401)
 @Controller('transactions')
-export class TransactionsController extends RecordController({
-  entity: InventoryTransaction,
-  name: 'transaction',
-  plural: 'transactions',
-  listDescription: "Transactions involving the caller's personas (an admin sees all).",
-}) {
-  constructor(private readonly transactions: TransactionsService) {
-    super(transactions);
+export class TransactionsController {
+  constructor(private readonly transactions: TransactionsService) {}
+
+  @ListDocs(InventoryTransaction, 'List transactions', "Transactions involving the caller's personas (an admin sees all).")
+  @Get()
+  findAll(@ListQueryParam(InventoryTransaction) list: ListQuery, @CurrentCaller() caller: Caller): Promise<InventoryTransaction[]> {
+    return this.transactions.findAll(list, caller);
+  }
+
+  @FindDocs(InventoryTransaction, 'transaction')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<InventoryTransaction> {
+    return this.transactions.findOne(id, caller);
+  }
+
+  @CountDocs('Count transactions', "Transactions involving the caller's personas (an admin sees all).")
+  @Get('count')
+  async count(@ListQueryParam(InventoryTransaction) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
+    return { count: await this.transactions.count(list, caller) };
   }
 
   /** Persona two's owner accepts a PENDING trade: it is processed now, all or nothing. */

@@ -1,26 +1,56 @@
-import { Body, Controller, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { CatalogController } from '../common/record.controller.js';
+import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
-import { ApiErrors, RecordResponse } from '../common/route.decorators.js';
+import type { CountDto } from '../common/record.dto.js';
+import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
+import { ApiErrors, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { recordUpdate } from '../common/versions.js';
 import { CreateItemDto } from './dto/create-item.dto.js';
 import { UpdateItemDto } from './dto/update-item.dto.js';
 import { Item } from './item.entity.js';
 import { ItemsService } from './items.service.js';
 
 @ApiTags('items')
+@ApiSecurity('jwt')
+@ApiErrors(401)
 @Controller('items')
-export class ItemsController extends CatalogController({
-  entity: Item,
-  updateBody: UpdateItemDto,
-  name: 'item',
-  plural: 'items',
-  updateDescription: 'Merges the given fields into the item. State the version you read (body or If-Match) to be safe.',
-  remove: { status: 200, conflict: 'CONFLICT: the item is the parent of other items.' },
-}) {
-  constructor(private readonly items: ItemsService) {
-    super(items);
+export class ItemsController {
+  constructor(private readonly items: ItemsService) {}
+
+  @ListDocs(Item, 'List items')
+  @Get()
+  findAll(@ListQueryParam(Item) list: ListQuery, @CurrentCaller() caller: Caller): Promise<Item[]> {
+    return this.items.findAll(list, caller);
+  }
+
+  @FindDocs(Item, 'item')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Item> {
+    return this.items.findOne(id, caller);
+  }
+
+  @CountDocs('Count items')
+  @Get('count')
+  async count(@ListQueryParam(Item) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
+    return { count: await this.items.count(list, caller) };
+  }
+
+  @CatalogUpdateDocs(Item, 'item', 'Merges the given fields into the item. State the version you read (body or If-Match) to be safe.')
+  @AdminOnly()
+  @Put(':id')
+  update(@UidParam() id: string, @Body() body: UpdateItemDto, @IfMatch() ifMatch?: string): Promise<Item> {
+    const { fields, expectedVersion } = recordUpdate(id, body, ifMatch);
+    return this.items.update(id, fields, expectedVersion);
+  }
+
+  @CatalogDeleteDocs('item', 200, { conflict: 'CONFLICT: the item is the parent of other items.' })
+  @AdminOnly()
+  @HttpCode(200)
+  @Delete(':id')
+  async remove(@UidParam() id: string): Promise<void> {
+    await this.items.remove(id);
   }
 
   @ApiOperation({ summary: 'Create an item (admins)' })

@@ -1,24 +1,30 @@
-import { Body, Controller, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Post } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, RecordResponse } from '../common/route.decorators.js';
+import type { ListQuery } from '../common/list-query.js';
+import { FindDocs, ListDocs } from '../common/record-routes.js';
+import { ApiErrors, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { CreatePersonaDto } from './dto/create-persona.dto.js';
 import { Persona } from './persona.entity.js';
 import { PersonasService } from './personas.service.js';
 
 @ApiTags('personas')
+@ApiSecurity('jwt')
+@ApiErrors(401)
 @Controller('personas')
-export class PersonasController extends RecordController({
-  entity: Persona,
-  name: 'persona',
-  plural: 'personas',
-  listSummary: "List the caller's personas",
-  count: false,
-  listDescription: "The caller's personas (an admin sees everyone's).",
-}) {
-  constructor(private readonly personas: PersonasService) {
-    super(personas);
+export class PersonasController {
+  constructor(private readonly personas: PersonasService) {}
+
+  @ListDocs(Persona, "List the caller's personas", "The caller's personas (an admin sees everyone's).")
+  @Get()
+  findAll(@ListQueryParam(Persona) list: ListQuery, @CurrentCaller() caller: Caller): Promise<Persona[]> {
+    return this.personas.findAll(list, caller);
+  }
+
+  @FindDocs(Persona, 'persona')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Persona> {
+    return this.personas.findOne(id, caller);
   }
 
   /** Creates another persona for the caller. */

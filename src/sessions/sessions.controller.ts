@@ -1,9 +1,11 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';
-import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, ApiUidParam, IfMatch, RecordResponse, UidParam } from '../common/route.decorators.js';
+import type { ListQuery } from '../common/list-query.js';
+import type { CountDto } from '../common/record.dto.js';
+import { CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { recordUpdate } from '../common/versions.js';
 import { CreateSessionDto } from './dto/create-session.dto.js';
 import { UpdateSessionDto } from './dto/update-session.dto.js';
@@ -21,15 +23,28 @@ const SESSION_RULES =
   'admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.';
 
 @ApiTags('sessions')
+@ApiSecurity('jwt')
+@ApiErrors(401)
 @Controller('sessions')
-export class SessionsController extends RecordController({
-  entity: Session,
-  name: 'session',
-  plural: 'sessions',
-  listDescription: 'PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).',
-}) {
-  constructor(private readonly sessions: SessionsService) {
-    super(sessions);
+export class SessionsController {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @ListDocs(Session, 'List sessions', 'PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).')
+  @Get()
+  findAll(@ListQueryParam(Session) list: ListQuery, @CurrentCaller() caller: Caller): Promise<Session[]> {
+    return this.sessions.findAll(list, caller);
+  }
+
+  @FindDocs(Session, 'session')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Session> {
+    return this.sessions.findOne(id, caller);
+  }
+
+  @CountDocs('Count sessions', 'PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).')
+  @Get('count')
+  async count(@ListQueryParam(Session) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
+    return { count: await this.sessions.count(list, caller) };
   }
 
   /** The caller becomes the host and, unless `users` says otherwise, the first member. */

@@ -1,9 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';
-import { RecordController } from '../common/record.controller.js';
-import { ApiErrors, ApiUidParam, IfMatch, RecordResponse, UidParam } from '../common/route.decorators.js';
+import type { ListQuery } from '../common/list-query.js';
+import type { CountDto } from '../common/record.dto.js';
+import { CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { recordUpdate } from '../common/versions.js';
 import { CreateTicketDto } from './dto/create-ticket.dto.js';
 import { QueueStatsDto } from './dto/queue-stats.dto.js';
@@ -18,15 +20,28 @@ const TICKET_RULES =
   'future and within MATCHMAKER_TICKET_TTL.';
 
 @ApiTags('tickets')
+@ApiSecurity('jwt')
+@ApiErrors(401)
 @Controller('tickets')
-export class TicketsController extends RecordController({
-  entity: Ticket,
-  name: 'ticket',
-  plural: 'tickets',
-  listDescription: 'The tickets the caller hosts or is on (an admin sees all).',
-}) {
-  constructor(private readonly tickets: TicketsService) {
-    super(tickets);
+export class TicketsController {
+  constructor(private readonly tickets: TicketsService) {}
+
+  @ListDocs(Ticket, 'List tickets', 'The tickets the caller hosts or is on (an admin sees all).')
+  @Get()
+  findAll(@ListQueryParam(Ticket) list: ListQuery, @CurrentCaller() caller: Caller): Promise<Ticket[]> {
+    return this.tickets.findAll(list, caller);
+  }
+
+  @FindDocs(Ticket, 'ticket')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Ticket> {
+    return this.tickets.findOne(id, caller);
+  }
+
+  @CountDocs('Count tickets', 'The tickets the caller hosts or is on (an admin sees all).')
+  @Get('count')
+  async count(@ListQueryParam(Ticket) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
+    return { count: await this.tickets.count(list, caller) };
   }
 
   /**
