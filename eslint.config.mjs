@@ -23,6 +23,45 @@ export default tseslint.config(
     },
   },
   {
+    // One data layer on TypeORM's public API (docs/ARCHITECTURE.md): no deep imports, no private members;
+    // a TypeORM upgrade must not break the service. SQL the query builder cannot say is a named
+    // statement (src/database/statement.ts), so repositories never call query() themselves.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['typeorm/*'], message: "Import from 'typeorm' itself: its inner modules are not its public API." }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'MemberExpression[property.name=/^(master|prepareHydratedValue|preparePersistentValue|setEntityValue|getEntityValue)$/]',
+          message: 'A TypeORM internal: use its public API (query builder, repository, query runner) or a named statement.',
+        },
+        { selector: 'Property[key.name="fromDeserializer"]', message: 'A TypeORM internal option.' },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.repository.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name="query"]',
+          message:
+            'Repositories write SQL as named statements (statement() and runStatement(), src/database/statement.ts) or with the query builder.',
+        },
+        {
+          selector:
+            'MemberExpression[property.name=/^(master|prepareHydratedValue|preparePersistentValue|setEntityValue|getEntityValue)$/]',
+          message: 'A TypeORM internal: use its public API (query builder, repository, query runner) or a named statement.',
+        },
+      ],
+    },
+  },
+  {
     // The tests read JSON answers as `any` on purpose: asserting on what came back is their job.
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {

@@ -1,5 +1,6 @@
 import { DataSource, QueryFailedError } from 'typeorm';
-import { Statements } from '../src/database/statements.js';
+import { dataSourceOptions } from '../src/database/data-source-options.js';
+import { runStatement, statement } from '../src/database/statement.js';
 import { TestApp } from './support/test-app.js';
 
 /**
@@ -13,12 +14,14 @@ describe.each([
   ['not prepared (DATABASE_PREPARED_STATEMENTS=false)', { DATABASE_PREPARED_STATEMENTS: 'false' }, false],
 ])('statements %s', (_title, environment: Record<string, string>, prepared: boolean) => {
   let api: TestApp;
-  let statements: Statements;
   let dataSource: DataSource;
+  const sum = statement<{ left: number; right: number }, { sum: number }>(
+    'probe_sum',
+    (p) => `SELECT ${p.left}::int + ${p.right}::int AS sum`,
+  );
 
   beforeAll(async () => {
     api = await TestApp.start(environment);
-    statements = api.app.get(Statements);
     dataSource = api.app.get(DataSource);
   });
 
@@ -28,15 +31,15 @@ describe.each([
 
   it(`${prepared ? 'are' : 'are not'} kept by the transaction's connection, and answer their rows`, async () => {
     const names = await dataSource.transaction(async (transaction) => {
-      const rows = await statements.run<{ sum: number }>(transaction, 'probe_sum', 'SELECT $1::int + $2::int AS sum', [2, 3]);
+      const rows = await runStatement(transaction, sum, { left: 2, right: 3 }, prepared);
       expect(rows).toEqual([{ sum: 5 }]);
       // Run again with other values: a prepared statement is parsed once and bound anew.
-      expect(await statements.run(transaction, 'probe_sum', 'SELECT $1::int + $2::int AS sum', [4, 5])).toEqual([{ sum: 9 }]);
+      expect(await runStatement(transaction, sum, { right: 5, left: 4 }, prepared)).toEqual([{ sum: 9 }]);
       const kept = await transaction.query<Array<{ name: string }>>('SELECT name FROM pg_prepared_statements');
       return kept.map((row) => row.name);
     });
-    if (prepared) expect(names).toContain('probe_sum');
-    else expect(names).not.toContain('probe_sum');
+    if (prepared) expect(names).toContain(sum.name);
+    else expect(names).not.toContain(sum.name);
   });
 
   it(`${prepared ? 'prepare' : 'do not prepare'} the reads of a record by id and of a whole table's count, which answer as before`, async () => {
@@ -47,9 +50,9 @@ describe.each([
       expect((await api.get<{ count: number }>('/items/count', { token: admin })).body.count).toBeGreaterThan(0);
     }
     // Every connection of the pool at once (a read waits for none of them): the one that served the reads is among them.
-    const pool = (dataSource.driver as unknown as { master: { options: { max: number } } }).master;
+    const poolSize = dataSourceOptions('postgres://unused').extra.max as number;
     const kept = await Promise.all(
-      Array.from({ length: pool.options.max }, () =>
+      Array.from({ length: poolSize }, () =>
         dataSource.transaction((transaction) =>
           transaction.query<Array<{ name: string }>>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'items_%'"),
         ),
@@ -62,7 +65,14 @@ describe.each([
 
   it('fail as TypeORM reports a failed statement, and leave the transaction to roll back', async () => {
     const failure = await dataSource
-      .transaction((transaction) => statements.run(transaction, 'probe_divide', 'SELECT 1 / $1::int AS quotient', [0]))
+      .transaction((transaction) =>
+        runStatement(
+          transaction,
+          statement<{ divisor: number }>('probe_divide', (p) => `SELECT 1 / ${p.divisor}::int AS quotient`),
+          { divisor: 0 },
+          prepared,
+        ),
+      )
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(QueryFailedError);
     expect((failure as QueryFailedError & { driverError: { code: string } }).driverError.code).toBe('22012');

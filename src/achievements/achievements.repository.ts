@@ -6,6 +6,7 @@ import { EventOutbox } from '../realtime/event-outbox.js';
 import { AchievementUnlock } from './achievement-unlock.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';
 import { Replicas } from '../database/replicas.js';
+import { type Statement, statement } from '../database/statement.js';
 
 @Injectable()
 export class AchievementsRepository extends RecordRepository<AchievementDefinition> {
@@ -16,11 +17,21 @@ export class AchievementsRepository extends RecordRepository<AchievementDefiniti
 
 @Injectable()
 export class AchievementUnlocksRepository extends RecordRepository<AchievementUnlock> {
+  /** The unlock, unless it exists, of an achievement that exists. */
+  private readonly insertingUnlock: Statement<{ achievementUid: string; userUid: string }>;
+
   constructor(
     dataSource: DataSource,
     private readonly outbox: EventOutbox,
   ) {
     super(dataSource, AchievementUnlock, 'achievement unlock');
+    this.insertingUnlock = statement(
+      'insert_unlock',
+      (p) => `INSERT INTO "achievement_unlocks" ("achievementUid", "userUid")
+         SELECT "uid", ${p.userUid} FROM "achievements" WHERE "uid" = ${p.achievementUid}
+         ON CONFLICT ("achievementUid", "userUid") DO NOTHING
+         RETURNING ${this.returning}`,
+    );
   }
 
   /** A caller sees their own unlocks only, admins included: the list answers "what have I unlocked". */
@@ -37,7 +48,7 @@ export class AchievementUnlocksRepository extends RecordRepository<AchievementUn
   async unlockOnce(achievementUid: string, userUid: string): Promise<AchievementUnlock | undefined> {
     const created = await this.transaction(async (transaction) => {
       const row = await this.insertUnlock(transaction, achievementUid, userUid);
-      const unlock = row && transaction.create(AchievementUnlock, row);
+      const unlock = row;
       if (unlock) await this.outbox.record(transaction, 'achievement.unlocked', unlock, { users: [userUid] });
       return unlock;
     });
@@ -49,13 +60,7 @@ export class AchievementUnlocksRepository extends RecordRepository<AchievementUn
   /** The new unlock's row; undefined when it existed already, or the achievement does not. */
   private async insertUnlock(transaction: Transaction, achievementUid: string, userUid: string): Promise<AchievementUnlock | undefined> {
     try {
-      const [row] = await transaction.query<AchievementUnlock[]>(
-        `INSERT INTO "achievement_unlocks" ("achievementUid", "userUid")
-         SELECT "uid", $2 FROM "achievements" WHERE "uid" = $1
-         ON CONFLICT ("achievementUid", "userUid") DO NOTHING
-         RETURNING *`,
-        [achievementUid, userUid],
-      );
+      const [row] = this.recordsOf(await this.run(transaction, this.insertingUnlock, { achievementUid, userUid }));
       return row;
     } catch (error) {
       // The achievement was deleted between the SELECT and the foreign key check.

@@ -3,6 +3,9 @@ import { DataSource } from 'typeorm';
 import { RecordRepository, type Transaction } from '../common/record.repository.js';
 import { MediaAsset } from './media-asset.entity.js';
 import { Replicas } from '../database/replicas.js';
+import { runStatement, statement } from '../database/statement.js';
+
+const TRANSACTION_TIME = statement<Record<string, never>, { now: Date }>('transaction_time', () => 'SELECT now()::timestamptz(3) AS now');
 
 @Injectable()
 export class MediaAssetsRepository extends RecordRepository<MediaAsset> {
@@ -15,7 +18,7 @@ export class MediaAssetsRepository extends RecordRepository<MediaAsset> {
    * and the columns keep milliseconds. File dates then equal the asset's dates of the same write.
    */
   async transactionTime(transaction: Transaction): Promise<string> {
-    const [{ now }] = await transaction.query<Array<{ now: Date }>>('SELECT now()::timestamptz(3) AS now');
+    const [{ now }] = await runStatement(transaction, TRANSACTION_TIME, {});
     return now.toISOString();
   }
 }

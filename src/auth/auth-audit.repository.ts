@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../common/record.repository.js';
 import type { ClientInfo } from './player-sessions.repository.js';
+import { runStatement, statement } from '../database/statement.js';
 
 /** What the audit records. */
 export enum AuditEvent {
@@ -31,6 +32,21 @@ export interface AuditRow extends Required<AuditEntry> {
   dateCreated: Date;
 }
 
+const RECORD_ENTRY = statement<
+  Required<Omit<AuditEntry, 'detail' | 'sessionUid'>> & { sessionUid: string | null; detail: Record<string, unknown> | null }
+>(
+  'record_audit_entry',
+  (p) => `INSERT INTO auth_audit ("userUid", event, outcome, "sessionUid", address, "userAgent", detail)
+          VALUES (${p.userUid}, ${p.event}, ${p.outcome}, ${p.sessionUid}, ${p.address}, ${p.userAgent}, ${p.detail})`,
+);
+
+const LIST_ENTRIES = statement<{ userUid: string; before: string | null; limit: number }, AuditRow>(
+  'list_audit_entries',
+  (p) => `SELECT id::text, "userUid", event, outcome, "sessionUid", address, "userAgent", detail, "dateCreated"
+       FROM auth_audit WHERE "userUid" = ${p.userUid} AND (${p.before}::bigint IS NULL OR id < ${p.before}::bigint)
+       ORDER BY id DESC LIMIT ${p.limit}`,
+);
+
 /** The audit of sign-ins, refreshes, replays, sign-outs and bans, per user, newest last. */
 @Injectable()
 export class AuthAuditRepository {
@@ -38,19 +54,19 @@ export class AuthAuditRepository {
 
   /** Records an entry: in `transaction` when it reports that transaction's change, else on its own. */
   async record(entry: AuditEntry, transaction: Transaction = this.dataSource.manager): Promise<void> {
-    await transaction.query(
-      `INSERT INTO auth_audit ("userUid", event, outcome, "sessionUid", address, "userAgent", detail) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [entry.userUid, entry.event, entry.outcome, entry.sessionUid ?? null, entry.address, entry.userAgent, entry.detail ?? null],
-    );
+    await runStatement(transaction, RECORD_ENTRY, {
+      userUid: entry.userUid,
+      event: entry.event,
+      outcome: entry.outcome,
+      sessionUid: entry.sessionUid ?? null,
+      address: entry.address,
+      userAgent: entry.userAgent,
+      detail: entry.detail ?? null,
+    });
   }
 
   /** The user's entries, newest first, older than the entry `before` (when given). */
   list(userUid: string, limit: number, before: string | undefined): Promise<AuditRow[]> {
-    return this.dataSource.query<AuditRow[]>(
-      `SELECT id::text, "userUid", event, outcome, "sessionUid", address, "userAgent", detail, "dateCreated"
-       FROM auth_audit WHERE "userUid" = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
-       ORDER BY id DESC LIMIT $3`,
-      [userUid, before ?? null, limit],
-    );
+    return runStatement(this.dataSource, LIST_ENTRIES, { userUid, before: before ?? null, limit });
   }
 }

@@ -6,6 +6,7 @@ import type { Revocation } from './revocation.js';
 import { bannedNow } from './users.repository.js';
 import { transact } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';
+import { runStatement, statement } from '../database/statement.js';
 
 /** A player session: one sign-in, kept alive by refreshes until it expires or is revoked. */
 export interface PlayerSessionRow {
@@ -50,6 +51,111 @@ export const REVOCATIONS_CHANNEL = 'revocations';
 
 const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s.address, s."userAgent", s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt"`;
 
+const OPEN = statement<ClientInfo & { userUid: string; provider: string; ttlSeconds: number; hash: string }, PlayerSessionRow>(
+  'open_player_session',
+  (p) => `WITH s AS (
+         INSERT INTO auth_sessions ("userUid", provider, address, "userAgent", "expiresAt")
+         VALUES (${p.userUid}, ${p.provider}, ${p.address}, ${p.userAgent}, now() + make_interval(secs => ${p.ttlSeconds}))
+         RETURNING *
+       ), t AS (
+         INSERT INTO auth_refresh_tokens (hash, "sessionUid") SELECT ${p.hash}, uid FROM s
+       )
+       SELECT ${SESSION_COLUMNS} FROM s`,
+);
+
+const LOCK_BY_REFRESH_TOKEN = statement<
+  { hash: string; reuseGraceMs: number },
+  Omit<PresentedRefreshToken, 'session' | 'provider'> & PlayerSessionRow & { userProvider: string }
+>(
+  'lock_by_refresh_token',
+  (p) => `SELECT ${SESSION_COLUMNS}, u.provider AS "userProvider", u.subject,
+              t."spentAt" IS NOT NULL AS spent,
+              t."spentAt" > now() - make_interval(secs => ${p.reuseGraceMs}::double precision / 1000) AS "spentRecently",
+              s."expiresAt" <= now() AS expired,
+              ${bannedNow('u')} AS banned, u."bannedUntil"
+       FROM auth_refresh_tokens t
+       JOIN auth_sessions s ON s.uid = t."sessionUid"
+       JOIN users u ON u.uid = s."userUid"
+       WHERE t.hash = ${p.hash}
+       FOR NO KEY UPDATE OF t, s`,
+);
+
+const ROTATE = statement<{ spentHash: string; hash: string; sessionUid: string; ttlSeconds: number }, PlayerSessionRow>(
+  'rotate_refresh_token',
+  (p) => `WITH spent AS (
+         UPDATE auth_refresh_tokens SET "spentAt" = now() WHERE hash = ${p.spentHash}
+       ), issued AS (
+         INSERT INTO auth_refresh_tokens (hash, "sessionUid") VALUES (${p.hash}, ${p.sessionUid})
+       ), s AS (
+         UPDATE auth_sessions s SET "lastRefreshedAt" = now(), "expiresAt" = now() + make_interval(secs => ${p.ttlSeconds})
+         WHERE uid = ${p.sessionUid} RETURNING *
+       )
+       SELECT ${SESSION_COLUMNS} FROM s`,
+);
+
+const REVOKE = statement<{ sessionUid: string; reason: string }, { userUid: string }>(
+  'revoke_player_session',
+  (p) =>
+    `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = ${p.reason} WHERE uid = ${p.sessionUid} AND "revokedAt" IS NULL RETURNING "userUid"`,
+);
+
+const REVOKE_ALL_OF = statement<{ userUid: string; reason: string }, { uid: string }>(
+  'revoke_player_sessions_of',
+  (p) =>
+    `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = ${p.reason} WHERE "userUid" = ${p.userUid} AND "revokedAt" IS NULL RETURNING uid`,
+);
+
+const REVOKE_BEYOND = statement<{ userUid: string; keep: number; reason: string }, { uid: string }>(
+  'revoke_player_sessions_beyond',
+  (p) => `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = ${p.reason}
+       WHERE uid IN (
+         SELECT uid FROM auth_sessions WHERE "userUid" = ${p.userUid} AND "revokedAt" IS NULL AND "expiresAt" > now()
+         ORDER BY "dateCreated" DESC, uid DESC OFFSET ${p.keep}
+       )
+       RETURNING uid`,
+);
+
+const ACTIVE = statement<{ userUids: string[] }, PlayerSessionRow>(
+  'active_player_sessions',
+  (p) => `SELECT ${SESSION_COLUMNS} FROM auth_sessions s
+       WHERE s."userUid" = ANY(${p.userUids}::uuid[]) AND s."revokedAt" IS NULL AND s."expiresAt" > now()
+       ORDER BY s."dateCreated" DESC, s.uid DESC`,
+);
+
+const OWNER_OF = statement<{ sessionUid: string }, { userUid: string }>(
+  'player_session_owner',
+  (p) => `SELECT "userUid" FROM auth_sessions WHERE uid = ${p.sessionUid}`,
+);
+
+const REVOKED_SESSIONS = statement<{ seconds: number }, RecentRevocations['sessions'][number]>(
+  'revoked_player_sessions',
+  (p) => `SELECT uid, "userUid", "revokedAt" FROM auth_sessions WHERE "revokedAt" > now() - make_interval(secs => ${p.seconds})`,
+);
+
+const WITHDRAWN_TOKENS = statement<{ seconds: number }, RecentRevocations['users'][number]>(
+  'withdrawn_tokens',
+  (p) => `SELECT uid, "notBefore" FROM users WHERE "notBefore" > now() - make_interval(secs => ${p.seconds})`,
+);
+
+const IS_REVOKED = statement<{ userUid: string; sessionUid: string; issuedAt: Date }, { revoked: boolean }>(
+  'is_player_session_revoked',
+  (
+    p,
+  ) => `SELECT coalesce((SELECT "revokedAt" IS NOT NULL FROM auth_sessions WHERE uid = ${p.sessionUid} AND "userUid" = ${p.userUid}), true)
+           OR coalesce((SELECT date_trunc('second', "notBefore") > ${p.issuedAt} FROM users WHERE uid = ${p.userUid}), false) AS revoked`,
+);
+
+const PRUNE_SESSIONS = statement<{ endedSeconds: number }>(
+  'prune_player_sessions',
+  (p) => `DELETE FROM auth_sessions
+       WHERE "expiresAt" < now() - make_interval(secs => ${p.endedSeconds}) OR "revokedAt" < now() - make_interval(secs => ${p.endedSeconds})`,
+);
+
+const PRUNE_SPENT_TOKENS = statement<{ spentSeconds: number }>(
+  'prune_spent_refresh_tokens',
+  (p) => `DELETE FROM auth_refresh_tokens WHERE "spentAt" < now() - make_interval(secs => ${p.spentSeconds})`,
+);
+
 /**
  * The SQL of player sessions and their refresh tokens (stored as hashes; a token is spent once used).
  * Revocations are announced on the `revocations` channel in the transaction that makes them, so every
@@ -73,17 +179,7 @@ export class PlayerSessionsRepository {
     ttlSeconds: number,
   ): Promise<{ session: PlayerSessionRow; refreshToken: string }> {
     const { token, hash } = newSecretToken();
-    const [session] = await transaction.query<PlayerSessionRow[]>(
-      `WITH s AS (
-         INSERT INTO auth_sessions ("userUid", provider, address, "userAgent", "expiresAt")
-         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
-         RETURNING *
-       ), t AS (
-         INSERT INTO auth_refresh_tokens (hash, "sessionUid") SELECT $6, uid FROM s
-       )
-       SELECT ${SESSION_COLUMNS} FROM s`,
-      [values.userUid, values.provider, values.address, values.userAgent, ttlSeconds, hash],
-    );
+    const [session] = await runStatement(transaction, OPEN, { ...values, ttlSeconds, hash });
     return { session, refreshToken: token };
   }
 
@@ -92,22 +188,9 @@ export class PlayerSessionsRepository {
    * turns and each sees what the one before did), or undefined for a token never issued.
    */
   async lockByRefreshToken(transaction: Transaction, hash: string, reuseGraceMs: number): Promise<PresentedRefreshToken | undefined> {
-    const [row] = await transaction.query<Array<Omit<PresentedRefreshToken, 'session'> & PlayerSessionRow>>(
-      `SELECT ${SESSION_COLUMNS}, u.provider AS "userProvider", u.subject,
-              t."spentAt" IS NOT NULL AS spent,
-              t."spentAt" > now() - make_interval(secs => $2::double precision / 1000) AS "spentRecently",
-              s."expiresAt" <= now() AS expired,
-              ${bannedNow('u')} AS banned, u."bannedUntil"
-       FROM auth_refresh_tokens t
-       JOIN auth_sessions s ON s.uid = t."sessionUid"
-       JOIN users u ON u.uid = s."userUid"
-       WHERE t.hash = $1
-       FOR NO KEY UPDATE OF t, s`,
-      [hash, reuseGraceMs],
-    );
+    const [row] = await runStatement(transaction, LOCK_BY_REFRESH_TOKEN, { hash, reuseGraceMs });
     if (!row) return undefined;
-    const { spent, spentRecently, expired, banned, bannedUntil, subject } = row;
-    const { userProvider } = row as unknown as { userProvider: string };
+    const { spent, spentRecently, expired, banned, bannedUntil, subject, userProvider } = row;
     const session: PlayerSessionRow = {
       uid: row.uid,
       userUid: row.userUid,
@@ -130,45 +213,25 @@ export class PlayerSessionsRepository {
     ttlSeconds: number,
   ): Promise<{ session: PlayerSessionRow; refreshToken: string }> {
     const { token, hash } = newSecretToken();
-    await transaction.query(`UPDATE auth_refresh_tokens SET "spentAt" = now() WHERE hash = $1`, [spentHash]);
-    await transaction.query(`INSERT INTO auth_refresh_tokens (hash, "sessionUid") VALUES ($1, $2)`, [hash, sessionUid]);
-    const [[session]] = await transaction.query<[PlayerSessionRow[], number]>(
-      `UPDATE auth_sessions s SET "lastRefreshedAt" = now(), "expiresAt" = now() + make_interval(secs => $2)
-       WHERE uid = $1 RETURNING ${SESSION_COLUMNS}`,
-      [sessionUid, ttlSeconds],
-    );
+    const [session] = await runStatement(transaction, ROTATE, { spentHash, hash, sessionUid, ttlSeconds });
     return { session, refreshToken: token };
   }
 
   /** Revokes one session (unless it was already); answers whose it was, if this revoked it. */
   async revoke(transaction: Transaction, sessionUid: string, reason: string): Promise<string | undefined> {
-    const [rows] = await transaction.query<[Array<{ userUid: string }>, number]>(
-      `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = $2 WHERE uid = $1 AND "revokedAt" IS NULL RETURNING "userUid"`,
-      [sessionUid, reason],
-    );
-    return rows[0]?.userUid;
+    const [row] = await runStatement(transaction, REVOKE, { sessionUid, reason });
+    return row?.userUid;
   }
 
   /** Revokes every session of the user still standing; answers their ids. */
   async revokeAllOf(transaction: Transaction, userUid: string, reason: string): Promise<string[]> {
-    const [rows] = await transaction.query<[Array<{ uid: string }>, number]>(
-      `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = $2 WHERE "userUid" = $1 AND "revokedAt" IS NULL RETURNING uid`,
-      [userUid, reason],
-    );
+    const rows = await runStatement(transaction, REVOKE_ALL_OF, { userUid, reason });
     return rows.map(({ uid }) => uid);
   }
 
   /** Revokes the user's active sessions beyond the `keep` newest; answers their ids. */
   async revokeBeyond(transaction: Transaction, userUid: string, keep: number, reason: string): Promise<string[]> {
-    const [rows] = await transaction.query<[Array<{ uid: string }>, number]>(
-      `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = $3
-       WHERE uid IN (
-         SELECT uid FROM auth_sessions WHERE "userUid" = $1 AND "revokedAt" IS NULL AND "expiresAt" > now()
-         ORDER BY "dateCreated" DESC, uid DESC OFFSET $2
-       )
-       RETURNING uid`,
-      [userUid, keep, reason],
-    );
+    const rows = await runStatement(transaction, REVOKE_BEYOND, { userUid, keep, reason });
     return rows.map(({ uid }) => uid);
   }
 
@@ -179,34 +242,20 @@ export class PlayerSessionsRepository {
 
   /** The active sessions of these users, newest first. */
   active(userUids: string[]): Promise<PlayerSessionRow[]> {
-    return this.dataSource.query<PlayerSessionRow[]>(
-      `SELECT ${SESSION_COLUMNS} FROM auth_sessions s
-       WHERE s."userUid" = ANY($1::uuid[]) AND s."revokedAt" IS NULL AND s."expiresAt" > now()
-       ORDER BY s."dateCreated" DESC, s.uid DESC`,
-      [userUids],
-    );
+    return runStatement(this.dataSource, ACTIVE, { userUids });
   }
 
   /** Whose session this is (undefined: no such session). */
   async ownerOf(sessionUid: string): Promise<string | undefined> {
-    const [row] = await this.dataSource.query<Array<{ userUid: string }>>(`SELECT "userUid" FROM auth_sessions WHERE uid = $1`, [
-      sessionUid,
-    ]);
+    const [row] = await runStatement(this.dataSource, OWNER_OF, { sessionUid });
     return row?.userUid;
   }
 
   /** Revocations made in the last `seconds`. */
   async recentRevocations(seconds: number): Promise<RecentRevocations> {
-    const since = [seconds];
     const [sessions, users] = await Promise.all([
-      this.dataSource.query<RecentRevocations['sessions']>(
-        `SELECT uid, "userUid", "revokedAt" FROM auth_sessions WHERE "revokedAt" > now() - make_interval(secs => $1)`,
-        since,
-      ),
-      this.dataSource.query<RecentRevocations['users']>(
-        `SELECT uid, "notBefore" FROM users WHERE "notBefore" > now() - make_interval(secs => $1)`,
-        since,
-      ),
+      runStatement(this.dataSource, REVOKED_SESSIONS, { seconds }),
+      runStatement(this.dataSource, WITHDRAWN_TOKENS, { seconds }),
     ]);
     return { sessions, users };
   }
@@ -217,11 +266,7 @@ export class PlayerSessionsRepository {
    * revoked: our tokens only name sessions we opened.
    */
   async isRevoked(userUid: string, sessionUid: string, issuedAt: Date): Promise<boolean> {
-    const [row] = await this.dataSource.query<Array<{ revoked: boolean }>>(
-      `SELECT coalesce((SELECT "revokedAt" IS NOT NULL FROM auth_sessions WHERE uid = $2 AND "userUid" = $1), true)
-           OR coalesce((SELECT date_trunc('second', "notBefore") > $3 FROM users WHERE uid = $1), false) AS revoked`,
-      [userUid, sessionUid, issuedAt],
-    );
+    const [row] = await runStatement(this.dataSource, IS_REVOKED, { userUid, sessionUid, issuedAt });
     return row.revoked;
   }
 
@@ -230,11 +275,7 @@ export class PlayerSessionsRepository {
    * and refresh tokens spent more than `spentSeconds` ago (a replay of one is then an unknown token).
    */
   async prune(endedSeconds: number, spentSeconds: number): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM auth_sessions
-       WHERE "expiresAt" < now() - make_interval(secs => $1) OR "revokedAt" < now() - make_interval(secs => $1)`,
-      [endedSeconds],
-    );
-    await this.dataSource.query(`DELETE FROM auth_refresh_tokens WHERE "spentAt" < now() - make_interval(secs => $1)`, [spentSeconds]);
+    await runStatement(this.dataSource, PRUNE_SESSIONS, { endedSeconds });
+    await runStatement(this.dataSource, PRUNE_SPENT_TOKENS, { spentSeconds });
   }
 }

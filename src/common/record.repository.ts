@@ -1,17 +1,27 @@
 import { HttpStatus, Inject } from '@nestjs/common';
-import type { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryDeepPartialEntity, SelectQueryBuilder } from 'typeorm';
-import type { Caller } from './auth.decorators.js';
-import { ApiException, ErrorCode, notFound } from './errors.js';
-import type { Filter, ListQuery } from './list-query.js';
-import type { RecordEntity } from './record.entity.js';
-import { secretFields } from './fields.js';
-import { afterCommit, transact } from '../database/after-commit.js';
-import type { Replicas } from '../database/replicas.js';
-import { type NamedStatement, namedStatement, Statements } from '../database/statements.js';
-import { poolQuery, RecordReader, type RunSql } from './record-reader.js';
-import { markCut } from './page.js';
+import type pg from 'pg';
+import type {
+  DataSource,
+  EntityManager,
+  EntityMetadata,
+  EntityTarget,
+  ObjectLiteral,
+  QueryDeepPartialEntity,
+  SelectQueryBuilder,
+} from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { afterCommit, transact } from '../database/after-commit.js';
+import type { Replicas } from '../database/replicas.js';
+import { queryConfig, runSql, runStatement, type Statement, statement } from '../database/statement.js';
+import type { Caller } from './auth.decorators.js';
+import { ApiException, ErrorCode, notFound } from './errors.js';
+import { secretFields } from './fields.js';
+import type { Filter, ListQuery } from './list-query.js';
+import { markCut } from './page.js';
+import type { RecordEntity } from './record.entity.js';
+
+type ColumnMetadata = EntityMetadata['columns'][number];
 
 /** A database transaction, as repositories take it: every method that changes several rows runs in one. */
 export type Transaction = EntityManager;
@@ -45,25 +55,22 @@ export function claimOldest<T extends ObjectLiteral>(query: SelectQueryBuilder<T
  * Where the SQL of one kind of record lives (immich's repositories): list with filters, sort and
  * pages, count, find, lock, insert, the versioned update, delete. A resource's repository extends it
  * with the queries its rules need, named for what the game does, and restricts what a caller may see
- * in `scope`. Reads and deletes are built with TypeORM's query builder (reads run on the pool, see
- * RecordReader); inserts and the versioned update are plain SQL from the entity's columns; statements
- * the builder cannot express (upserts with arithmetic, recursive queries, advisory locks) are
- * parametrised SQL in the same repository.
+ * in `scope`. Two styles only, both through TypeORM's public API: its query builder for ordinary
+ * reads and writes, and named statements (src/database/statement.ts) for what the builder cannot say
+ * or a measured hot path prepares. Rows come back under the entity's property names and become
+ * records of its class (`recordsOf`), whose toJSON leaves the @Secret() fields out.
  */
 export abstract class RecordRepository<T extends RecordEntity> {
-  private readonly reader: RecordReader<T>;
-  private readonly runRead: RunSql;
+  private readonly metadata: EntityMetadata;
   private readonly tableName: string;
-  /** See isUnfiltered: SQL built once. */
-  private countAll?: NamedStatement;
-  /**
-   * Prepared statements (a repository's own, with `statements.run`): injected as a property, not through
-   * the constructor every repository passes its own arguments to; read only when a statement runs.
-   */
-  @Inject(Statements) protected readonly statements!: Statements;
+  /** The entity's columns, in declaration order: the order of a record's JSON. */
+  private readonly columns: ColumnMetadata[];
+  /** Every column under its property name, for SELECT and RETURNING lists. */
+  private readonly selectList: string;
+  private readonly findById: Statement<{ uid: string }>;
+  private readonly countAll: Statement<Record<string, never>, { count: string }>;
   @Inject(APP_CONFIG) private readonly config!: AppConfig;
-  private primaryRead?: RunSql;
-  private readonly pageSql = new Map<string, string | false>();
+  private readonly pageSql = new Map<string, string>();
 
   protected constructor(
     protected readonly dataSource: DataSource,
@@ -76,11 +83,45 @@ export abstract class RecordRepository<T extends RecordEntity> {
      */
     private readonly replicas?: Replicas,
   ) {
-    this.tableName = dataSource.getMetadata(entity).tableName;
-    this.runRead = replicas
-      ? (sql, parameters, name) => replicas.read(this.tableName, sql, parameters, name)
-      : (sql, parameters, name) => (this.primaryRead ??= poolQuery(dataSource, this.statements))(sql, parameters, name);
-    this.reader = new RecordReader(dataSource, entity, this.runRead);
+    this.metadata = dataSource.getMetadata(entity);
+    this.tableName = this.metadata.tableName;
+    this.columns = this.metadata.columns.filter((entry) => entry.isSelect);
+    this.selectList = this.columns.map((entry) => `"${entry.databaseName}" AS "${entry.propertyName}"`).join(', ');
+    const aliased = this.columns.map((entry) => `${column(entry.databaseName)} AS "${entry.propertyName}"`).join(', ');
+    // The commonest reads, prepared where statements are (docs/PERFORMANCE.md).
+    this.findById = statement(
+      `${this.tableName}_by_id`,
+      (p) => `SELECT ${aliased} FROM "${this.tableName}" "${ALIAS}" WHERE ${column('uid')} = ${p.uid}`,
+    );
+    this.countAll = statement(`${this.tableName}_count`, () => `SELECT COUNT(*) AS count FROM "${this.tableName}"`);
+  }
+
+  /** Whether statements are prepared (DATABASE_PREPARED_STATEMENTS). */
+  protected get prepared(): boolean {
+    return this.config.preparedStatements;
+  }
+
+  /** Runs one of the repository's named statements, in `transaction` or on its own. */
+  protected run<P extends object, R>(transaction: Transaction | undefined, named: Statement<P, R>, values: P): Promise<R[]> {
+    return runStatement(transaction ?? this.dataSource, named, values, this.prepared);
+  }
+
+  /**
+   * The rows of a read outside any transaction: on a fresh enough read replica for catalog data, else
+   * on the primary; a replica that fails is left for the primary to answer.
+   */
+  protected async read<R>(config: pg.QueryConfig): Promise<R[]> {
+    return (await this.replicas?.read<R>(this.tableName, config)) ?? runSql<R>(this.dataSource, config);
+  }
+
+  /** Records of this entity from rows under its property names (other columns of the rows are left out). */
+  protected recordsOf(rows: ReadonlyArray<Record<string, unknown>>): T[] {
+    const Entity = this.metadata.target as new () => T;
+    return rows.map((row) => {
+      const record = new Entity() as Record<string, unknown>;
+      for (const entry of this.columns) record[entry.propertyName] = row[entry.propertyName];
+      return record as T;
+    });
   }
 
   /**
@@ -93,9 +134,10 @@ export abstract class RecordRepository<T extends RecordEntity> {
     if (replicas) afterCommit(transaction ?? this.dataSource.manager, () => replicas.wrote(this.tableName));
   }
 
-  /** The records `query` finds, read where the repository's reads go (a replica, for catalog data). */
-  protected readRecords(query: SelectQueryBuilder<T>): Promise<T[]> {
-    return this.reader.read(query);
+  /** The records `query` finds (any WHERE, ORDER, LIMIT; no joins), read where the repository's reads go. */
+  protected async readRecords(query: SelectQueryBuilder<T>): Promise<T[]> {
+    const [text, values] = this.selectingEverything(query).getQueryAndParameters();
+    return this.recordsOf(await this.read({ text, values }));
   }
 
   /** Runs `work` in one database transaction (after-commit callbacks run when it commits). */
@@ -118,73 +160,59 @@ export abstract class RecordRepository<T extends RecordEntity> {
   /** Likewise for a new record (as stored). */
   protected afterInsert?(transaction: Transaction, record: T): Promise<void>;
 
-  private get listMaxBytes(): number {
-    return this.config.listMaxBytes;
-  }
-
   private get isScoped(): boolean {
     return this.scope !== RecordRepository.prototype.scope;
   }
 
   /**
    * A page of the records the caller may see, at most LIST_MAX_BYTES of them whatever they hold: the
-   * statement measures each row (RecordReader.rowBytesSql) and keeps those that fit, always the first;
-   * a page cut short is marked with where the next starts (page.ts). Past the budget, at most one row
-   * is read out of PostgreSQL, so a page of huge records costs what the budget allows.
+   * statement measures each row (rowBytesSql) and keeps those that fit, always the first; a page cut
+   * short is marked with where the next starts (page.ts). Past the budget, at most one row is read out
+   * of PostgreSQL, so a page of huge records costs what the budget allows. The commonest page, a whole
+   * table in one order, is built once per order rather than by the query builder each time.
    */
   async findAll(list: ListQuery, caller: Caller | undefined): Promise<T[]> {
-    const unfiltered = this.isUnfiltered(list) && this.unfilteredPageSql(list.order);
-    let sql: string;
-    let parameters: unknown[];
-    if (unfiltered) {
-      [sql, parameters] = [unfiltered, [list.limit, list.skip, this.listMaxBytes]];
+    const budget = this.config.listMaxBytes;
+    let config: pg.QueryConfig;
+    if (this.isUnfiltered(list)) {
+      config = { text: this.unfilteredPageSql(list.order), values: [list.limit, list.skip, budget] };
     } else {
       const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
       for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
-      const page = this.reader.statement(query);
-      if (!page) return query.getMany();
-      [sql, parameters] = [
-        withinBudget(page[0], this.reader.rowBytesSql('page') as string, list.order, page[1].length + 1),
-        [...page[1], this.listMaxBytes],
-      ];
+      const [page, values] = this.selectingEverything(query).getQueryAndParameters() as [string, unknown[]];
+      config = { text: withinBudget(page, this.rowBytesSql('page'), list.order, values.length + 1), values: [...values, budget] };
     }
-    const rows = await this.runRead(sql, parameters);
-    return budgetedPage(rows, this.reader.fromRows(rows), list.skip, this.listMaxBytes);
+    const rows = await this.read<Record<string, unknown>>(config);
+    return budgetedPage(rows, this.recordsOf(rows), list.skip, budget);
   }
 
   async count(list: ListQuery, caller: Caller | undefined): Promise<number> {
-    // COUNT(*), not getCount(): TypeORM counts COUNT(DISTINCT uid) in case joins repeat rows, and
-    // PostgreSQL then sorts every matching uid. These queries never join (scopes filter with
-    // subqueries), so every row is one record.
-    const countQuery = () => this.filtered(list, caller).select('COUNT(*)', 'count');
-    let counted: Record<string, unknown> | undefined;
+    let counted: { count?: unknown } | undefined;
     if (this.isUnfiltered(list)) {
-      const { sql, name } = (this.countAll ??= namedStatement(`${this.tableName}_count`, countQuery().getQuery()));
-      [counted] = await this.runRead(sql, [], name);
+      [counted] = await this.read(queryConfig(this.countAll, {}, this.prepared));
     } else {
-      [counted] = await this.runRead(...countQuery().getQueryAndParameters());
+      // COUNT(*), not getCount(): TypeORM counts COUNT(DISTINCT uid) in case joins repeat rows, and
+      // PostgreSQL then sorts every matching uid. These queries never join (scopes filter with
+      // subqueries), so every row is one record.
+      const [text, values] = this.filtered(list, caller).select('COUNT(*)', 'count').getQueryAndParameters();
+      [counted] = await this.read({ text, values });
     }
     return Number(counted?.count ?? 0);
   }
 
-  /**
-   * Whether a list or count reads the whole table: the commonest request (a catalog page), whose SQL
-   * is then built once per sort order rather than by the query builder on every request, a visible
-   * share of a count's cost (docs/PERFORMANCE.md). Filtered and scoped queries are built each time.
-   */
+  /** Whether a list or count reads the whole table: the commonest request (a catalog page). */
   private isUnfiltered(list: ListQuery): boolean {
     return !this.isScoped && list.filters.length === 0;
   }
 
-  /** The unfiltered page's SQL for this order, with LIMIT $1 OFFSET $2 and the byte budget $3; false if the reader cannot run it. */
-  private unfilteredPageSql(order: ListQuery['order']): string | false {
+  /** The unfiltered page's SQL for this order, with LIMIT $1 OFFSET $2 and the byte budget $3. */
+  private unfilteredPageSql(order: ListQuery['order']): string {
     const key = order.map(({ field, direction }) => `${field} ${direction}`).join(',');
     let sql = this.pageSql.get(key);
     if (sql === undefined) {
       const query = this.dataSource.createQueryBuilder<T>(this.entity, ALIAS);
       for (const { field, direction } of order) query.addOrderBy(column(field), direction);
-      const select = this.reader.selectSql(query);
-      sql = select && withinBudget(`${select} LIMIT $1 OFFSET $2`, this.reader.rowBytesSql('page') as string, order, 3);
+      sql = withinBudget(`${this.selectingEverything(query).getQuery()} LIMIT $1 OFFSET $2`, this.rowBytesSql('page'), order, 3);
       // Orders are made of sortable fields only; the bound keeps a combinatorial client from growing it.
       if (this.pageSql.size < 100) this.pageSql.set(key, sql);
     }
@@ -193,9 +221,9 @@ export abstract class RecordRepository<T extends RecordEntity> {
 
   /** The record, if the caller may see it; 404 otherwise (unknown and invisible answer alike). */
   async findOne(uid: string, caller: Caller | undefined): Promise<T> {
-    const record = this.isScoped
-      ? (await this.reader.read(this.byId(this.dataSource.createQueryBuilder<T>(this.entity, ALIAS), uid, caller)))[0]
-      : await this.reader.findById(ALIAS, 'uid', uid);
+    const [record] = this.isScoped
+      ? await this.readRecords(this.byId(this.dataSource.createQueryBuilder<T>(this.entity, ALIAS), uid, caller))
+      : this.recordsOf(await this.read(queryConfig(this.findById, { uid }, this.prepared)));
     if (!record) throw notFound(this.recordName, uid);
     return record;
   }
@@ -229,7 +257,15 @@ export abstract class RecordRepository<T extends RecordEntity> {
   ): Promise<T | undefined> {
     if (!transaction && this.afterInsert) return this.transaction((own) => this.insertReturning(values, own, orIgnore));
     transaction ??= this.dataSource.manager;
-    const record = await this.writeReturning(transaction, () => this.insertStatement(values, orIgnore));
+    const result = await transaction
+      .createQueryBuilder()
+      .insert()
+      .into(this.entity)
+      .values(values)
+      .orIgnore(orIgnore)
+      .returning(this.returning)
+      .execute();
+    const [record] = this.recordsOf(result.raw as Array<Record<string, unknown>>);
     if (!record) return undefined;
     await this.afterInsert?.(transaction, record);
     this.changed(transaction);
@@ -237,8 +273,9 @@ export abstract class RecordRepository<T extends RecordEntity> {
   }
 
   /**
-   * `UPDATE … SET …, version = version + 1 WHERE uid = $1 [AND version = $2] RETURNING *` as one
-   * statement, so that of two writes stating the same version exactly one wins (docs/CONTRACT.md section 3).
+   * `UPDATE … SET …, version = version + 1 WHERE uid = :uid [AND version = :expected] RETURNING …` as
+   * one statement, so that of two writes stating the same version exactly one wins (docs/CONTRACT.md
+   * section 3).
    */
   async updateVersioned(
     uid: string,
@@ -249,7 +286,15 @@ export abstract class RecordRepository<T extends RecordEntity> {
     // An event is written in the same transaction as its change; without one, a single statement needs none.
     if (!transaction && this.afterUpdate) return this.transaction((own) => this.updateVersioned(uid, patch, expectedVersion, own));
     transaction ??= this.dataSource.manager;
-    const record = await this.writeReturning(transaction, () => this.updateStatement(uid, patch, expectedVersion));
+    const changes = Object.fromEntries(Object.entries(patch).filter(([field, value]) => value !== undefined && field !== 'version'));
+    const query = transaction
+      .createQueryBuilder()
+      .update(this.entity)
+      .set({ ...changes, version: () => '"version" + 1' } as QueryDeepPartialEntity<T>)
+      .where('uid = :uid', { uid });
+    if (expectedVersion !== undefined) query.andWhere('version = :expectedVersion', { expectedVersion });
+    const result = await query.returning(this.returning).execute();
+    const [record] = this.recordsOf(result.raw as Array<Record<string, unknown>>);
     if (record) {
       await this.afterUpdate?.(transaction, record);
       this.changed(transaction);
@@ -273,10 +318,16 @@ export abstract class RecordRepository<T extends RecordEntity> {
   async deleteOne(uid: string, transaction?: Transaction): Promise<void> {
     if (!transaction && this.afterDelete) return this.transaction((own) => this.deleteOne(uid, own));
     transaction ??= this.dataSource.manager;
-    const result = await transaction.createQueryBuilder().delete().from(this.entity).where('uid = :uid', { uid }).returning('*').execute();
-    const [row] = result.raw as T[];
-    if (!row) throw notFound(this.recordName, uid);
-    await this.afterDelete?.(transaction, transaction.create(this.entity, row));
+    const result = await transaction
+      .createQueryBuilder()
+      .delete()
+      .from(this.entity)
+      .where('uid = :uid', { uid })
+      .returning(this.returning)
+      .execute();
+    const [record] = this.recordsOf(result.raw as Array<Record<string, unknown>>);
+    if (!record) throw notFound(this.recordName, uid);
+    await this.afterDelete?.(transaction, record);
     this.changed(transaction);
   }
 
@@ -286,93 +337,52 @@ export abstract class RecordRepository<T extends RecordEntity> {
     this.changed();
   }
 
-  /**
-   * Runs the insert or update `statement` builds and answers the record it returned, if any. The
-   * statements are plain SQL with the entity's columns: TypeORM's insert and update builders cost
-   * more CPU than the round trip itself on every write (docs/PERFORMANCE.md). An entity RecordReader
-   * cannot hydrate takes the builders' way.
-   */
-  private async writeReturning(transaction: Transaction, statement: () => [string, unknown[]]): Promise<T | undefined> {
-    const [sql, parameters] = statement();
-    const rows = await transaction.query<Record<string, unknown>[]>(sql, parameters);
-    return this.recordsOf(transaction, rows)[0];
-  }
-
-  /** The records of rows a statement returned with `RETURNING ${this.returned}`. */
-  protected recordsOf(transaction: Transaction, rows: Record<string, unknown>[]): T[] {
-    return this.reader.returning === false ? rows.map((row) => transaction.create(this.entity, row as T)) : this.reader.fromRows(rows);
-  }
-
-  private insertStatement(values: QueryDeepPartialEntity<T>, orIgnore: boolean): [string, unknown[]] {
-    const names: string[] = [];
-    const placeholders: string[] = [];
-    const parameters: unknown[] = [];
-    for (const [property, value] of Object.entries(values)) {
-      const assigned = value === undefined ? undefined : this.assignment(property, value, parameters);
-      if (!assigned) continue;
-      names.push(assigned[0]);
-      placeholders.push(assigned[1]);
-    }
-    const columns = names.length > 0 ? `(${names.join(', ')}) VALUES (${placeholders.join(', ')})` : 'DEFAULT VALUES';
-    return [
-      `INSERT INTO "${this.tableName}" ${columns}${orIgnore ? ' ON CONFLICT DO NOTHING' : ''} RETURNING ${this.returned}`,
-      parameters,
-    ];
-  }
-
-  private updateStatement(uid: string, patch: QueryDeepPartialEntity<T>, expectedVersion: number | undefined): [string, unknown[]] {
-    const parameters: unknown[] = [];
-    const sets = ['"version" = "version" + 1', '"dateModified" = now()'];
-    for (const [property, value] of Object.entries(patch)) {
-      if (value === undefined || property === 'version' || property === 'dateModified') continue;
-      const assigned = this.assignment(property, value, parameters);
-      if (assigned) sets.push(`${assigned[0]} = ${assigned[1]}`);
-    }
-    parameters.push(uid);
-    let where = `"uid" = $${parameters.length}`;
-    if (expectedVersion !== undefined) {
-      parameters.push(expectedVersion);
-      where += ` AND "version" = $${parameters.length}`;
-    }
-    // In a WITH: TypeORM answers an UPDATE's rows with its row count, a SELECT's as they are.
-    return [
-      `WITH updated AS (UPDATE "${this.tableName}" SET ${sets.join(', ')} WHERE ${where} RETURNING ${this.returned}) SELECT * FROM updated`,
-      parameters,
-    ];
+  /** Every column under its property name: what inserts, updates and a repository's own statements return (with `recordsOf`). */
+  protected get returning(): string {
+    return this.selectList;
   }
 
   /**
-   * A column and the SQL of its new value: a parameter, converted as TypeORM would store it, or raw SQL
-   * given as a function; undefined for a property that is no column (left out, as TypeORM's builders do).
-   */
-  private assignment(property: string, value: unknown, parameters: unknown[]): [string, string] | undefined {
-    const entry = this.reader.writableColumn(property);
-    if (!entry) return undefined;
-    if (typeof value === 'function') return [`"${entry.databaseName}"`, (value as () => string)()];
-    parameters.push(this.dataSource.driver.preparePersistentValue(value, entry));
-    return [`"${entry.databaseName}"`, `$${parameters.length}`];
-  }
-
-  /**
-   * SQL for the JSON of `row`, a row a statement returned with `RETURNING ${this.returned}`, as clients
+   * SQL for the JSON of `row`, a row a statement returned with `RETURNING ${this.returning}`, as clients
    * see the record (RecordEntity.toJSON, then JSON.stringify): without its @Secret() fields, dates as
-   * ISO 8601 strings with milliseconds. For a statement that writes an event of the record it changes.
+   * ISO 8601 strings with milliseconds. For a statement that writes an event of the record it changes;
+   * test/realtime.e2e-spec.ts compares it with the REST answer.
    */
   protected jsonOf(row: string): string {
-    if (this.reader.returning === false) throw new Error(`${this.recordName} rows are returned by column name, not property`);
-    const metadata = this.dataSource.getMetadata(this.entity);
-    const hidden = [...(secretFields(metadata.target as new () => RecordEntity) ?? [])];
-    const dates = metadata.columns.filter((entry) => entry.type === 'timestamptz');
+    const hidden = [...(secretFields(this.metadata.target as new () => RecordEntity) ?? [])];
+    const dates = this.columns.filter((entry) => entry.type === 'timestamptz');
     const formatted = dates.map((entry) => `'${entry.propertyName}', ${isoMilliseconds(`${row}."${entry.propertyName}"`)}`);
     return `(to_jsonb(${row}) - '{${hidden.join(',')}}'::text[] || jsonb_build_object(${formatted.join(', ')}))`;
   }
 
   /**
-   * What insert and update statements return: every column, under its property name where the reader
-   * hydrates; for a repository's own write statements too (with `recordsOf`).
+   * SQL for about how many bytes a row's JSON takes, over a subquery `alias` that selects every column
+   * by its property name, from what PostgreSQL knows without reading the values: a text's length; a
+   * JSON value's or an array's stored size (never less than its JSON: a uuid takes 16 bytes stored, 39
+   * in JSON, hence the factor), or, only when it is stored compressed, its length as text; a fixed
+   * allowance for the other fields. Measuring every value as text doubled PostgreSQL's work for a page
+   * (docs/PERFORMANCE.md).
    */
-  protected get returned(): string {
-    return this.reader.returning === false ? '*' : this.reader.returning;
+  private rowBytesSql(alias: string): string {
+    let fixed = 2;
+    const measured: string[] = [];
+    for (const entry of this.columns) {
+      fixed += entry.propertyName.length + 4;
+      const value = `"${alias}"."${entry.propertyName}"`;
+      if (entry.isArray && entry.type === 'uuid') measured.push(`coalesce(pg_column_size(${value}), 0) * 5 / 2`);
+      else if (entry.isArray || entry.type === 'jsonb' || entry.type === 'json') measured.push(storedOrTextSize(value));
+      else if (entry.type === 'text' || entry.type === 'varchar') measured.push(`coalesce(octet_length(${value}), 4) + 2`);
+      else fixed += FIXED_VALUE_BYTES;
+    }
+    return [String(fixed), ...measured].join(' + ');
+  }
+
+  /** Selects every column under its property name, as recordsOf reads the rows. */
+  private selectingEverything(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
+    const [first, ...rest] = this.columns;
+    query.select(column(first.databaseName), first.propertyName);
+    for (const entry of rest) query.addSelect(column(entry.databaseName), entry.propertyName);
+    return query;
   }
 
   private byId(query: SelectQueryBuilder<T>, uid: string, caller: Caller | undefined): SelectQueryBuilder<T> {
@@ -388,6 +398,13 @@ export abstract class RecordRepository<T extends RecordEntity> {
     return query;
   }
 }
+
+/** What a value of a fixed-size type (a uuid, a date, a number) takes in JSON at most, give or take. */
+const FIXED_VALUE_BYTES = 40;
+
+/** SQL: the bytes of a JSON value or array, as stored, or as text when it is stored compressed. */
+export const storedOrTextSize = (value: string) =>
+  `coalesce(CASE WHEN pg_column_compression(${value}) IS NULL THEN pg_column_size(${value}) ELSE octet_length(${value}::text) END, 4)`;
 
 /**
  * A page statement (`page`: ORDER BY, LIMIT, OFFSET, every column by its property name) cut to a byte

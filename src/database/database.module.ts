@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { type AppConfig, directDatabaseUrl } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
-import { Statements } from './statements.js';
 
 // Any fixed number: the session-level advisory lock that lets one instance migrate at a time.
 const MIGRATION_LOCK = 0x6d696772;
@@ -36,15 +35,13 @@ export async function runMigrations(dataSource: DataSource, directUrl?: string):
   }
 }
 
-/** The connection pool (DATABASE_URL, which may be a PgBouncer), migrated before anyone uses it, and its prepared statements. */
+/** The connection pool (DATABASE_URL, which may be a PgBouncer), migrated before anyone uses it. */
 @Module({})
 export class DatabaseModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: DatabaseModule,
       global: true,
-      providers: [Statements],
-      exports: [Statements],
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => {

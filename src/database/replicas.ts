@@ -1,11 +1,9 @@
 import { Global, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { poolQuery, type RunSql } from '../common/record-reader.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { Statements } from './statements.js';
 
 /** How often the primary's WAL position and each replica's replay position are read. */
 const CHECK_MS = 500;
@@ -49,15 +47,12 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly writtenAt = new Map<string, number>();
   private next = 0;
   private timer: NodeJS.Timeout | undefined;
-  private readonly primary: RunSql;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
-    private readonly statements: Statements,
   ) {
-    this.primary = poolQuery(dataSource, statements);
     this.replicas = config.replicas.urls.map((url) => {
       const parsed = new URL(url);
       const pool = new pg.Pool({
@@ -89,12 +84,15 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
     if (this.replicas.length > 0) this.writtenAt.set(table, Date.now());
   }
 
-  /** The rows of a catalog read of `table`: from a replica fresh enough, else from the primary (`name`: see RunSql). */
-  async read<R>(table: string, sql: string, parameters: unknown[], name?: string): Promise<R[]> {
+  /**
+   * The rows of a catalog read of `table` from a replica fresh enough; undefined when none may serve
+   * it or the one tried failed: the primary answers then.
+   */
+  async read<R>(table: string, config: pg.QueryConfig): Promise<R[] | undefined> {
     const replica = this.pick(table);
     if (replica) {
       try {
-        const { rows } = await replica.pool.query(this.statements.config(name, sql, parameters));
+        const { rows } = await replica.pool.query(config);
         this.metrics.countCatalogRead('replica');
         return rows as R[];
       } catch (error) {
@@ -102,7 +100,7 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
       }
     }
     this.metrics.countCatalogRead('primary');
-    return (await this.primary(sql, parameters, name)) as R[];
+    return undefined;
   }
 
   /** Round robin over the replicas that may serve a read of `table` now. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { type Statement, statement } from '../database/statement.js';
 import { holdingKey } from './inventory-plan.js';
 import { InventoryItem } from './inventory-item.entity.js';
 import type { InventorySnapshot } from './transaction.entity.js';
@@ -18,8 +19,16 @@ export interface LockedInventories {
 /** Inventories: read by their owners, locked by the transaction processor, changed only as a transaction settles (TransactionsRepository.settle, with the ledger). */
 @Injectable()
 export class InventoryRepository extends RecordRepository<InventoryItem> {
+  /** Prepared: every transaction runs it (docs/PERFORMANCE.md). */
+  private readonly holdingsOf: Statement<{ personas: string[]; items: string[] }>;
+
   constructor(dataSource: DataSource) {
     super(dataSource, InventoryItem, 'inventory item');
+    this.holdingsOf = statement(
+      'holdings',
+      (p) =>
+        `SELECT ${this.returning} FROM inventory_items WHERE "personaUid" = ANY(${p.personas}::uuid[]) AND "itemUid" = ANY(${p.items}::uuid[])`,
+    );
   }
 
   /** A persona's inventory is its owner's (and the admins'). */
@@ -41,28 +50,24 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
    * by a statement of their own, after this one: a statement's snapshot predates the lock waits it makes.
    */
   async lockInventories(transaction: Transaction, personaUids: string[], itemUids: string[] = []): Promise<LockedInventories> {
-    const [row] = await this.statements.run<{ owners: Record<string, string>; missing: string[] }>(
-      transaction,
-      'lock_inventories',
-      `WITH locked AS (SELECT uid, "userUid" FROM personas WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR NO KEY UPDATE)
-       SELECT (SELECT coalesce(json_object_agg(uid, "userUid"), '{}') FROM locked) AS owners,
-              ARRAY(SELECT wanted FROM unnest($2::uuid[]) AS wanted WHERE NOT EXISTS (SELECT 1 FROM items WHERE uid = wanted))::text[] AS missing`,
-      [personaUids, itemUids],
-    );
+    const [row] = await this.run(transaction, LOCK_INVENTORIES, { personas: personaUids, items: itemUids });
     return { owners: new Map(Object.entries(row.owners)), missingItems: row.missing };
   }
 
   /** The rows of these personas for these items (a persona that holds none of an item has no row). */
   async holdings(transaction: Transaction, personaUids: string[], itemUids: string[]): Promise<HoldingRows> {
-    const rows = await this.statements.run<InventoryItem>(
-      transaction,
-      'holdings',
-      `SELECT ${this.returned} FROM inventory_items WHERE "personaUid" = ANY($1::uuid[]) AND "itemUid" = ANY($2::uuid[])`,
-      [personaUids, itemUids],
-    );
+    const rows = this.recordsOf(await this.run(transaction, this.holdingsOf, { personas: personaUids, items: itemUids }));
     return new Map(rows.map((row) => [holdingKey(row.personaUid, row.itemUid), row]));
   }
 }
+
+// Prepared: every transaction runs it (docs/PERFORMANCE.md).
+const LOCK_INVENTORIES = statement<{ personas: string[]; items: string[] }, { owners: Record<string, string>; missing: string[] }>(
+  'lock_inventories',
+  (p) => `WITH locked AS (SELECT uid, "userUid" FROM personas WHERE uid = ANY(${p.personas}::uuid[]) ORDER BY uid FOR NO KEY UPDATE)
+       SELECT (SELECT coalesce(json_object_agg(uid, "userUid"), '{}') FROM locked) AS owners,
+              ARRAY(SELECT wanted FROM unnest(${p.items}::uuid[]) AS wanted WHERE NOT EXISTS (SELECT 1 FROM items WHERE uid = wanted))::text[] AS missing`,
+);
 
 /** A persona's holding of an item as a snapshot: the row's fields, or quantity 0 where it holds none. */
 export function holdingSnapshot(rows: HoldingRows, personaUid: string, itemUid: string): InventorySnapshot {

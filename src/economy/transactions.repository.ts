@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, isoMilliseconds, RecordRepository, type Transaction } from '../common/record.repository.js';
-import { EventOutbox, type WrittenEvents } from '../realtime/event-outbox.js';
+import { type Placeholders, type Statement, statement } from '../database/statement.js';
+import { EventOutbox, type WritingParameters, writingCtes, type WrittenEvents } from '../realtime/event-outbox.js';
 import { holdingKey, type Holdings, type Movement, personasOf } from './inventory-plan.js';
 import { type InventorySnapshot, InventoryTransaction, type TransactionStatus } from './transaction.entity.js';
 
 const FINAL_STATUSES: readonly TransactionStatus[] = ['COMPLETED', 'DECLINED', 'CANCELED', 'FAILED'];
-/** The settling statement's parameters after its own seventeen: EventOutbox.writing's. */
-const FIRST_EVENT_PARAMETER = 18;
 
 /** What a transaction's record holds before it is settled: stored PENDING, or not stored yet. */
 export type UnsettledTransaction = Pick<
@@ -38,14 +37,16 @@ export interface Settlement {
 
 @Injectable()
 export class TransactionsRepository extends RecordRepository<InventoryTransaction> {
+  /** Prepared: most of its cost was PostgreSQL planning it (docs/PERFORMANCE.md). */
+  private readonly settling: Statement<SettleParameters, Record<string, unknown> & WrittenEvents & { changedHoldings: number }>;
+
   constructor(
     dataSource: DataSource,
     private readonly outbox: EventOutbox,
   ) {
     super(dataSource, InventoryTransaction, 'transaction');
+    this.settling = statement('settle', (p) => settleSql(p, this.returning, this.jsonOf('r')));
   }
-
-  private settleStatement?: string;
 
   /** A transaction that reaches its end is pushed to the owners of both personas. */
   protected override async afterUpdate(transaction: Transaction, record: InventoryTransaction): Promise<void> {
@@ -71,42 +72,32 @@ export class TransactionsRepository extends RecordRepository<InventoryTransactio
     const { movements, held } = settlement;
     const kind = ({ personaUid, itemUid, delta }: Movement) =>
       delta > 0 ? 'add' : (held.get(holdingKey(personaUid, itemUid)) ?? 0) + delta === 0 ? 'empty' : 'take';
-    const events = this.outbox.writing(FIRST_EVENT_PARAMETER);
-    const rows = await this.statements.run<Record<string, unknown> & WrittenEvents & { changedHoldings: number }>(
-      transaction,
-      'settle',
-      this.settleSql,
-      [
-        movements.map((movement) => movement.personaUid),
-        movements.map((movement) => movement.itemUid),
-        movements.map((movement) => movement.delta),
-        movements.map(kind),
-        record.uid,
-        record.type,
-        settlement.status,
-        record.personaOneUid,
-        record.personaTwoUid,
-        JSON.stringify(record.personaOneInventoryItems),
-        JSON.stringify(record.personaTwoInventoryItems),
-        record.createdByUid,
-        record.idempotencyKey,
-        record.requestHash,
-        settlement.reason,
-        JSON.stringify(settlement.personaOneBefore),
-        JSON.stringify(settlement.personaTwoBefore),
-        ...events.parameters,
-      ],
-    );
+    const rows = await this.run(transaction, this.settling, {
+      personas: movements.map((movement) => movement.personaUid),
+      items: movements.map((movement) => movement.itemUid),
+      deltas: movements.map((movement) => movement.delta),
+      kinds: movements.map(kind),
+      uid: record.uid,
+      type: record.type,
+      status: settlement.status,
+      personaOneUid: record.personaOneUid,
+      personaTwoUid: record.personaTwoUid,
+      personaOneItems: JSON.stringify(record.personaOneInventoryItems),
+      personaTwoItems: JSON.stringify(record.personaTwoInventoryItems),
+      createdByUid: record.createdByUid,
+      idempotencyKey: record.idempotencyKey,
+      requestHash: record.requestHash,
+      reason: settlement.reason,
+      personaOneBefore: JSON.stringify(settlement.personaOneBefore),
+      personaTwoBefore: JSON.stringify(settlement.personaTwoBefore),
+      ...this.outbox.writingValues(),
+    });
     if (rows[0]?.changedHoldings !== movements.length) {
       throw new Error(`transaction ${record.uid} changed ${rows[0]?.changedHoldings} holdings for ${movements.length} movements`);
     }
     this.outbox.written(transaction, rows[0]);
     this.changed(transaction);
-    return this.recordsOf(transaction, rows)[0];
-  }
-
-  private get settleSql(): string {
-    return (this.settleStatement ??= settleStatement(this.returned, this.jsonOf('r'), this.outbox.writing(FIRST_EVENT_PARAMETER).ctes));
+    return this.recordsOf(rows)[0];
   }
 
   /** A trade left PENDING for persona two: its owner is told there is an offer to answer. */
@@ -141,18 +132,39 @@ const snapshotsAfter = (before: string) =>
   `(SELECT coalesce(jsonb_agg(coalesce(c.snapshot, b.value) ORDER BY b.n), '[]') FROM jsonb_array_elements(${before}::jsonb) WITH ORDINALITY AS b(value, n)
      LEFT JOIN changed c ON c.persona = (b.value ->> 'personaUid')::uuid AND c.item = (b.value ->> 'itemUid')::uuid)`;
 
+/** What the settling statement takes: the movements (add, take or empty), the record, and its events' parameters. */
+interface SettleParameters extends WritingParameters {
+  personas: string[];
+  items: string[];
+  deltas: number[];
+  kinds: Array<'add' | 'take' | 'empty'>;
+  uid: string;
+  type: string;
+  status: string;
+  personaOneUid: string;
+  personaTwoUid: string | null;
+  /** The record's item lists and snapshots before, as JSON text. */
+  personaOneItems: string;
+  personaTwoItems: string;
+  createdByUid: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  reason: string | null;
+  personaOneBefore: string;
+  personaTwoBefore: string;
+}
+
 /**
- * See `settle`: the movements ($1 personas, $2 items, $3 deltas, $4 kinds: add, take or empty) of
- * transaction $5, their ledger rows, its record ($6 to $17) and its events ($18 on, EventOutbox.writing);
- * answers the record, how many holdings changed and the events written. A record inserted here starts at
- * version 1, as one stored PENDING and then settled does. The events, in the order they were written
- * apart: one `inventory.updated` per moved persona (its holdings in the order of the movements), then
- * `transaction.updated` to both personas.
+ * See `settle`: the movements of the transaction, their ledger rows, its record and its events
+ * (writingCtes); answers the record, how many holdings changed and the events written. A record
+ * inserted here starts at version 1, as one stored PENDING and then settled does. The events, in the
+ * order they were written apart: one `inventory.updated` per moved persona (its holdings in the order
+ * of the movements), then `transaction.updated` to both personas.
  */
-function settleStatement(returned: string, recordJson: string, writeEvents: string): string {
+function settleSql(p: Placeholders<SettleParameters>, returned: string, recordJson: string): string {
   return `
   WITH moves AS (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[]) WITH ORDINALITY AS m(persona, item, delta, kind, n)
+    SELECT * FROM unnest(${p.personas}::uuid[], ${p.items}::uuid[], ${p.deltas}::int[], ${p.kinds}::text[]) WITH ORDINALITY AS m(persona, item, delta, kind, n)
   ), added AS (
     INSERT INTO inventory_items ("personaUid", "itemUid", quantity)
     SELECT persona, item, delta FROM moves WHERE kind = 'add'
@@ -168,7 +180,7 @@ function settleStatement(returned: string, recordJson: string, writeEvents: stri
     WHERE m.kind = 'empty' AND i."personaUid" = m.persona AND i."itemUid" = m.item AND i.quantity = -m.delta
     RETURNING i."personaUid", i."itemUid"
   ), ledger AS (
-    INSERT INTO inventory_ledger ("transactionUid", "personaUid", "itemUid", delta) SELECT $5, persona, item, delta FROM moves
+    INSERT INTO inventory_ledger ("transactionUid", "personaUid", "itemUid", delta) SELECT ${p.uid}, persona, item, delta FROM moves
   ), changed AS (
     SELECT a."personaUid" AS persona, a."itemUid" AS item, ${snapshot('a')} AS snapshot FROM added a
     UNION ALL SELECT t."personaUid", t."itemUid", ${snapshot('t')} FROM taken t
@@ -178,7 +190,9 @@ function settleStatement(returned: string, recordJson: string, writeEvents: stri
                               "createdByUid", "idempotencyKey", "requestHash", reason, version,
                               "personaOneInventoryItemsBefore", "personaTwoInventoryItemsBefore",
                               "personaOneInventoryItemsAfter", "personaTwoInventoryItemsAfter")
-    VALUES ($5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17, ${snapshotsAfter('$16')}, ${snapshotsAfter('$17')})
+    VALUES (${p.uid}, ${p.type}, ${p.status}, ${p.personaOneUid}, ${p.personaTwoUid}, ${p.personaOneItems}, ${p.personaTwoItems},
+            ${p.createdByUid}, ${p.idempotencyKey}, ${p.requestHash}, ${p.reason}, 1, ${p.personaOneBefore}, ${p.personaTwoBefore},
+            ${snapshotsAfter(p.personaOneBefore)}, ${snapshotsAfter(p.personaTwoBefore)})
     ON CONFLICT (uid) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason,
       "personaOneInventoryItemsBefore" = EXCLUDED."personaOneInventoryItemsBefore",
       "personaTwoInventoryItemsBefore" = EXCLUDED."personaTwoInventoryItemsBefore",
@@ -196,8 +210,8 @@ function settleStatement(returned: string, recordJson: string, writeEvents: stri
     UNION ALL SELECT (SELECT count(*) FROM moved)::int, 'transaction.updated', ${recordJson} FROM recorded r
   ), wanted AS (
     SELECT idx, persona AS uid, true AS persona FROM moved
-    UNION ALL SELECT (SELECT count(*) FROM moved)::int, persona, true FROM unnest(ARRAY[$8::uuid, $9::uuid]) AS persona WHERE persona IS NOT NULL
-  )${writeEvents}
+    UNION ALL SELECT (SELECT count(*) FROM moved)::int, persona, true FROM unnest(ARRAY[${p.personaOneUid}::uuid, ${p.personaTwoUid}::uuid]) AS persona WHERE persona IS NOT NULL
+  )${writingCtes(p)}
   SELECT recorded.*, (SELECT count(*)::int FROM changed) AS "changedHoldings", written_events.counts, written_events.wake, written_events.recipients, written_events.notified
   FROM recorded LEFT JOIN written_events ON true`;
 }

@@ -4,10 +4,23 @@ import { conflict, ErrorCode } from '../common/errors.js';
 import { RecordRepository, type Transaction } from '../common/record.repository.js';
 import { Item } from './item.entity.js';
 import { Replicas } from '../database/replicas.js';
+import { runStatement, statement } from '../database/statement.js';
 
 // Serialises changes of parent links, so that two concurrent updates (A under B, B under A) cannot each
 // pass the cycle check and together make a loop. Item creation needs no lock: a new item has no children.
 const ITEM_TREE_LOCK = 0x17e45;
+
+const LOCK_TREE = statement<{ lock: number }>('lock_item_tree', (p) => `SELECT pg_advisory_xact_lock(${p.lock})`);
+
+const ANCESTOR_OR_SELF = statement<{ parent: string; uid: string }>(
+  'item_ancestor_or_self',
+  (p) => `WITH RECURSIVE ancestors(uid, "parentUID") AS (
+         SELECT uid, "parentUID" FROM items WHERE uid = ${p.parent}
+         UNION
+         SELECT item.uid, item."parentUID" FROM items item JOIN ancestors ON item.uid = ancestors."parentUID"
+       )
+       SELECT 1 FROM ancestors WHERE uid = ${p.uid} LIMIT 1`,
+);
 
 @Injectable()
 export class ItemsRepository extends RecordRepository<Item> {
@@ -17,7 +30,7 @@ export class ItemsRepository extends RecordRepository<Item> {
 
   /** Holds the item tree still for the rest of the transaction (parent links change one at a time). */
   async lockTree(transaction: Transaction): Promise<void> {
-    await transaction.query('SELECT pg_advisory_xact_lock($1)', [ITEM_TREE_LOCK]);
+    await runStatement(transaction, LOCK_TREE, { lock: ITEM_TREE_LOCK });
   }
 
   async exists(uid: string, transaction: Transaction = this.dataSource.manager): Promise<boolean> {
@@ -36,15 +49,7 @@ export class ItemsRepository extends RecordRepository<Item> {
 
   /** Whether `uid` is `parentUID` itself or one of its ancestors: making it the parent would loop. */
   async isAncestorOrSelf(transaction: Transaction, uid: string, parentUID: string): Promise<boolean> {
-    const [loop] = await transaction.query<unknown[]>(
-      `WITH RECURSIVE ancestors(uid, "parentUID") AS (
-         SELECT uid, "parentUID" FROM items WHERE uid = $1
-         UNION
-         SELECT item.uid, item."parentUID" FROM items item JOIN ancestors ON item.uid = ancestors."parentUID"
-       )
-       SELECT 1 FROM ancestors WHERE uid = $2 LIMIT 1`,
-      [parentUID, uid],
-    );
+    const [loop] = await runStatement(transaction, ANCESTOR_OR_SELF, { parent: parentUID, uid });
     return loop !== undefined;
   }
 

@@ -2,6 +2,7 @@ import { Global, Injectable, Module } from '@nestjs/common';
 import type { Transaction } from '../common/record.repository.js';
 import { beforeCommit, isTransacting } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';
+import { type Placeholders, runStatement, statement } from '../database/statement.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { type EventType, MAX_NOTIFIED_USERS, REALTIME_CHANNEL } from './events.js';
 import { InboxTrimmer } from './inbox-trimmer.js';
@@ -25,7 +26,7 @@ interface PendingEvent {
  * Writes events into the recipients' inbox, in the transaction of the change they report, so that an
  * event exists if and only if its change committed. The events of a transaction are gathered while it
  * works and written in one statement just before it commits (`beforeCommit`); a statement that
- * settles a change may write its own events in it instead (`writing`). The statement resolves persona
+ * settles a change may write its own events in it instead (`writingCtes`). The statement resolves persona
  * owners, keeps the recipients that are users (a session may invite any uid), inserts a row per
  * recipient in the order the events were recorded, and NOTIFYs their uids (never the payload), which
  * PostgreSQL delivers at commit; with Redis the same list is published once the transaction commits
@@ -35,8 +36,6 @@ interface PendingEvent {
 @Injectable()
 export class EventOutbox {
   private readonly pending = new WeakMap<Transaction, PendingEvent[]>();
-  private writeSql?: string;
-  private readonly writingCtes = new Map<number, string>();
 
   constructor(
     private readonly metrics: MetricsService,
@@ -95,43 +94,27 @@ export class EventOutbox {
       for (const owned of event.ownersOf) add(index, owned, true);
     });
     if (recipients.length === 0) return;
-    const tail = this.writing(6);
-    this.writeSql ??= `WITH wanted AS (
-         SELECT * FROM unnest($1::int[], $2::uuid[], $3::bool[]) AS w(idx, uid, persona)
-       ), events AS (
-         SELECT (n - 1)::int AS idx, type, ($5::jsonb) -> (n - 1)::int AS data FROM unnest($4::text[]) WITH ORDINALITY AS e(type, n)
-       )${tail.ctes}
-       SELECT * FROM written_events`;
-    const [row] = await transaction.query<WrittenEvents[]>(this.writeSql, [
+    const [row] = await runStatement(transaction, WRITE_EVENTS, {
       indexes,
       recipients,
       persona,
-      events.map((event) => event.type),
-      `[${events.map((event) => event.json).join(',')}]`,
-      ...tail.parameters,
-    ]);
+      types: events.map((event) => event.type),
+      data: `[${events.map((event) => event.json).join(',')}]`,
+      ...this.writingValues(),
+    });
     this.written(transaction, row);
   }
 
   /**
-   * The CTEs that write the events of a statement and wake their recipients: they follow two of the
-   * statement's own, `events` (idx, type, data jsonb) and `wanted` (idx, uid, persona: whether uid names
-   * a persona, whose owner receives it), and end in `written_events` (one row of `WrittenEvents`, none
-   * when nothing was written), which the statement must select from. A statement that settles a change
-   * writes its events itself this way when only it knows their data (a transaction's record and
-   * holdings): a statement of their own was a fifth of a gift's cost (docs/PERFORMANCE.md). Persona
-   * owners are resolved and uids that name no user dropped, one row per recipient in the events' order,
-   * and the recipients' uids (never the payload) NOTIFYed, which PostgreSQL delivers at commit.
-   * `parameters` are numbered from `first`; hand the row to `written`.
+   * The values of the parameters writingCtes() names, to add to those of a statement that writes its
+   * own events; hand its `written_events` row to `written`.
    */
-  writing(first: number): { ctes: string; parameters: unknown[] } {
-    let ctes = this.writingCtes.get(first);
-    if (!ctes) this.writingCtes.set(first, (ctes = writingCtes(first)));
-    return { ctes, parameters: [REALTIME_CHANNEL, MAX_NOTIFIED_USERS, !this.fanout.viaRedis] };
+  writingValues(): WritingParameters {
+    return { channel: REALTIME_CHANNEL, maxNotified: MAX_NOTIFIED_USERS, notify: !this.fanout.viaRedis };
   }
 
   /**
-   * After a statement with `writing`'s CTEs: counts its events, over Redis publishes the wake-up once it
+   * After a statement with writingCtes(): counts its events, over Redis publishes the wake-up once it
    * commits, and has the inboxes that grew kept within their bound.
    */
   written(transaction: Transaction, row: Partial<WrittenEvents> | undefined): void {
@@ -141,8 +124,25 @@ export class EventOutbox {
   }
 }
 
-/** See EventOutbox.writing: $first the channel, $first+1 the most uids a wake-up names, $first+2 whether to NOTIFY. */
-const writingCtes = (first: number) => `, recipients AS (
+/** The parameters of writingCtes(): the NOTIFY channel, the most uids a wake-up names, whether to NOTIFY at all (not over Redis). */
+export interface WritingParameters {
+  channel: string;
+  maxNotified: number;
+  notify: boolean;
+}
+
+/**
+ * The CTEs that write the events of a statement and wake their recipients: they follow two of the
+ * statement's own, `events` (idx, type, data jsonb) and `wanted` (idx, uid, persona: whether uid names
+ * a persona, whose owner receives it), and end in `written_events` (one row of `WrittenEvents`, none
+ * when nothing was written), which the statement must select from. A statement that settles a change
+ * writes its events itself this way when only it knows their data (a transaction's record and
+ * holdings): a statement of their own was a fifth of a gift's cost (docs/PERFORMANCE.md). Persona
+ * owners are resolved and uids that name no user dropped, one row per recipient in the events' order,
+ * and the recipients' uids (never the payload) NOTIFYed, which PostgreSQL delivers at commit. Its
+ * values come from EventOutbox.writingValues().
+ */
+export const writingCtes = (p: Placeholders<WritingParameters>) => `, recipients AS (
          SELECT w.idx, u.uid FROM wanted w JOIN users u ON u.uid = w.uid WHERE NOT w.persona
          UNION
          SELECT w.idx, p."userUid" FROM wanted w JOIN personas p ON p.uid = w.uid WHERE w.persona
@@ -151,13 +151,27 @@ const writingCtes = (first: number) => `, recipients AS (
          SELECT r.uid, e.type, e.data FROM recipients r JOIN events e USING (idx) ORDER BY r.idx
          RETURNING "userUid", type
        ), written_events AS (
-         SELECT counts, wake, recipients, CASE WHEN $${first + 2} THEN pg_notify($${first}, wake) END AS notified FROM (
+         SELECT counts, wake, recipients, CASE WHEN ${p.notify} THEN pg_notify(${p.channel}, wake) END AS notified FROM (
            SELECT (SELECT json_object_agg(type, n) FROM (SELECT type, count(*)::int AS n FROM written GROUP BY type) AS t) AS counts,
-                  CASE WHEN count(DISTINCT "userUid") > $${first + 1} THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END AS wake,
+                  CASE WHEN count(DISTINCT "userUid") > ${p.maxNotified} THEN '*' ELSE string_agg(DISTINCT "userUid"::text, ',') END AS wake,
                   array_agg(DISTINCT "userUid") AS recipients
            FROM written HAVING count(*) > 0
          ) AS summary
        )`;
+
+/** Events gathered by a transaction, written in one statement just before it commits. */
+const WRITE_EVENTS = statement<
+  { indexes: number[]; recipients: string[]; persona: boolean[]; types: string[]; data: string } & WritingParameters,
+  WrittenEvents
+>(
+  'write_events',
+  (p) => `WITH wanted AS (
+         SELECT * FROM unnest(${p.indexes}::int[], ${p.recipients}::uuid[], ${p.persona}::bool[]) AS w(idx, uid, persona)
+       ), events AS (
+         SELECT (n - 1)::int AS idx, type, (${p.data}::jsonb) -> (n - 1)::int AS data FROM unnest(${p.types}::text[]) WITH ORDINALITY AS e(type, n)
+       )${writingCtes(p)}
+       SELECT counts, wake, recipients, notified FROM written_events`,
+);
 
 /** What `written_events` answers: the events written by type, whom to wake ('*': everyone), and whose inboxes grew. */
 export interface WrittenEvents {

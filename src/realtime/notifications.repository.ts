@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { hashSecretToken, newSecretToken } from '../common/secret-token.js';
-import { storedOrTextSize } from '../common/record-reader.js';
+import { storedOrTextSize } from '../common/record.repository.js';
+import { runStatement, statement } from '../database/statement.js';
 import type { EventType } from './events.js';
 
 /**
@@ -66,21 +67,13 @@ export class NotificationsRepository {
    * (always the first): the rows past the budget are never read out of PostgreSQL.
    */
   async after(userUid: string, after: Cursor, limit: number, maxBytes: number): Promise<InboxPage> {
-    const rows = await this.dataSource.query<Array<InboxRow & { bytes: string }>>(
-      `SELECT * FROM (
-         SELECT measured.*, sum(measured.size) OVER (ORDER BY measured.xid, measured.id ROWS UNBOUNDED PRECEDING) AS bytes
-         FROM (
-           SELECT n.id, n.xid, n.type, n.data, n."dateCreated", n.xid < h.xmin AS ready, 100 + ${storedOrTextSize('n.data')} AS size
-           FROM notifications n, (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) h
-           WHERE n."userUid" = $1 AND (n.xid, n.id) > ($2::text::xid8, $3::bigint)
-           ORDER BY n.xid, n.id
-           LIMIT $4
-         ) AS measured
-       ) AS sized
-       WHERE bytes - size < $5
-       ORDER BY xid, id`,
-      [userUid, after.xid.toString(), after.id.toString(), limit, maxBytes],
-    );
+    const rows = await runStatement(this.dataSource, INBOX_AFTER, {
+      userUid,
+      xid: after.xid.toString(),
+      id: after.id.toString(),
+      limit,
+      maxBytes,
+    });
     // The row that ends past the budget is left for the next read, unless it is the first.
     const cut = rows.length > 0 && Number(rows.at(-1)!.bytes) > maxBytes;
     if (cut && rows.length > 1) rows.pop();
@@ -102,7 +95,7 @@ export class NotificationsRepository {
    * of one still running or to come. A socket opened without `?after` starts here.
    */
   async now(): Promise<Cursor> {
-    const [{ xmin }] = await this.dataSource.query<Array<{ xmin: string }>>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin');
+    const [{ xmin }] = await runStatement(this.dataSource, SNAPSHOT_XMIN, {});
     return { xid: BigInt(xmin) - 1n, id: MAX_BIGINT };
   }
 
@@ -112,12 +105,11 @@ export class NotificationsRepository {
    * ended by now is before the new cursor; every later one after it.
    */
   async usersWithEventsAfter(users: string[], after: Cursor): Promise<{ users: string[]; next: Cursor }> {
-    const [row] = await this.dataSource.query<Array<{ users: string[] | null; xmin: string }>>(
-      `SELECT (SELECT array_agg(DISTINCT "userUid") FROM notifications
-               WHERE "userUid" = ANY($1::uuid[]) AND (xid, id) > ($2::text::xid8, $3::bigint)) AS users,
-              pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`,
-      [users, after.xid.toString(), after.id.toString()],
-    );
+    const [row] = await runStatement(this.dataSource, USERS_WITH_EVENTS_AFTER, {
+      users,
+      xid: after.xid.toString(),
+      id: after.id.toString(),
+    });
     return { users: row.users ?? [], next: { xid: BigInt(row.xmin) - 1n, id: MAX_BIGINT } };
   }
 
@@ -126,16 +118,7 @@ export class NotificationsRepository {
    * went. One statement for many users: it walks each inbox's newest `max` entries on the cursor index.
    */
   async trim(users: string[], max: number): Promise<number> {
-    const [, dropped] = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM notifications n USING (
-         SELECT w.uid, c.xid, c.id FROM unnest($1::uuid[]) AS w(uid)
-         CROSS JOIN LATERAL (
-           SELECT xid, id FROM notifications WHERE "userUid" = w.uid ORDER BY xid DESC, id DESC OFFSET $2 LIMIT 1
-         ) AS c
-       ) AS cut
-       WHERE n."userUid" = cut.uid AND (n.xid, n.id) <= (cut.xid, cut.id)`,
-      [users, max],
-    );
+    const [{ dropped }] = await runStatement(this.dataSource, TRIM, { users, max });
     return dropped;
   }
 
@@ -147,14 +130,10 @@ export class NotificationsRepository {
    */
   prune(lock: number, retentionSeconds: number): Promise<number | undefined> {
     return this.dataSource.transaction(async (transaction) => {
-      const [{ locked }] = await transaction.query<Array<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock($1) AS locked', [lock]);
+      const [{ locked }] = await runStatement(transaction, TRY_LOCK, { lock });
       if (!locked) return undefined;
-      await transaction.query('DELETE FROM realtime_tickets WHERE "expiresAt" < now()');
-      const deleted = await transaction.query<[unknown[], number]>(
-        `DELETE FROM notifications WHERE "dateCreated" < now() - make_interval(secs => $1)`,
-        [retentionSeconds],
-      );
-      return deleted[1];
+      const [{ pruned }] = await runStatement(transaction, PRUNE, { retentionSeconds });
+      return pruned;
     });
   }
 }
@@ -188,12 +167,7 @@ export class RealtimeTicketsRepository {
 
   async issue(holder: TicketHolder): Promise<{ ticket: string; expiresAt: Date }> {
     const { token: ticket, hash } = newSecretToken();
-    const [{ expiresAt }] = await this.dataSource.query<Array<{ expiresAt: Date }>>(
-      `INSERT INTO realtime_tickets (hash, "userUid", roles, "sessionUid", "tokenIssuedAt", "tokenExpiresAt", "expiresAt")
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
-       RETURNING "expiresAt"`,
-      [hash, holder.userUid, holder.roles, holder.sessionUid, holder.tokenIssuedAt, holder.tokenExpiresAt, TICKET_TTL_SECONDS],
-    );
+    const [{ expiresAt }] = await runStatement(this.dataSource, ISSUE_TICKET, { ...holder, hash, ttlSeconds: TICKET_TTL_SECONDS });
     return { ticket, expiresAt };
   }
 
@@ -202,10 +176,7 @@ export class RealtimeTicketsRepository {
    * tickets cost no write however many arrive.
    */
   async find(ticket: string): Promise<TicketHolder | undefined> {
-    const [holder] = await this.dataSource.query<TicketHolder[]>(
-      `SELECT ${HOLDER_COLUMNS} FROM realtime_tickets WHERE hash = $1 AND "expiresAt" > now()`,
-      [hashSecretToken(ticket)],
-    );
+    const [holder] = await runStatement(this.dataSource, FIND_TICKET, { hash: hashSecretToken(ticket) });
     return holder;
   }
 
@@ -214,11 +185,80 @@ export class RealtimeTicketsRepository {
    * it first (of two racing, one deletes the row, the other deletes nothing) or it has just expired.
    */
   async take(ticket: string): Promise<TicketHolder | undefined> {
-    // For a DELETE, TypeORM answers [rows, affected].
-    const [[holder]] = await this.dataSource.query<[TicketHolder[], number]>(
-      `DELETE FROM realtime_tickets WHERE hash = $1 AND "expiresAt" > now() RETURNING ${HOLDER_COLUMNS}`,
-      [hashSecretToken(ticket)],
-    );
+    const [holder] = await runStatement(this.dataSource, TAKE_TICKET, { hash: hashSecretToken(ticket) });
     return holder;
   }
 }
+
+const INBOX_AFTER = statement<{ userUid: string; xid: string; id: string; limit: number; maxBytes: number }, InboxRow & { bytes: string }>(
+  'inbox_after',
+  (p) => `SELECT * FROM (
+         SELECT measured.*, sum(measured.size) OVER (ORDER BY measured.xid, measured.id ROWS UNBOUNDED PRECEDING) AS bytes
+         FROM (
+           SELECT n.id, n.xid, n.type, n.data, n."dateCreated", n.xid < h.xmin AS ready, 100 + ${storedOrTextSize('n.data')} AS size
+           FROM notifications n, (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) h
+           WHERE n."userUid" = ${p.userUid} AND (n.xid, n.id) > (${p.xid}::text::xid8, ${p.id}::bigint)
+           ORDER BY n.xid, n.id
+           LIMIT ${p.limit}
+         ) AS measured
+       ) AS sized
+       WHERE bytes - size < ${p.maxBytes}
+       ORDER BY xid, id`,
+);
+
+const SNAPSHOT_XMIN = statement<Record<string, never>, { xmin: string }>(
+  'snapshot_xmin',
+  () => 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin',
+);
+
+const USERS_WITH_EVENTS_AFTER = statement<{ users: string[]; xid: string; id: string }, { users: string[] | null; xmin: string }>(
+  'users_with_events_after',
+  (p) => `SELECT (SELECT array_agg(DISTINCT "userUid") FROM notifications
+               WHERE "userUid" = ANY(${p.users}::uuid[]) AND (xid, id) > (${p.xid}::text::xid8, ${p.id}::bigint)) AS users,
+              pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`,
+);
+
+const TRIM = statement<{ users: string[]; max: number }, { dropped: number }>(
+  'trim_inboxes',
+  (p) => `WITH gone AS (DELETE FROM notifications n USING (
+         SELECT w.uid, c.xid, c.id FROM unnest(${p.users}::uuid[]) AS w(uid)
+         CROSS JOIN LATERAL (
+           SELECT xid, id FROM notifications WHERE "userUid" = w.uid ORDER BY xid DESC, id DESC OFFSET ${p.max} LIMIT 1
+         ) AS c
+       ) AS cut
+       WHERE n."userUid" = cut.uid AND (n.xid, n.id) <= (cut.xid, cut.id)
+       RETURNING 1)
+       SELECT count(*)::int AS dropped FROM gone`,
+);
+
+const TRY_LOCK = statement<{ lock: number }, { locked: boolean }>(
+  'try_advisory_lock',
+  (p) => `SELECT pg_try_advisory_xact_lock(${p.lock}) AS locked`,
+);
+
+const PRUNE = statement<{ retentionSeconds: number }, { pruned: number }>(
+  'prune_inbox',
+  (p) => `WITH tickets AS (
+         DELETE FROM realtime_tickets WHERE "expiresAt" < now()
+       ), events AS (
+         DELETE FROM notifications WHERE "dateCreated" < now() - make_interval(secs => ${p.retentionSeconds}) RETURNING 1
+       )
+       SELECT count(*)::int AS pruned FROM events`,
+);
+
+const ISSUE_TICKET = statement<TicketHolder & { hash: string; ttlSeconds: number }, { expiresAt: Date }>(
+  'issue_realtime_ticket',
+  (p) => `INSERT INTO realtime_tickets (hash, "userUid", roles, "sessionUid", "tokenIssuedAt", "tokenExpiresAt", "expiresAt")
+       VALUES (${p.hash}, ${p.userUid}, ${p.roles}, ${p.sessionUid}, ${p.tokenIssuedAt}, ${p.tokenExpiresAt}, now() + make_interval(secs => ${p.ttlSeconds}))
+       RETURNING "expiresAt"`,
+);
+
+const FIND_TICKET = statement<{ hash: string }, TicketHolder>(
+  'find_realtime_ticket',
+  (p) => `SELECT ${HOLDER_COLUMNS} FROM realtime_tickets WHERE hash = ${p.hash} AND "expiresAt" > now()`,
+);
+
+const TAKE_TICKET = statement<{ hash: string }, TicketHolder>(
+  'take_realtime_ticket',
+  (p) => `DELETE FROM realtime_tickets WHERE hash = ${p.hash} AND "expiresAt" > now() RETURNING ${HOLDER_COLUMNS}`,
+);

@@ -6,6 +6,7 @@ import { EventOutbox } from '../realtime/event-outbox.js';
 import type { SessionRemoval } from './dto/session-events.dto.js';
 import { briefOf, describeChange, newlyInvited } from './session-events.js';
 import { Session } from './session.entity.js';
+import { statement } from '../database/statement.js';
 
 @Injectable()
 export class SessionsRepository extends RecordRepository<Session> {
@@ -138,17 +139,14 @@ export class SessionsRepository extends RecordRepository<Session> {
 
   /** The member is still there (POST /sessions/{id}/heartbeat); false when they are not a member (any more). */
   async heartbeat(sessionUid: string, userUid: string): Promise<boolean> {
-    const [, touched] = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE session_presence SET "seenAt" = now() WHERE "sessionUid" = $1 AND "userUid" = $2`,
-      [sessionUid, userUid],
-    );
-    return touched > 0;
+    const touched = await this.run(undefined, HEARTBEAT, { sessionUid, userUid });
+    return touched.length > 0;
   }
 
   /** Users with an open realtime socket are present in every session they are in. */
   async touchPresence(users: string[]): Promise<void> {
     if (users.length === 0) return;
-    await this.dataSource.query(`UPDATE session_presence SET "seenAt" = now() WHERE "userUid" = ANY($1::uuid[])`, [users]);
+    await this.run(undefined, TOUCH_PRESENCE, { users });
   }
 
   /**
@@ -157,14 +155,9 @@ export class SessionsRepository extends RecordRepository<Session> {
    * they ended. Sessions another transaction holds are left for the next batch.
    */
   async deleteEndedBefore(retentionSeconds: number, limit: number): Promise<number> {
-    const [, deleted] = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM sessions WHERE uid IN (
-         SELECT uid FROM sessions WHERE status = 'ENDED' AND "dateModified" < now() - make_interval(secs => $1)
-         ORDER BY "dateModified" LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [retentionSeconds, limit],
-    );
+    const deleted = await this.run(undefined, DELETE_ENDED, { retentionSeconds, limit });
     this.changed();
-    return deleted;
+    return deleted.length;
   }
 
   /**
@@ -183,11 +176,7 @@ export class SessionsRepository extends RecordRepository<Session> {
     );
     if (sessions.length === 0) return [];
     this.remember(transaction, sessions);
-    const rows = await transaction.query<Array<{ sessionUid: string; userUid: string }>>(
-      `SELECT "sessionUid", "userUid" FROM session_presence
-       WHERE "sessionUid" = ANY($1::uuid[]) AND "seenAt" < now() - make_interval(secs => $2)`,
-      [sessions.map((session) => session.uid), timeoutSeconds],
-    );
+    const rows = await this.run(transaction, SILENT_MEMBERS, { sessionUids: sessions.map((session) => session.uid), timeoutSeconds });
     return sessions.map((session) => ({
       session,
       silent: rows.filter((row) => row.sessionUid === session.uid).map((row) => row.userUid),
@@ -200,3 +189,27 @@ export interface SilentMembers {
   session: Session;
   silent: string[];
 }
+
+const HEARTBEAT = statement<{ sessionUid: string; userUid: string }>(
+  'session_heartbeat',
+  (p) => `UPDATE session_presence SET "seenAt" = now() WHERE "sessionUid" = ${p.sessionUid} AND "userUid" = ${p.userUid} RETURNING 1`,
+);
+
+const TOUCH_PRESENCE = statement<{ users: string[] }>(
+  'touch_session_presence',
+  (p) => `UPDATE session_presence SET "seenAt" = now() WHERE "userUid" = ANY(${p.users}::uuid[])`,
+);
+
+const DELETE_ENDED = statement<{ retentionSeconds: number; limit: number }>(
+  'delete_ended_sessions',
+  (p) => `DELETE FROM sessions WHERE uid IN (
+         SELECT uid FROM sessions WHERE status = 'ENDED' AND "dateModified" < now() - make_interval(secs => ${p.retentionSeconds})
+         ORDER BY "dateModified" LIMIT ${p.limit} FOR UPDATE SKIP LOCKED)
+       RETURNING 1`,
+);
+
+const SILENT_MEMBERS = statement<{ sessionUids: string[]; timeoutSeconds: number }, { sessionUid: string; userUid: string }>(
+  'silent_session_members',
+  (p) => `SELECT "sessionUid", "userUid" FROM session_presence
+       WHERE "sessionUid" = ANY(${p.sessionUids}::uuid[]) AND "seenAt" < now() - make_interval(secs => ${p.timeoutSeconds})`,
+);

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ALIAS, column, RecordRepository } from '../common/record.repository.js';
 import { type ProgressValue, SkillProgress } from './skill-progress.entity.js';
 import { Replicas } from '../database/replicas.js';
+import { statement } from '../database/statement.js';
 
 /** One skill of one archetype of one persona: the natural key of a progress record. */
 export interface SkillKey {
@@ -10,6 +11,24 @@ export interface SkillKey {
   archetypeUid: string;
   skillUid: string;
 }
+
+const ADD_PROGRESS = statement<SkillKey & { value: string; limit: string }>(
+  'add_skill_progress',
+  (
+    p,
+  ) => `INSERT INTO skill_progress ("personaUid", "archetypeUid", "skillUid", progress) VALUES (${p.personaUid}, ${p.archetypeUid}, ${p.skillUid}, ${p.value}::jsonb)
+       ON CONFLICT ("personaUid", "archetypeUid", "skillUid") DO UPDATE SET
+         progress = CASE
+           WHEN jsonb_typeof(skill_progress.progress) = 'number' AND jsonb_typeof(EXCLUDED.progress) = 'number'
+             THEN to_jsonb(skill_progress.progress::numeric + EXCLUDED.progress::numeric)
+           ELSE EXCLUDED.progress
+         END,
+         version = skill_progress.version + 1,
+         "dateModified" = now()
+       WHERE jsonb_typeof(skill_progress.progress) <> 'number' OR jsonb_typeof(EXCLUDED.progress) <> 'number'
+         OR abs(skill_progress.progress::numeric + EXCLUDED.progress::numeric) <= ${p.limit}::numeric
+       RETURNING 1`,
+);
 
 @Injectable()
 export class SkillsRepository extends RecordRepository<SkillProgress> {
@@ -36,21 +55,13 @@ export class SkillsRepository extends RecordRepository<SkillProgress> {
    * false. The upsert tests it on the row it has locked, so concurrent adds cannot pass it together.
    */
   async addProgress({ personaUid, archetypeUid, skillUid }: SkillKey, value: ProgressValue, limit: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO skill_progress ("personaUid", "archetypeUid", "skillUid", progress) VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT ("personaUid", "archetypeUid", "skillUid") DO UPDATE SET
-         progress = CASE
-           WHEN jsonb_typeof(skill_progress.progress) = 'number' AND jsonb_typeof(EXCLUDED.progress) = 'number'
-             THEN to_jsonb(skill_progress.progress::numeric + EXCLUDED.progress::numeric)
-           ELSE EXCLUDED.progress
-         END,
-         version = skill_progress.version + 1,
-         "dateModified" = now()
-       WHERE jsonb_typeof(skill_progress.progress) <> 'number' OR jsonb_typeof(EXCLUDED.progress) <> 'number'
-         OR abs(skill_progress.progress::numeric + EXCLUDED.progress::numeric) <= $5::numeric
-       RETURNING 1`,
-      [personaUid, archetypeUid, skillUid, JSON.stringify(value), String(limit)],
-    );
+    const rows = await this.run(undefined, ADD_PROGRESS, {
+      personaUid,
+      archetypeUid,
+      skillUid,
+      value: JSON.stringify(value),
+      limit: String(limit),
+    });
     if (rows.length === 0) return false;
     this.changed();
     return true;

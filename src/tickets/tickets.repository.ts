@@ -6,6 +6,7 @@ import { EventOutbox } from '../realtime/event-outbox.js';
 import { ticketChange } from './dto/ticket-change.dto.js';
 import type { QueuedTicket } from './ticket-rules.js';
 import { Ticket, type TicketEndReason } from './ticket.entity.js';
+import { type Statement, statement } from '../database/statement.js';
 
 // The matchmaking pass's advisory lock: any fixed number.
 const PASS_LOCK = 0x6d617463;
@@ -27,11 +28,39 @@ export interface QueueFigures {
 
 @Injectable()
 export class TicketsRepository extends RecordRepository<Ticket> {
+  private readonly matching: Statement<{ tickets: string[]; sessions: string[] }>;
+  private readonly expiring: Statement<{ limit: number }>;
+  private readonly endingElsewhere: Statement<{ users: string[]; matched: string[] }>;
+
   constructor(
     dataSource: DataSource,
     private readonly outbox: EventOutbox,
   ) {
     super(dataSource, Ticket, 'ticket');
+    this.matching = statement(
+      'mark_tickets_matched',
+      (p) => `UPDATE tickets t SET status = 'MATCH_FOUND', "sessionUid" = m.session, reason = NULL,
+              version = t.version + 1, "dateModified" = now()
+       FROM unnest(${p.tickets}::uuid[], ${p.sessions}::uuid[]) AS m(ticket, session)
+       WHERE t.uid = m.ticket
+       RETURNING ${this.returning}`,
+    );
+    this.expiring = statement('expire_tickets', (p) =>
+      ended(
+        'EXPIRED',
+        `SELECT uid FROM tickets WHERE status IN ('SEARCHING', 'INITIALIZING') AND "expiresAt" <= now()
+         ORDER BY "expiresAt" LIMIT ${p.limit} FOR UPDATE SKIP LOCKED`,
+        this.returning,
+      ),
+    );
+    this.endingElsewhere = statement('end_tickets_queued_elsewhere', (p) =>
+      ended(
+        'MATCHED_ELSEWHERE',
+        `SELECT uid FROM tickets WHERE users && ${p.users}::uuid[] AND status IN ('SEARCHING', 'INITIALIZING') AND uid <> ALL(${p.matched}::uuid[])
+         ORDER BY uid FOR UPDATE`,
+        this.returning,
+      ),
+    );
   }
 
   /** A ticket's changes (its status above all) are pushed, in brief, to its host and users. */
@@ -59,17 +88,12 @@ export class TicketsRepository extends RecordRepository<Ticket> {
    * at once the second sees the first. `FOR NO KEY UPDATE` leaves the key-share locks of foreign keys be.
    */
   async lockUsers(transaction: Transaction, users: string[]): Promise<void> {
-    await transaction.query(`SELECT uid FROM users WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR NO KEY UPDATE`, [users]);
+    await this.run(transaction, LOCK_USERS, { users });
   }
 
   /** The queued (SEARCHING or INITIALIZING, unexpired) tickets that name any of `users`, but `except`. */
   async queuedOn(transaction: Transaction, users: string[], except?: string): Promise<QueuedTicket[]> {
-    return transaction.query<QueuedTicket[]>(
-      `SELECT uid, users FROM tickets
-       WHERE users && $1::uuid[] AND status IN ('SEARCHING', 'INITIALIZING') AND "expiresAt" > now() AND uid IS DISTINCT FROM $2
-       ORDER BY "dateCreated", uid`,
-      [users, except ?? null],
-    );
+    return this.run(transaction, QUEUED_ON, { users, except: except ?? null });
   }
 
   /**
@@ -78,7 +102,7 @@ export class TicketsRepository extends RecordRepository<Ticket> {
    * lock ends with the transaction.
    */
   async takePassLock(transaction: Transaction): Promise<boolean> {
-    const [{ taken }] = await transaction.query<Array<{ taken: boolean }>>('SELECT pg_try_advisory_xact_lock($1) AS taken', [PASS_LOCK]);
+    const [{ taken }] = await this.run(transaction, TAKE_PASS_LOCK, { lock: PASS_LOCK });
     return taken;
   }
 
@@ -107,15 +131,10 @@ export class TicketsRepository extends RecordRepository<Ticket> {
   /** The tickets found their sessions: MATCH_FOUND, with the session's uid; each ticket's people are told. */
   async markMatched(transaction: Transaction, placements: Placement[]): Promise<Ticket[]> {
     if (placements.length === 0) return [];
-    // An UPDATE through query() answers [rows, count].
-    const [rows] = await transaction.query<[Ticket[], number]>(
-      `UPDATE tickets t SET status = 'MATCH_FOUND', "sessionUid" = p.session, reason = NULL,
-              version = t.version + 1, "dateModified" = now()
-       FROM unnest($1::uuid[], $2::uuid[]) AS p(ticket, session)
-       WHERE t.uid = p.ticket
-       RETURNING t.*`,
-      [placements.map((placement) => placement.ticketUid), placements.map((placement) => placement.sessionUid)],
-    );
+    const rows = await this.run(transaction, this.matching, {
+      tickets: placements.map((placement) => placement.ticketUid),
+      sessions: placements.map((placement) => placement.sessionUid),
+    });
     return this.reportEnded(transaction, rows);
   }
 
@@ -124,13 +143,7 @@ export class TicketsRepository extends RecordRepository<Ticket> {
    * by a client or another instance are left for the next sweep; the claim never takes expired ones.
    */
   async expireDue(transaction: Transaction, limit: number): Promise<Ticket[]> {
-    return this.end(
-      transaction,
-      'EXPIRED',
-      `SELECT uid FROM tickets WHERE status IN ('SEARCHING', 'INITIALIZING') AND "expiresAt" <= now()
-       ORDER BY "expiresAt" LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [limit],
-    );
+    return this.reportEnded(transaction, await this.run(transaction, this.expiring, { limit }));
   }
 
   /**
@@ -140,51 +153,23 @@ export class TicketsRepository extends RecordRepository<Ticket> {
    */
   async endQueuedElsewhere(transaction: Transaction, users: string[], matched: string[]): Promise<Ticket[]> {
     if (users.length === 0) return [];
-    return this.end(
-      transaction,
-      'MATCHED_ELSEWHERE',
-      `SELECT uid FROM tickets WHERE users && $2::uuid[] AND status IN ('SEARCHING', 'INITIALIZING') AND uid <> ALL($3::uuid[])
-       ORDER BY uid FOR UPDATE`,
-      [users, matched],
-    );
+    return this.reportEnded(transaction, await this.run(transaction, this.endingElsewhere, { users, matched }));
   }
 
   /** SEARCHING tickets that have not expired, by shape. */
   queueDepth(): Promise<QueueFigures['searching']> {
-    return this.dataSource.query<QueueFigures['searching']>(
-      `SELECT "numTeams", "teamSize", count(*)::int AS tickets FROM tickets
-       WHERE status = 'SEARCHING' AND "expiresAt" > now() GROUP BY 1, 2 ORDER BY 1, 2`,
-    );
+    return this.run(undefined, QUEUE_DEPTH, {});
   }
 
   /** The queue's depth by shape, and how long recently matched tickets waited (the last `windowSeconds`). */
   async figures(windowSeconds: number): Promise<QueueFigures> {
-    const [searching, [matched]] = await Promise.all([
-      this.queueDepth(),
-      this.dataSource.query<Array<Omit<QueueFigures, 'searching'>>>(
-        `SELECT count(*)::int AS matched, count(DISTINCT "sessionUid")::int AS sessions,
-                percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM "dateModified" - "dateCreated")) AS "medianWaitSeconds",
-                percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM "dateModified" - "dateCreated")) AS "p95WaitSeconds"
-         FROM tickets WHERE status = 'MATCH_FOUND' AND "dateModified" > now() - make_interval(secs => $1)`,
-        [windowSeconds],
-      ),
-    ]);
+    const [searching, [matched]] = await Promise.all([this.queueDepth(), this.run(undefined, MATCHED_FIGURES, { windowSeconds })]);
     return { searching, ...matched };
   }
 
-  /** Sets the tickets `selection` picks (locked by it) INVALID with `reason`, and tells their people. */
-  private async end(transaction: Transaction, reason: TicketEndReason, selection: string, parameters: unknown[]): Promise<Ticket[]> {
-    const [rows] = await transaction.query<[Ticket[], number]>(
-      `UPDATE tickets SET status = 'INVALID', reason = $1, version = version + 1, "dateModified" = now()
-       WHERE uid IN (${selection})
-       RETURNING *`,
-      [reason, ...parameters],
-    );
-    return this.reportEnded(transaction, rows);
-  }
-
-  private async reportEnded(transaction: Transaction, rows: Ticket[]): Promise<Ticket[]> {
-    const tickets = rows.map((row) => transaction.create(Ticket, row));
+  /** Tells the people of tickets a statement changed (rows it returned with `this.returning`). */
+  private async reportEnded(transaction: Transaction, rows: Array<Record<string, unknown>>): Promise<Ticket[]> {
+    const tickets = this.recordsOf(rows);
     await this.outbox.recordMany(
       transaction,
       'ticket.updated',
@@ -196,3 +181,40 @@ export class TicketsRepository extends RecordRepository<Ticket> {
 
 /** Who follows a ticket: its host and its users. */
 const audienceOf = (ticket: Ticket) => [...new Set([ticket.hostUid, ...ticket.users])];
+
+/** SQL: the tickets `selection` picks (locked by it) become INVALID with `reason`; returns them. */
+const ended = (reason: TicketEndReason, selection: string, returning: string) =>
+  `UPDATE tickets SET status = 'INVALID', reason = '${reason}', version = version + 1, "dateModified" = now()
+       WHERE uid IN (${selection})
+       RETURNING ${returning}`;
+
+const LOCK_USERS = statement<{ users: string[] }>(
+  'lock_ticket_users',
+  (p) => `SELECT uid FROM users WHERE uid = ANY(${p.users}::uuid[]) ORDER BY uid FOR NO KEY UPDATE`,
+);
+
+const QUEUED_ON = statement<{ users: string[]; except: string | null }, QueuedTicket>(
+  'tickets_queued_on',
+  (p) => `SELECT uid, users FROM tickets
+       WHERE users && ${p.users}::uuid[] AND status IN ('SEARCHING', 'INITIALIZING') AND "expiresAt" > now() AND uid IS DISTINCT FROM ${p.except}
+       ORDER BY "dateCreated", uid`,
+);
+
+const TAKE_PASS_LOCK = statement<{ lock: number }, { taken: boolean }>(
+  'take_pass_lock',
+  (p) => `SELECT pg_try_advisory_xact_lock(${p.lock}) AS taken`,
+);
+
+const QUEUE_DEPTH = statement<Record<string, never>, QueueFigures['searching'][number]>(
+  'queue_depth',
+  () => `SELECT "numTeams", "teamSize", count(*)::int AS tickets FROM tickets
+       WHERE status = 'SEARCHING' AND "expiresAt" > now() GROUP BY 1, 2 ORDER BY 1, 2`,
+);
+
+const MATCHED_FIGURES = statement<{ windowSeconds: number }, Omit<QueueFigures, 'searching'>>(
+  'matched_ticket_figures',
+  (p) => `SELECT count(*)::int AS matched, count(DISTINCT "sessionUid")::int AS sessions,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM "dateModified" - "dateCreated")) AS "medianWaitSeconds",
+                percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM "dateModified" - "dateCreated")) AS "p95WaitSeconds"
+         FROM tickets WHERE status = 'MATCH_FOUND' AND "dateModified" > now() - make_interval(secs => ${p.windowSeconds})`,
+);

@@ -1,4 +1,4 @@
-import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AchievementsRepository } from '../src/achievements/achievements.repository.js';
 import { MediaAssetsRepository } from '../src/assets/media-assets.repository.js';
 import { TextAssetsRepository } from '../src/assets/text-assets.repository.js';
@@ -6,10 +6,7 @@ import { UsersRepository } from '../src/auth/users.repository.js';
 import type { Caller } from '../src/common/auth.decorators.js';
 import type { ListQuery } from '../src/common/list-query.js';
 import type { RecordEntity } from '../src/common/record.entity.js';
-import { poolQuery, RecordReader } from '../src/common/record-reader.js';
 import type { RecordRepository } from '../src/common/record.repository.js';
-import { ENTITIES } from '../src/database/data-source-options.js';
-import { Statements } from '../src/database/statements.js';
 import { InventoryRepository } from '../src/economy/inventory.repository.js';
 import { TransactionsRepository } from '../src/economy/transactions.repository.js';
 import { ItemsRepository } from '../src/items/items.repository.js';
@@ -21,12 +18,13 @@ import { TicketsRepository } from '../src/tickets/tickets.repository.js';
 import { TestApp } from './support/test-app.js';
 
 /**
- * The repositories read rows and build entities themselves, for speed (RecordReader; docs/PERFORMANCE.md).
- * What they build must be what TypeORM's own find() builds from the same rows: same class, same values
- * and types, same JSON; for every entity of the service, with rows holding nulls, arrays, jsonb, enums,
- * bigints and dates.
+ * The repositories read rows under the entities' property names and make records of them themselves
+ * (RecordRepository.recordsOf; TypeORM's entity building was a visible share of a read,
+ * docs/PERFORMANCE.md). What they make must be what TypeORM's own find() makes from the same rows:
+ * same class, same values and types, same JSON; for every repository, with rows holding nulls,
+ * arrays, jsonb, enums and dates, by list, by id, and as inserts and updates return them.
  */
-describe('records as RecordReader reads them, against TypeORM', () => {
+describe('records as the repositories read them, against TypeORM', () => {
   let api: TestApp;
   let dataSource: DataSource;
   const admin: Caller = {
@@ -85,30 +83,6 @@ describe('records as RecordReader reads them, against TypeORM', () => {
   });
   afterAll(() => api.close());
 
-  const primaryKey = (entity: EntityTarget<ObjectLiteral>) => dataSource.getMetadata(entity).primaryColumns[0].propertyName;
-
-  it.each(ENTITIES.map((entity) => [entity.name, entity] as const))('reads every %s as TypeORM finds it', async (_name, entity) => {
-    const key = primaryKey(entity);
-    const reader = new RecordReader(dataSource, entity, poolQuery(dataSource, api.app.get(Statements)));
-    const read = await reader.read(dataSource.createQueryBuilder(entity, 'record').orderBy(`"record"."${key}"`, 'ASC'));
-    const found = await dataSource.getRepository(entity).find({ order: { [key]: 'ASC' } });
-    expect(read.length).toBeGreaterThan(1);
-    expect(read).toStrictEqual(found);
-    expect(JSON.stringify(read)).toBe(JSON.stringify(found));
-  });
-
-  it.each(ENTITIES.map((entity) => [entity.name, entity] as const))('finds one %s by id as TypeORM does', async (_name, entity) => {
-    const key = primaryKey(entity);
-    const [first] = await dataSource.getRepository(entity).find({ order: { [key]: 'ASC' }, take: 1 });
-    const record = await new RecordReader(dataSource, entity, poolQuery(dataSource, api.app.get(Statements))).findById(
-      'record',
-      key,
-      (first as ObjectLiteral)[key],
-    );
-    expect(record).toStrictEqual(first);
-    expect(JSON.stringify(record)).toBe(JSON.stringify(first));
-  });
-
   const repositories: Array<[string, new (...args: never[]) => RecordRepository<RecordEntity>]> = [
     ['items', ItemsRepository],
     ['media assets', MediaAssetsRepository],
@@ -131,5 +105,15 @@ describe('records as RecordReader reads them, against TypeORM', () => {
     expect(listed).toStrictEqual(found);
     expect(JSON.stringify(listed)).toBe(JSON.stringify(found));
     expect(await repository.findOne(found[0].uid, admin)).toStrictEqual(found[0]);
+  });
+
+  it('returns from an insert and a versioned update what TypeORM then finds', async () => {
+    const items = api.app.get(ItemsRepository);
+    const inserted = await items.insert({ name: 'Returned', stats: [{ name: 'damage', value: 3 }], cost: 7 });
+    expect(inserted).toStrictEqual(await dataSource.getRepository(items.entity).findOneByOrFail({ uid: inserted.uid }));
+    const updated = await items.updateVersioned(inserted.uid, { description: 'Changed', stats: [] }, 0);
+    expect(updated).toMatchObject({ version: 1, description: 'Changed', stats: [] });
+    expect(updated).toStrictEqual(await dataSource.getRepository(items.entity).findOneByOrFail({ uid: inserted.uid }));
+    expect(JSON.stringify(updated)).toBe(JSON.stringify(await items.findOne(inserted.uid, admin)));
   });
 });
