@@ -158,6 +158,7 @@ export function loadConfig(): AppConfig {
 export function parseEnvironment(raw: RawEnvironment): AppConfig {
   const environment = plainToInstance(Environment, givenTexts(raw));
   const problems = [
+    // One problem per variable: a bad integer would otherwise fail IsInt, Min and Max, with one message.
     ...validateSync(environment, { stopAtFirstError: true }).flatMap((error) => Object.values(error.constraints ?? {})),
     ...problemsAcross(environment),
   ];
