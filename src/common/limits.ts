@@ -4,7 +4,7 @@
  * README's "Limits" table list them. They are part of the API's contract, so they are constants, not
  * settings: a studio that needs bigger sessions raises them here and runs `npm run sdk` (the document
  * and the SDK follow). Budgets that are operations' business (rates, the answer size, the inbox,
- * retention) are settings (src/config/environment.ts).
+ * retention) are settings (src/config/environment.schema.ts).
  */
 export const LIMITS = {
   /** Seats in a session (numTeams × teamSize): a lobby of 100, a raid of 40, a battle royale of 100 in teams. */

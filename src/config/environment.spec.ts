@@ -26,6 +26,15 @@ describe('parseEnvironment', () => {
     expect(environment.dataDir).toMatch(/\/\.data$/);
   });
 
+  it('takes an empty or blank value for unset, as docker-compose.yml passes `${X:-}`', () => {
+    expect(parseEnvironment({ HOST: ' ', JWT_ISSUER: '', PORT: '', ADMIN_USERS: '' })).toMatchObject({
+      host: '0.0.0.0',
+      port: 3000,
+      jwt: { issuer: 'game-backend' },
+      adminUsers: ['idp1:admin'],
+    });
+  });
+
   it('names the variable of every bad value, all at once', () => {
     const problems = problemsOf({ PORT: 'eighty', JWT_TTL: '-5', ANONYMOUS_WRITES: 'maybe', LOG_LEVEL: 'loud' });
     expect(problems).toHaveLength(4);

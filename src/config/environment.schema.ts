@@ -1,0 +1,537 @@
+import { IsIn, IsOptional, MinLength, ValidateIf } from 'class-validator';
+import { isIP } from 'node:net';
+import type { Relaxation } from '../matchmaker/matching.js';
+import { EveryEntry, Flag, Integer, isUrlOf, List, ReadAs, readFlag, readList, ReadWith, redactUrl, Url, Variable } from './variables.js';
+
+/**
+ * Every environment variable the service reads, declared once: its type, range, default and meaning.
+ * parseEnvironment (environment.ts) validates the environment against it and builds the AppConfig;
+ * `npm run config:docs` prints README "Configuration" and `.env.example` from it, in this order.
+ */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const POSTGRES = ['postgres:', 'postgresql:'];
+
+export class Environment {
+  @Variable({ default: '3000', meaning: 'HTTP port.', comment: 'HTTP port' })
+  @Integer(0, 65535)
+  PORT: number;
+
+  @Variable({ default: '0.0.0.0', meaning: 'Interface to listen on.', comment: 'interface to listen on' })
+  HOST: string;
+
+  @Variable({
+    meaning:
+      '`postgresql://…` of the database. Unset: the embedded PostgreSQL in `DATA_DIR` (production too: a single-node deployment ' +
+      'is a real use; the start-up log says which database is in use).',
+    example: 'postgresql://game:game@localhost:5432/game_backend',
+    comment: 'unset: embedded PostgreSQL in DATA_DIR',
+  })
+  @IsOptional()
+  @Url(...POSTGRES)
+  DATABASE_URL?: string;
+
+  @Variable({
+    defaultText: '`DATABASE_URL`',
+    meaning:
+      '`postgresql://…` of PostgreSQL itself, for what needs a session of its own (the realtime `LISTEN` connection, the ' +
+      'migration lock) when `DATABASE_URL` goes through a transaction-pooling PgBouncer ([docs/SCALING.md](docs/SCALING.md#pgbouncer)).',
+    example: 'postgresql://game:game@localhost:5432/game_backend',
+    comment: 'PostgreSQL itself when DATABASE_URL is a PgBouncer',
+  })
+  @IsOptional()
+  @Url(...POSTGRES)
+  DATABASE_DIRECT_URL?: string;
+
+  @Variable({
+    // A DATABASE_DIRECT_URL set apart says DATABASE_URL is a transaction-pooling PgBouncer: one older than
+    // 1.21, or without max_prepared_statements, cannot follow a client's named statements from one server
+    // connection to the next.
+    default: ({ DATABASE_URL, DATABASE_DIRECT_URL }) =>
+      DATABASE_DIRECT_URL === undefined || DATABASE_DIRECT_URL === DATABASE_URL ? 'true' : 'false',
+    defaultText: '`true`, `false` when `DATABASE_DIRECT_URL` differs from `DATABASE_URL`',
+    meaning:
+      'Whether the statements every economy write repeats (lock, holdings, the settling statement) and the commonest reads ' +
+      "(a record by id, a whole table's count) are named prepared statements, planned once per connection: gifts and awards " +
+      'take about half the PostgreSQL CPU, a read by id 30% more requests per second (docs/PERFORMANCE.md). A ' +
+      'transaction-pooling PgBouncer before 1.21, or without `max_prepared_statements`, cannot keep them, hence the default ' +
+      'behind one ([docs/SCALING.md](docs/SCALING.md#pgbouncer)).',
+    example: 'true',
+    comment: 'default: false behind a PgBouncer (DATABASE_DIRECT_URL set apart); true with PgBouncer >= 1.21 and max_prepared_statements',
+  })
+  @Flag()
+  DATABASE_PREPARED_STATEMENTS: boolean;
+
+  @Variable({
+    meaning:
+      'Comma-separated `postgresql://…` of streaming-replication read replicas for catalog reads (items, assets, achievement ' +
+      'definitions, text resolution, public skill progress). A replica that is down or behind is skipped; the primary answers ' +
+      '([docs/SCALING.md](docs/SCALING.md#read-replicas)).',
+    example: 'postgresql://game:secret@replica1:5432/game_backend',
+    comment: 'catalog reads on streaming replicas',
+  })
+  @IsOptional()
+  @List()
+  @EveryEntry((entry) => isUrlOf(entry, POSTGRES), 'must be comma-separated postgres:// URLs', redactUrl)
+  DATABASE_REPLICA_URLS?: string[];
+
+  @Variable({
+    default: '5',
+    meaning:
+      'Seconds a replica may be behind the primary and still serve catalog reads. An instance reads a table it has just ' +
+      'written from the primary until a replica has caught up.',
+    comment: 'seconds a replica may lag and still serve',
+  })
+  @Integer(1, 3600)
+  REPLICA_MAX_LAG: number;
+
+  @Variable({
+    meaning:
+      '`redis://…` of a Redis for rate-limit counters shared by every instance, and for the realtime and revocation wake-ups ' +
+      'between instances (instead of PostgreSQL `LISTEN/NOTIFY`). Unset: each instance counts its own. While it is ' +
+      'unreachable the service keeps serving with per-instance counters, polls the realtime inboxes and checks revocations ' +
+      'in the database; `/health/ready` answers 200 `degraded`, `/metrics` shows `redis_up 0` ' +
+      '([docs/SCALING.md](docs/SCALING.md#redis)).',
+    example: 'redis://localhost:6379',
+    comment: 'shared rate-limit counters and realtime/revocation wake-ups; unset: per-instance counters, LISTEN/NOTIFY',
+  })
+  @IsOptional()
+  @Url('redis:', 'rediss:')
+  REDIS_URL?: string;
+
+  @Variable({
+    default: '.data',
+    meaning:
+      'Embedded PostgreSQL cluster (`postgres/`) and its passwords (`postgres.credentials.json`, mode 0600), development key ' +
+      'pair (`dev-idp/`) and development JWT secret.',
+    comment: 'embedded PostgreSQL, development key pair and JWT secret',
+  })
+  DATA_DIR: string;
+
+  @Variable({
+    defaultText: 'dev: generated in `DATA_DIR`',
+    meaning: 'HS256 secret of our tokens, 32+ characters. **Required in production.**',
+    example: 'change-me-to-32-or-more-random-characters',
+    comment: 'required in production; dev: generated in DATA_DIR',
+  })
+  @IsOptional()
+  @MinLength(32, { message: '$property must be at least 32 characters long' })
+  JWT_SECRET?: string;
+
+  @Variable({
+    default: '3600',
+    meaning: 'Lifetime of our tokens, in seconds (60 to one year).',
+    comment: 'lifetime of our tokens, in seconds (60 to one year)',
+  })
+  @Integer(60, 31_536_000)
+  JWT_TTL: number;
+
+  @Variable({ default: 'game-backend', meaning: '`iss` and `aud` of our tokens, checked on every request.', comment: 'iss of our tokens' })
+  JWT_ISSUER: string;
+
+  @Variable({ default: 'game-backend', rowOf: 'JWT_ISSUER', comment: 'aud of our tokens' })
+  JWT_AUDIENCE: string;
+
+  @Variable({
+    default: '2592000',
+    meaning: 'Seconds a player session lives past its sign-in or last refresh (sliding; 30 days).',
+    comment: 'seconds a player session lives past its last refresh (sliding)',
+  })
+  @Integer(2, 366 * 24 * 3600)
+  REFRESH_TTL: number;
+
+  @Variable({
+    default: '5000',
+    meaning:
+      'Milliseconds after a refresh token is spent during which presenting it again is a concurrent refresh (409), not a ' +
+      'replay (0 to 60000).',
+    comment: 'ms in which a spent refresh token is a concurrent refresh (409), not a replay',
+  })
+  @Integer(0, 60_000)
+  REFRESH_REUSE_GRACE: number;
+
+  @Variable({
+    defaultText: 'dev: built-in provider',
+    meaning: 'idp1 (OpenID Connect): both or neither.',
+    example: 'https://id.example.com/.well-known/jwks.json',
+    comment: 'idp1 (OpenID Connect), with IDP1_ISSUER; unset: dev provider',
+  })
+  @IsOptional()
+  @Url('http:', 'https:')
+  IDP1_JWKS_URL?: string;
+
+  @Variable({ rowOf: 'IDP1_JWKS_URL', example: 'https://id.example.com/', comment: "iss of idp1's tokens" })
+  IDP1_ISSUER?: string;
+
+  @Variable({
+    meaning: 'When set, idp1 tokens must name it in `aud`.',
+    example: 'game',
+    comment: 'when set, idp1 tokens must name it in aud',
+  })
+  IDP1_AUDIENCE?: string;
+
+  @Variable({
+    default: '30',
+    meaning: 'Least seconds between two key-set fetches caused by unknown `kid`s.',
+    comment: 'least seconds between key-set fetches caused by unknown kids',
+  })
+  @Integer(0, 3600)
+  IDP1_JWKS_COOLDOWN: number;
+
+  @Variable({
+    meaning: 'idp2 (RFC 7662): all three or none.',
+    example: 'https://auth.example.com/oauth2/introspect',
+    comment: 'idp2 (RFC 7662): all three or none',
+  })
+  @IsOptional()
+  @Url('http:', 'https:')
+  IDP2_INTROSPECTION_URL?: string;
+
+  @Variable({ rowOf: 'IDP2_INTROSPECTION_URL', example: 'game-backend', comment: "idp2's client credentials (HTTP Basic)" })
+  IDP2_CLIENT_ID?: string;
+
+  @Variable({ rowOf: 'IDP2_INTROSPECTION_URL', example: '...' })
+  IDP2_CLIENT_SECRET?: string;
+
+  @Variable({
+    default: ({ NODE_ENV }) => (NODE_ENV === 'production' ? undefined : 'idp1:admin'),
+    defaultText: 'dev: `idp1:admin`; production: none',
+    meaning: 'Comma-separated `<provider>:<subject>` pairs with the admin role.',
+    example: 'idp1:admin',
+    comment: 'comma-separated <provider>:<subject>; the dev default, none in production',
+  })
+  @IsOptional()
+  @List()
+  @EveryEntry((entry) => /^idp[12]:.+$/.test(entry), 'entries must look like idp1:<subject> or idp2:<subject>')
+  ADMIN_USERS?: string[];
+
+  @Variable({
+    default: 'false',
+    meaning: 'Lets anonymous callers use the optional-auth write routes.',
+    comment: 'true: anonymous callers may use the optional-auth write routes',
+  })
+  @Flag()
+  ANONYMOUS_WRITES: boolean;
+
+  @Variable({
+    default: 'true',
+    meaning:
+      'Rate limiting (429 with `Retry-After`); `false` turns it off. Counters are shared over `REDIS_URL` when it is set, ' +
+      'else per instance.',
+    comment: 'false turns rate limiting (429 with Retry-After) off',
+  })
+  @Flag()
+  RATE_LIMIT_ENABLED: boolean;
+
+  @Variable({ default: '600', meaning: 'Requests a minute per user (per address for anonymous callers).', comment: 'per user' })
+  @Integer(1, 1_000_000)
+  RATE_LIMIT_PER_MINUTE: number;
+
+  @Variable({ default: '3000', meaning: 'Requests a minute per client address, whoever calls.', comment: 'per client address' })
+  @Integer(1, 1_000_000)
+  RATE_LIMIT_IP_PER_MINUTE: number;
+
+  @Variable({ default: '60', meaning: 'Sign-ins (`/auth/*`) a minute per client address.', comment: 'sign-ins per client address' })
+  @Integer(1, 1_000_000)
+  RATE_LIMIT_AUTH_PER_MINUTE: number;
+
+  @Variable({
+    default: 'false',
+    meaning:
+      "Whose `X-Forwarded-For` gives the client's address: `true` (any proxy), or the proxies' addresses and CIDR ranges " +
+      "(`10.0.0.0/8`, `uniquelocal`, ...). Unset, the socket's address counts.",
+    example: '10.0.0.0/8',
+    comment: "the load balancer's addresses: X-Forwarded-For then gives the client's",
+  })
+  @ReadWith(
+    readTrustProxy,
+    'TRUST_PROXY must be true, false, or comma-separated proxy addresses, CIDR ranges (e.g. 10.0.0.0/8) or ' +
+      `${PROXY_RANGE_NAMES.join('/')}, got "$value"`,
+  )
+  TRUST_PROXY: boolean | string[];
+
+  @Variable({
+    meaning: 'Comma-separated origins browsers may call from (`https://play.example.com`), or `*`. Unset: no CORS headers.',
+    example: 'https://play.example.com',
+    comment: 'comma-separated origins browsers may call from, or *; unset: no CORS',
+  })
+  @IsOptional()
+  @List()
+  @ValidateIf(({ CORS_ORIGINS }: Environment) => CORS_ORIGINS?.join() !== '*')
+  @EveryEntry(isOrigin, 'entries must be origins such as https://play.example.com (no path), or * alone')
+  CORS_ORIGINS?: string[];
+
+  @Variable({
+    default: 'true',
+    meaning: 'Runs the matchmaking worker, ticket expiry and the lobby sweep in this instance (any number may run them).',
+    comment: 'run the matchmaking worker in this instance',
+  })
+  @Flag()
+  MATCHMAKER_ENABLED: boolean;
+
+  @Variable({ default: '1000', meaning: 'Milliseconds between matchmaking passes.', comment: 'milliseconds between matchmaking passes' })
+  @Integer(50, 3_600_000)
+  MATCHMAKER_INTERVAL: number;
+
+  @Variable({
+    default: '{}',
+    meaning: 'JSON object of statistic name → weight in the distance between tickets (others weigh 1), e.g. `{"skill":1,"latency":5}`.',
+    example: '{"skill":1,"latency":5}',
+    comment: 'statistic -> weight (default {}: every statistic weighs 1)',
+  })
+  @ReadWith(readWeights, 'MATCHMAKER_WEIGHTS must be a JSON object of statistic names to weights >= 0, e.g. {"skill":2}')
+  MATCHMAKER_WEIGHTS: Record<string, number>;
+
+  @Variable({
+    default: '10000',
+    meaning:
+      'Waiting tickets one pass considers at most (oldest first); a pass of a full batch takes a few hundred ms ' +
+      '(docs/PERFORMANCE.md).',
+    comment: 'waiting tickets one pass considers at most',
+  })
+  @Integer(2, 100_000)
+  MATCHMAKER_BATCH: number;
+
+  @Variable({
+    default: '300',
+    meaning: 'Seconds a ticket waits before it expires (`INVALID`, reason `EXPIRED`); a client may ask for less (1 to 86400).',
+    comment: 'seconds a ticket waits before it expires (a client may ask for less)',
+  })
+  @Integer(1, 86_400)
+  MATCHMAKER_TICKET_TTL: number;
+
+  @Variable({
+    default: '1',
+    meaning: 'Queued (`SEARCHING` or `INITIALIZING`) tickets one user may be on at once (1 to 100).',
+    comment: 'queued tickets one user may be on at once',
+  })
+  @Integer(1, 100)
+  MATCHMAKER_TICKETS_PER_USER: number;
+
+  @Variable({
+    default: '10%/10s max 100%',
+    meaning: 'How criteria ranges widen with waiting time: `<step>%/<seconds>s[ max <cap>%]`, or `off`.',
+    comment: 'how criteria ranges widen with waiting time; off: never',
+  })
+  @ReadWith(readRelaxation, 'MATCHMAKER_RELAXATION must look like 10%/10s or 10%/10s max 100% (or off), got "$value"')
+  MATCHMAKER_RELAXATION: Relaxation | false;
+
+  @Variable({
+    default: '60',
+    meaning: 'Seconds a session member may go without a heartbeat or an open socket before being removed; `0`: never.',
+    comment: 'seconds a session member may stay silent (no heartbeat, no socket); 0: never',
+  })
+  @Integer(0, 86_400)
+  SESSION_MEMBER_TIMEOUT: number;
+
+  @Variable({
+    default: '86400',
+    meaning: 'Seconds an `ENDED` session is kept before it is removed with its roster; `0`: kept until deleted.',
+    comment: 'seconds an ENDED session is kept; 0: until deleted',
+  })
+  @Integer(0, 366 * 24 * 3600)
+  SESSION_RETENTION: number;
+
+  @Variable({
+    default: '5',
+    meaning: 'Wrong join passwords a minute one player may try on one session; then 429 with `Retry-After`.',
+    comment: 'wrong join passwords a minute per player and session (then 429)',
+  })
+  @Integer(1, 1000)
+  SESSION_PASSWORD_ATTEMPTS: number;
+
+  @Variable({
+    default: '20',
+    meaning: 'Wrong join passwords a minute all players together may try on one session.',
+    comment: 'wrong join passwords a minute per session, all players together',
+  })
+  @Integer(1, 100_000)
+  SESSION_PASSWORD_ATTEMPTS_PER_SESSION: number;
+
+  @Variable({
+    default: '4194304',
+    meaning:
+      'The most bytes of records one list answer holds (lists and `GET /notifications`): a page that would pass it ends ' +
+      'early, with `X-Next-Skip` (64 KiB to 256 MiB).',
+    comment: 'bytes of records one list answer holds at most (X-Next-Skip says where to go on)',
+  })
+  @Integer(64 * 1024, 256 * 1024 * 1024)
+  LIST_MAX_BYTES: number;
+
+  @Variable({
+    default: '5',
+    meaning: 'Open realtime sockets a user may hold on one instance; one more is closed with 4429.',
+    comment: 'open /realtime sockets per user and instance',
+  })
+  @Integer(1, 1000)
+  REALTIME_MAX_SOCKETS_PER_USER: number;
+
+  @Variable({
+    default: '604800',
+    meaning: 'Seconds events stay in the inbox (to resume, and for `GET /notifications`); pruned hourly by one instance.',
+    comment: 'seconds events stay in the inbox (7 days)',
+  })
+  @Integer(60, 365 * 24 * 3600)
+  REALTIME_RETENTION: number;
+
+  @Variable({
+    default: '30000',
+    meaning: 'Milliseconds between pings of every socket; a socket that missed the last one is dropped.',
+    comment: 'ms between pings; a socket that missed one is dropped',
+  })
+  @Integer(100, 3_600_000)
+  REALTIME_PING_INTERVAL: number;
+
+  @Variable({
+    default: '1048576',
+    meaning: 'Bytes of unsent data after which a socket is a slow consumer, closed with 4413 (it may resume).',
+    comment: 'bytes of unsent data before a socket is closed as a slow consumer',
+  })
+  @Integer(1024, 256 * 1024 * 1024)
+  REALTIME_MAX_BUFFER: number;
+
+  @Variable({
+    default: '1000',
+    meaning: 'Events kept per player: past it the oldest are dropped within seconds (`realtime_events_dropped_total`).',
+    comment: 'events kept per player; the oldest are dropped past it',
+  })
+  @Integer(10, 1_000_000)
+  REALTIME_INBOX_MAX: number;
+
+  @Variable({
+    default: 'info',
+    meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
+    comment: 'fatal, error, warn, info, debug, trace or silent',
+  })
+  @ReadAs((text) => LOG_LEVELS.find((level) => level === text.toLowerCase()))
+  @IsIn(LOG_LEVELS, { message: `$property must be one of ${LOG_LEVELS.join(', ')}, got "$value"` })
+  LOG_LEVEL: LogLevel;
+
+  @Variable({
+    default: 'development',
+    meaning: '`production` turns off the development provider and requires `JWT_SECRET` and a provider.',
+    comment: 'production: no dev provider; JWT_SECRET and a provider are required',
+  })
+  NODE_ENV: string;
+}
+
+/**
+ * Variables the service never reads but its deployment files do: documented beside the service's own
+ * (README "Configuration", `.env.example`), since operators set them in the same `.env`.
+ */
+export const DEPLOYMENT_VARIABLES: ReadonlyArray<{
+  name: string;
+  readBy: string;
+  defaultText: string;
+  meaning: string;
+  example: string;
+  comment: string;
+}> = [
+  {
+    name: 'POSTGRES_PASSWORD',
+    readBy: 'docker-compose.yml',
+    defaultText: 'none (required)',
+    meaning: "The password of the compose file's PostgreSQL, in URL-safe characters (`openssl rand -hex 24`): it goes into `DATABASE_URL`.",
+    example: '...',
+    comment: "its PostgreSQL's password, URL-safe (openssl rand -hex 24)",
+  },
+  {
+    name: 'DATABASE_HOST',
+    readBy: 'docker-compose.yml',
+    defaultText: '`postgres`',
+    meaning:
+      'Host of the `DATABASE_URL` the compose file gives the service: `pgbouncer` with `docker compose --profile scale up` ' +
+      '([docs/SCALING.md](docs/SCALING.md#pgbouncer)).',
+    example: 'pgbouncer',
+    comment: 'host of the DATABASE_URL it builds: pgbouncer with --profile scale',
+  },
+  {
+    name: 'DATABASE_PORT',
+    readBy: 'docker-compose.yml',
+    defaultText: '`5432`',
+    meaning: 'Port of the `DATABASE_URL` the compose file gives the service: `6432` with `DATABASE_HOST=pgbouncer`.',
+    example: '6432',
+    comment: 'port of the DATABASE_URL it builds: 6432 with pgbouncer',
+  },
+];
+
+/** What no one variable can say: sets that go together, and what production requires. */
+export function problemsAcross(environment: Environment): string[] {
+  const problems: string[] = [];
+  const { IDP1_JWKS_URL, IDP1_ISSUER } = environment;
+  if (IDP1_JWKS_URL !== undefined && IDP1_ISSUER === undefined) problems.push('IDP1_ISSUER is required when IDP1_JWKS_URL is set');
+  if (IDP1_ISSUER !== undefined && IDP1_JWKS_URL === undefined) problems.push('IDP1_JWKS_URL is required when IDP1_ISSUER is set');
+
+  const idp2 = ['IDP2_INTROSPECTION_URL', 'IDP2_CLIENT_ID', 'IDP2_CLIENT_SECRET'] as const;
+  const given = idp2.filter((name) => environment[name] !== undefined);
+  if (given.length > 0 && given.length < idp2.length) {
+    const missing = idp2.filter((name) => !given.includes(name));
+    problems.push(`${missing.join(' and ')} must be set together with ${given.join(' and ')}`);
+  }
+
+  if (environment.NODE_ENV === 'production') {
+    if (environment.JWT_SECRET === undefined) problems.push('JWT_SECRET is required when NODE_ENV=production');
+    if (IDP1_JWKS_URL === undefined && environment.IDP2_INTROSPECTION_URL === undefined) {
+      problems.push(
+        'an identity provider is required when NODE_ENV=production: set IDP1_JWKS_URL and IDP1_ISSUER, ' +
+          'or IDP2_INTROSPECTION_URL, IDP2_CLIENT_ID and IDP2_CLIENT_SECRET',
+      );
+    }
+  }
+  return problems;
+}
+
+/** No hop count: Fastify cannot check the nearest peer with one. */
+function readTrustProxy(text: string): boolean | string[] | undefined {
+  const entries = readList(text);
+  return readFlag(text) ?? (entries.length > 0 && entries.every(isProxy) ? entries : undefined);
+}
+
+/** A proxy's address, a CIDR range, or one of proxy-addr's names for ranges. */
+function isProxy(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  if (rest.length > 0 || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  return prefix === undefined || Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/** An origin as a browser sends it: scheme, host and port, no path (a trailing slash is tolerated). */
+export function isOrigin(entry: string): boolean {
+  try {
+    const url = new URL(entry);
+    return ['http:', 'https:'].includes(url.protocol) && url.origin === entry.replace(/\/$/, '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+function readWeights(text: string): Record<string, number> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const weights = Object.entries(parsed as Record<string, unknown>);
+  const isWeight = (weight: unknown) => typeof weight === 'number' && Number.isFinite(weight) && weight >= 0;
+  return weights.every(([, weight]) => isWeight(weight)) ? (Object.fromEntries(weights) as Record<string, number>) : undefined;
+}
+
+/**
+ * `<step>%/<seconds>s`, optionally followed by `max <cap>%` (default cap 100%), e.g. `10%/10s max 100%`:
+ * every 10 s of waiting a ticket's numeric ranges grow by 10% of their width, up to double. `off` never
+ * relaxes.
+ */
+function readRelaxation(text: string): Relaxation | false | undefined {
+  if (['off', 'none', '0'].includes(text.toLowerCase())) return false;
+  const match = /^(\d{1,3}(?:\.\d+)?)%\s*\/\s*(\d{1,5})s(?:\s+max\s+(\d{1,4}(?:\.\d+)?)%)?$/i.exec(text);
+  if (!match) return undefined;
+  const relaxation = { stepPercent: Number(match[1]), everySeconds: Number(match[2]), maxPercent: Number(match[3] ?? 100) };
+  return relaxation.stepPercent > 0 && relaxation.everySeconds >= 1 && relaxation.maxPercent > 0 ? relaxation : undefined;
+}
