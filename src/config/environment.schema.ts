@@ -55,8 +55,8 @@ export class Environment {
     defaultText: '`true`, `false` when `DATABASE_DIRECT_URL` differs from `DATABASE_URL`',
     meaning:
       'Whether the statements every economy write repeats (lock, holdings, the settling statement) and the commonest reads ' +
-      "(a record by id, a whole table's count) are named prepared statements, planned once per connection: gifts and awards " +
-      'take about half the PostgreSQL CPU, a read by id 30% more requests per second (docs/PERFORMANCE.md). A ' +
+      "(a record by id, a whole table's count) are named prepared statements, planned once per connection, which spares " +
+      'PostgreSQL most of their cost (figures in docs/PERFORMANCE.md). A ' +
       'transaction-pooling PgBouncer before 1.21, or without `max_prepared_statements`, cannot keep them, hence the default ' +
       'behind one ([docs/SCALING.md](docs/SCALING.md#pgbouncer)).',
     example: 'true',
@@ -287,9 +287,7 @@ export class Environment {
 
   @Variable({
     default: '10000',
-    meaning:
-      'Waiting tickets one pass considers at most (oldest first); a pass of a full batch takes a few hundred ms ' +
-      '(docs/PERFORMANCE.md).',
+    meaning: 'Waiting tickets one pass considers at most (oldest first); how long a full batch takes is in docs/PERFORMANCE.md.',
     comment: 'waiting tickets one pass considers at most',
   })
   @Integer(2, 100_000)

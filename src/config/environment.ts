@@ -29,7 +29,7 @@ export interface AppConfig {
   databaseDirectUrl: string | undefined;
   /**
    * Whether the statements every write repeats are prepared once per connection (named statements, see
-   * src/database/statements.ts). Defaults to off when DATABASE_DIRECT_URL is set apart from DATABASE_URL,
+   * src/database/statement.ts). Defaults to off when DATABASE_DIRECT_URL is set apart from DATABASE_URL,
    * which says DATABASE_URL is a transaction-pooling PgBouncer: one older than 1.21, or without
    * max_prepared_statements, cannot follow a client's named statements from one server connection to
    * the next.
