@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { TestApp, type TestResponse } from './support/test-app.js';
+import { TestApp } from './support/test-app.js';
 import type { AchievementBody, CountBody, ErrorResponse, UnlockBody } from './support/api-types.js';
-import { expectErrorBody } from './support/expectations.js';
+import { expectErrorBody, expectValidationError, ISO_MILLISECONDS, UUID_V4 } from './support/expectations.js';
 
 /** Achievement definitions (catalog data, optional-auth create and count) and per-user unlocks (docs/CONTRACT.md section 7). */
-
-const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** A 400 VALIDATION_FAILED whose `errors` name `field`. */
-function expectValidationError(response: TestResponse<ErrorResponse>, field: string): void {
-  expectErrorBody(response, 400, 'VALIDATION_FAILED');
-  expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
-}
 
 describe('achievements', () => {
   let api: TestApp;

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TestApp, type TestResponse } from './support/test-app.js';
+import { TestApp } from './support/test-app.js';
 import type { CountBody, ErrorResponse, MediaAssetBody, ResolvedTextBody, TextAssetBody } from './support/api-types.js';
-import { expectErrorBody } from './support/expectations.js';
+import { expectErrorBody, expectValidationError, ISO_MILLISECONDS, UUID_V4 } from './support/expectations.js';
 
 /** Media assets and text assets (docs/CONTRACT.md section 7): catalog data, read by players, written by admins. */
 
-const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SHA_UPPER = '9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08';
 const SHA_LOWER = SHA_UPPER.toLowerCase();
 
@@ -30,12 +28,6 @@ describe('assets', () => {
   afterAll(async () => {
     await api.close();
   });
-
-  /** A 400 VALIDATION_FAILED whose `errors` name `field`. */
-  function expectValidationError(response: TestResponse<ErrorResponse>, field: string): void {
-    expectErrorBody(response, 400, 'VALIDATION_FAILED');
-    expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
-  }
 
   describe('media assets', () => {
     async function createMedia(body: Record<string, unknown>): Promise<MediaAssetBody> {

@@ -68,7 +68,6 @@ const RETRIES_METRIC = /^db_transaction_retries_total\{operation="inventory_tran
 describe('economy under concurrency', () => {
   let api: TestApp;
   let admin: string;
-  let playerCount = 0;
 
   beforeAll(async () => {
     api = await TestApp.start();
@@ -78,11 +77,6 @@ describe('economy under concurrency', () => {
   afterAll(async () => {
     await api.close();
   });
-
-  async function newPlayer(): Promise<Player> {
-    playerCount += 1;
-    return api.signInWithPersona(`merchant-${playerCount}`);
-  }
 
   async function createItem(name: string): Promise<string> {
     const response = await api.post<ItemBody>('/items', { name }, { token: admin });
@@ -270,7 +264,7 @@ describe('economy under concurrency', () => {
   it(
     'lets exactly 20 of 50 concurrent one-unit gifts from a holding of 20 succeed; the other 30 are short',
     async () => {
-      const [giver, receiver] = [await newPlayer(), await newPlayer()];
+      const [giver, receiver] = [await api.newPlayerWithPersona('merchant'), await api.newPlayerWithPersona('merchant')];
       const ruby = await createItem('Ruby');
       await award(giver.personaUid, ruby, 20);
       const since = await databaseNow();
@@ -324,7 +318,7 @@ describe('economy under concurrency', () => {
       const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)];
       const quantity = () => 1 + Math.floor(random() * 5);
       const players: Player[] = [];
-      for (let index = 0; index < 6; index++) players.push(await newPlayer());
+      for (let index = 0; index < 6; index++) players.push(await api.newPlayerWithPersona('merchant'));
       const items = [await createItem('Iron ore'), await createItem('Silver ore'), await createItem('Gold ore')];
       for (const player of players) for (const item of items) await award(player.personaUid, item, STOCK);
       const since = await databaseNow();
@@ -399,7 +393,7 @@ describe('economy under concurrency', () => {
     'keeps both inventories exact through 100 concurrent gifts back and forth between one pair',
     async () => {
       const random = seededRandom(0xc0ffee);
-      const [alice, bob] = [await newPlayer(), await newPlayer()];
+      const [alice, bob] = [await api.newPlayerWithPersona('merchant'), await api.newPlayerWithPersona('merchant')];
       const shell = await createItem('Shell');
       await award(alice.personaUid, shell, 6);
       await award(bob.personaUid, shell, 6);

@@ -10,7 +10,7 @@ import type {
   SnapshotBody,
   TransactionBody,
 } from './support/api-types.js';
-import { expectErrorBody } from './support/expectations.js';
+import { expectErrorBody, expectValidationError, ISO_MILLISECONDS, UUID_V4 } from './support/expectations.js';
 
 /**
  * Inventories (read-only, scoped to the caller's personas) and the transactions that change them:
@@ -33,15 +33,6 @@ interface LedgerRow {
 }
 
 type Holdings = Record<string, number>;
-
-const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** A 400 VALIDATION_FAILED whose `errors` name `field`. */
-function expectValidationError(response: TestResponse<Pick<ErrorResponse, 'errors'>>, field: string): void {
-  expectErrorBody(response, 400, 'VALIDATION_FAILED');
-  expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
-}
 
 /** A snapshot array as { itemUid: quantity }, after checking that every entry is `personaUid`'s. */
 function snapshotQuantities(snapshot: SnapshotBody[], personaUid: string): Holdings {

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { TestApp, type TestResponse } from './support/test-app.js';
+import { TestApp } from './support/test-app.js';
 import type { CountBody, ErrorResponse, ItemBody } from './support/api-types.js';
-
-const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+import { expectValidationError, ISO_MILLISECONDS, UUID_V4 } from './support/expectations.js';
 
 describe('items', () => {
   let api: TestApp;
@@ -36,14 +34,6 @@ describe('items', () => {
     const response = await api.get<CountBody>('/items/count', { token: admin });
     expect(response.status).toBe(200);
     return response.body.count;
-  }
-
-  /** A 400 VALIDATION_FAILED whose `errors` name `field`. */
-  function expectValidationError(response: TestResponse<ErrorResponse>, field: string): void {
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('VALIDATION_FAILED');
-    expect(response.body.status).toBe(400);
-    expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
   }
 
   describe('the six operations', () => {

@@ -40,21 +40,13 @@ describe('lobbies', () => {
 
   const newPlayers = (count: number, label?: string): Promise<Player[]> => api.signInPlayers(count, label);
 
-  async function host(player: Player, body: Record<string, unknown>): Promise<SessionBody> {
-    const response = await api.post<SessionBody>('/sessions', body, { token: player.token });
-    expect(response.status).toBe(201);
-    return response.body;
-  }
+  const host = (player: Player, body: Record<string, unknown>) => api.created<SessionBody>('/sessions', body, player.token);
 
   async function join(player: Player, session: SessionBody): Promise<void> {
     expect((await api.get(`/sessions/${session.uid}/join`, { token: player.token })).status).toBe(200);
   }
 
-  async function readSession(uid: string): Promise<SessionBody> {
-    const response = await api.get<SessionBody>(`/sessions/${uid}`, { token: admin.token });
-    expect(response.status).toBe(200);
-    return response.body;
-  }
+  const readSession = (uid: string) => api.found<SessionBody>(`/sessions/${uid}`, admin.token);
 
   const heartbeat = (player: Player, session: SessionBody) =>
     api.post(`/sessions/${session.uid}/heartbeat`, undefined, { token: player.token });

@@ -39,22 +39,9 @@ describe('matchmaker', () => {
     return response.body;
   }
 
-  async function readTicket(uid: string): Promise<TicketBody> {
-    const response = await api.get<TicketBody>(`/tickets/${uid}`, { token: admin.token });
-    expect(response.status).toBe(200);
-    return response.body;
-  }
+  const readTicket = (uid: string) => api.found<TicketBody>(`/tickets/${uid}`, admin.token);
 
-  async function readSession(uid: string): Promise<SessionBody> {
-    const response = await api.get<SessionBody>(`/sessions/${uid}`, { token: admin.token });
-    expect(response.status).toBe(200);
-    return response.body;
-  }
-
-  async function storedSessionCount(): Promise<number> {
-    const { rows } = await api.database.query<{ count: number }>('SELECT count(*)::int AS count FROM sessions');
-    return rows[0].count;
-  }
+  const readSession = (uid: string) => api.found<SessionBody>(`/sessions/${uid}`, admin.token);
 
   /** The ticket is still waiting as it was created, untouched by the matchmaker. */
   async function expectUnmatched(ticket: TicketBody): Promise<void> {
@@ -79,7 +66,7 @@ describe('matchmaker', () => {
 
     expect(await matchmaker.runOnce()).toBe(1);
 
-    expect(await storedSessionCount()).toBe(1);
+    expect(await api.countRows('sessions')).toBe(1);
     const sessionUids = new Set<string>();
     for (const [index, player] of players.entries()) {
       const polled = await api.get<TicketBody>(`/tickets/${tickets[index].uid}`, { token: player.token });
@@ -115,7 +102,7 @@ describe('matchmaker', () => {
 
     expect(await matchmaker.runOnce()).toBe(0);
 
-    expect(await storedSessionCount()).toBe(1);
+    expect(await api.countRows('sessions')).toBe(1);
     expect(await expectMatchedTogether(tickets)).toEqual(session);
   });
 
@@ -245,7 +232,7 @@ describe('matchmaker', () => {
     const oneOfTwo = await queue(players[3], { numTeams: 1, teamSize: 2 });
 
     expect(await matchmaker.runOnce()).toBe(0);
-    expect(await storedSessionCount()).toBe(0);
+    expect(await api.countRows('sessions')).toBe(0);
     for (const ticket of [twoOfOne, threeOfOne, twoOfTwo, oneOfTwo]) await expectUnmatched(ticket);
 
     const partner = await queue(players[4], { numTeams: 2, teamSize: 1 });
@@ -264,7 +251,7 @@ describe('matchmaker', () => {
 
     expect(await matchmaker.runOnce()).toBe(0);
 
-    expect(await storedSessionCount()).toBe(0);
+    expect(await api.countRows('sessions')).toBe(0);
     for (const ticket of tickets) await expectUnmatched(ticket);
   });
 

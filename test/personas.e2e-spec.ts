@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { TestApp } from './support/test-app.js';
 import type { PersonaBody as Persona } from './support/api-types.js';
-import { expectErrorBody } from './support/expectations.js';
+import { expectErrorBody, ISO_MILLISECONDS } from './support/expectations.js';
 
 /** Personas (docs/CONTRACT.md section 6): a user's in-game characters, private to their owner and admins. */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('personas', () => {
   let api: TestApp;

@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type SignedInPlayer, TestApp, type TestResponse } from './support/test-app.js';
 import type { BodyOrError, CountBody, ErrorResponse, SessionBody } from './support/api-types.js';
-import { expectErrorBody } from './support/expectations.js';
+import { expectErrorBody, expectValidationError, ISO_MILLISECONDS, UUID_V4 } from './support/expectations.js';
 
 type Player = SignedInPlayer;
 
-const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const PASSWORD = 'open sesame 7731';
 
 describe('sessions', () => {
   let api: TestApp;
   let admin: Player;
-  let playerCount = 0;
 
   beforeAll(async () => {
     api = await TestApp.start();
@@ -23,36 +20,12 @@ describe('sessions', () => {
     await api.close();
   });
 
-  /** A player nobody has met yet. */
-  function newPlayer(label = 'player'): Promise<Player> {
-    playerCount += 1;
-    return api.signInPlayer(`${label}-${playerCount}`);
-  }
+  const createSession = (player: Player, body: Record<string, unknown>) => api.created<SessionBody>('/sessions', body, player.token);
 
-  async function createSession(player: Player, body: Record<string, unknown>): Promise<SessionBody> {
-    const response = await api.post<SessionBody>('/sessions', body, { token: player.token });
-    expect(response.status).toBe(201);
-    return response.body;
-  }
-
-  async function readSession(uid: string): Promise<SessionBody> {
-    const response = await api.get<SessionBody>(`/sessions/${uid}`, { token: admin.token });
-    expect(response.status).toBe(200);
-    return response.body;
-  }
-
-  async function storedSessionCount(): Promise<number> {
-    const { rows } = await api.database.query<{ count: number }>('SELECT count(*)::int AS count FROM sessions');
-    return rows[0].count;
-  }
+  const readSession = (uid: string) => api.found<SessionBody>(`/sessions/${uid}`, admin.token);
 
   async function join(player: Player, uid: string, query = ''): Promise<TestResponse<BodyOrError<SessionBody>>> {
     return api.get(`/sessions/${uid}/join${query}`, { token: player.token });
-  }
-
-  function expectValidationError(response: TestResponse<Pick<ErrorResponse, 'errors'>>, field: string): void {
-    expectErrorBody(response, 400, 'VALIDATION_FAILED');
-    expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
   }
 
   /** Every member sits in exactly one team, and the teams hold nobody else. */
@@ -66,7 +39,7 @@ describe('sessions', () => {
 
   describe('the operations of the interface', () => {
     it('creates a session with 201: the creator hosts it, sits in team 0 of numTeams empty teams, version 0', async () => {
-      const host = await newPlayer('creator');
+      const host = await api.newPlayer('creator');
 
       const response = await api.post<SessionBody>('/sessions', { numTeams: 3, teamSize: 2 }, { token: host.token });
 
@@ -96,8 +69,8 @@ describe('sessions', () => {
     });
 
     it('keeps the status, visibility, invitations and teams a creator chooses', async () => {
-      const host = await newPlayer('creator');
-      const guest = (await newPlayer('guest')).uid;
+      const host = await api.newPlayer('creator');
+      const guest = (await api.newPlayer('guest')).uid;
 
       const session = await createSession(host, {
         numTeams: 2,
@@ -126,8 +99,8 @@ describe('sessions', () => {
     });
 
     it('seats nobody without consent: users named in users or teams who have not joined are invited instead', async () => {
-      const host = await newPlayer('creator');
-      const [friend, stranger] = await Promise.all([newPlayer('friend'), newPlayer('stranger')]);
+      const host = await api.newPlayer('creator');
+      const [friend, stranger] = await Promise.all([api.newPlayer('friend'), api.newPlayer('stranger')]);
 
       const session = await createSession(host, {
         numTeams: 2,
@@ -171,7 +144,7 @@ describe('sessions', () => {
     });
 
     it('lets an admin seat existing users directly (a game server placing players), never unknown uids', async () => {
-      const [alice, bob] = await Promise.all([newPlayer('seated'), newPlayer('seated')]);
+      const [alice, bob] = await Promise.all([api.newPlayer('seated'), api.newPlayer('seated')]);
 
       const session = await createSession(admin, { numTeams: 2, teamSize: 1, users: [alice.uid, bob.uid] });
 
@@ -192,7 +165,7 @@ describe('sessions', () => {
     });
 
     it('lists sessions as a bare JSON array that holds the new session', async () => {
-      const host = await newPlayer('lister');
+      const host = await api.newPlayer('lister');
       const session = await createSession(host, { numTeams: 1, teamSize: 4 });
 
       const response = await api.get<SessionBody[]>('/sessions?limit=1000', { token: host.token });
@@ -203,7 +176,7 @@ describe('sessions', () => {
     });
 
     it('counts sessions as { count }, agreeing with the list', async () => {
-      const host = await newPlayer('counter');
+      const host = await api.newPlayer('counter');
       await createSession(host, { numTeams: 1, teamSize: 2 });
       await createSession(host, { numTeams: 1, teamSize: 2 });
 
@@ -218,7 +191,7 @@ describe('sessions', () => {
     });
 
     it('finds a session by id with its ETag', async () => {
-      const host = await newPlayer('finder');
+      const host = await api.newPlayer('finder');
       const session = await createSession(host, { numTeams: 2, teamSize: 1 });
 
       const response = await api.get<SessionBody>(`/sessions/${session.uid}`, { token: host.token });
@@ -229,8 +202,8 @@ describe('sessions', () => {
     });
 
     it('merges an update: absent fields are kept, the version goes up by one and the ETag follows', async () => {
-      const host = await newPlayer('updater');
-      const guest = (await newPlayer('guest')).uid;
+      const host = await api.newPlayer('updater');
+      const guest = (await api.newPlayer('guest')).uid;
       const session = await createSession(host, { numTeams: 2, teamSize: 2, invited: [guest] });
 
       const response = await api.put<SessionBody>(`/sessions/${session.uid}`, { status: 'IN_PROGRESS' }, { token: host.token });
@@ -249,8 +222,8 @@ describe('sessions', () => {
     });
 
     it('accepts a session read back whole, with a change, as an update', async () => {
-      const host = await newPlayer('updater');
-      const session = await createSession(host, { numTeams: 2, teamSize: 2, invited: [(await newPlayer('guest')).uid] });
+      const host = await api.newPlayer('updater');
+      const session = await createSession(host, { numTeams: 2, teamSize: 2, invited: [(await api.newPlayer('guest')).uid] });
       const read = await readSession(session.uid);
 
       const response = await api.put<SessionBody>(`/sessions/${session.uid}`, { ...read, visibility: 'LOCKED' }, { token: host.token });
@@ -265,8 +238,8 @@ describe('sessions', () => {
     });
 
     it('re-seats the members when an update changes the shape, and removes those the users leave out', async () => {
-      const host = await newPlayer('updater');
-      const [first, second] = await Promise.all([newPlayer('member'), newPlayer('member')]);
+      const host = await api.newPlayer('updater');
+      const [first, second] = await Promise.all([api.newPlayer('member'), api.newPlayer('member')]);
       const session = await createSession(host, { numTeams: 1, teamSize: 3 });
       for (const member of [first, second]) expect((await join(member, session.uid)).status).toBe(200);
 
@@ -288,7 +261,7 @@ describe('sessions', () => {
     });
 
     it('deletes a session with 200 and no body; it is then 404', async () => {
-      const host = await newPlayer('deleter');
+      const host = await api.newPlayer('deleter');
       const session = await createSession(host, { numTeams: 1, teamSize: 1 });
 
       const response = await api.delete(`/sessions/${session.uid}`, { token: host.token });
@@ -300,8 +273,8 @@ describe('sessions', () => {
     });
 
     it('lets a player join with 200, returning the session with them in it', async () => {
-      const host = await newPlayer('host');
-      const joiner = await newPlayer('joiner');
+      const host = await api.newPlayer('host');
+      const joiner = await api.newPlayer('joiner');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
 
       const response = await join(joiner, session.uid);
@@ -322,8 +295,8 @@ describe('sessions', () => {
     });
 
     it('lets a member leave with 200 and no body; they are gone from users and teams', async () => {
-      const host = await newPlayer('host');
-      const leaver = await newPlayer('leaver');
+      const host = await api.newPlayer('host');
+      const leaver = await api.newPlayer('leaver');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
       expect((await join(leaver, session.uid)).status).toBe(200);
 
@@ -342,33 +315,33 @@ describe('sessions', () => {
     });
 
     it('refuses truncate to a player with 403 and keeps every session', async () => {
-      const player = await newPlayer('vandal');
+      const player = await api.newPlayer('vandal');
       const session = await createSession(player, { numTeams: 1, teamSize: 1 });
-      const before = await storedSessionCount();
+      const before = await api.countRows('sessions');
 
       const response = await api.delete('/sessions', { token: player.token });
 
       expectErrorBody(response, 403, 'FORBIDDEN');
-      expect(await storedSessionCount()).toBe(before);
+      expect(await api.countRows('sessions')).toBe(before);
       expect(await readSession(session.uid)).toEqual(session);
     });
 
     it('lets an admin truncate with 200 and no body: no session is left', async () => {
-      const player = await newPlayer('truncated');
+      const player = await api.newPlayer('truncated');
       const session = await createSession(player, { numTeams: 1, teamSize: 1 });
 
       const response = await api.delete('/sessions', { token: admin.token });
 
       expect(response.status).toBe(200);
       expect(response.body).toBe('');
-      expect(await storedSessionCount()).toBe(0);
+      expect(await api.countRows('sessions')).toBe(0);
       const count = await api.get<CountBody>('/sessions/count', { token: admin.token });
       expect(count.body).toEqual({ count: 0 });
       expectErrorBody(await api.get(`/sessions/${session.uid}`, { token: admin.token }), 404, 'NOT_FOUND');
     });
 
     it('answers 401 on the session routes without a token', async () => {
-      const host = await newPlayer('host');
+      const host = await api.newPlayer('host');
       const session = await createSession(host, { numTeams: 1, teamSize: 2 });
 
       expectErrorBody(await api.get('/sessions'), 401, 'UNAUTHORIZED');
@@ -432,19 +405,19 @@ describe('sessions', () => {
       ['a user that is not a uuid', { numTeams: 1, teamSize: 2, users: ['bob'] }, 'users'],
       ['an unknown field', { numTeams: 1, teamSize: 2, colour: 'red' }, 'colour'],
     ])('refuses a create with %s: 400 naming the field, nothing created', async (_case, body, field) => {
-      const player = await newPlayer('validator');
-      const before = await storedSessionCount();
+      const player = await api.newPlayer('validator');
+      const before = await api.countRows('sessions');
 
       const response = await api.post<ErrorResponse>('/sessions', body, { token: player.token });
 
       expectValidationError(response, field);
-      expect(await storedSessionCount()).toBe(before);
+      expect(await api.countRows('sessions')).toBe(before);
     });
 
     it('refuses a create that seats one user in two teams with 400', async () => {
-      const player = await newPlayer('validator');
+      const player = await api.newPlayer('validator');
       const twin = randomUUID();
-      const before = await storedSessionCount();
+      const before = await api.countRows('sessions');
 
       const response = await api.post<ErrorResponse>(
         '/sessions',
@@ -460,7 +433,7 @@ describe('sessions', () => {
       );
 
       expectValidationError(response, 'teams');
-      expect(await storedSessionCount()).toBe(before);
+      expect(await api.countRows('sessions')).toBe(before);
     });
 
     it.each<[string, Record<string, unknown>, string]>([
@@ -484,7 +457,7 @@ describe('sessions', () => {
       ['an unknown field', { mode: 'ranked' }, 'mode'],
       ['a uid that is not the path id', { uid: randomUUID() }, 'uid'],
     ])('refuses an update with %s: 400, the session unchanged', async (_case, body, field) => {
-      const host = await newPlayer('validator');
+      const host = await api.newPlayer('validator');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
 
       const response = await api.put<ErrorResponse>(`/sessions/${session.uid}`, body, { token: host.token });
@@ -494,7 +467,7 @@ describe('sessions', () => {
     });
 
     it.each(['not-a-uuid', '12345'])('answers 400 to the malformed id %s on find, update, delete, join and leave', async (id) => {
-      const player = await newPlayer('validator');
+      const player = await api.newPlayer('validator');
       const responses = [
         await api.get<ErrorResponse>(`/sessions/${id}`, { token: player.token }),
         await api.put<ErrorResponse>(`/sessions/${id}`, { status: 'IDLE' }, { token: player.token }),
@@ -530,8 +503,8 @@ describe('sessions', () => {
     }
 
     it('never returns the password on create, find, list, update or join, and stores only a salted hash', async () => {
-      const host = await newPlayer('keeper');
-      const joiner = await newPlayer('joiner');
+      const host = await api.newPlayer('keeper');
+      const joiner = await api.newPlayer('joiner');
 
       const created = await api.post<SessionBody>('/sessions', { numTeams: 2, teamSize: 2, password: PASSWORD }, { token: host.token });
       expect(created.status).toBe(201);
@@ -566,8 +539,8 @@ describe('sessions', () => {
     });
 
     it('refuses a wrong password with 403 and leaves the session unchanged', async () => {
-      const host = await newPlayer('keeper');
-      const joiner = await newPlayer('joiner');
+      const host = await api.newPlayer('keeper');
+      const joiner = await api.newPlayer('joiner');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, password: PASSWORD });
 
       const response = await join(joiner, session.uid, '?password=guess');
@@ -578,8 +551,8 @@ describe('sessions', () => {
     });
 
     it('refuses a join without the password with 403', async () => {
-      const host = await newPlayer('keeper');
-      const joiner = await newPlayer('joiner');
+      const host = await api.newPlayer('keeper');
+      const joiner = await api.newPlayer('joiner');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, password: PASSWORD });
 
       const response = await join(joiner, session.uid);
@@ -589,8 +562,8 @@ describe('sessions', () => {
     });
 
     it('lets a player with the right password join with 200', async () => {
-      const host = await newPlayer('keeper');
-      const joiner = await newPlayer('joiner');
+      const host = await api.newPlayer('keeper');
+      const joiner = await api.newPlayer('joiner');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, password: PASSWORD });
 
       const response = await join(joiner, session.uid, `?password=${encodeURIComponent(PASSWORD)}`);
@@ -601,8 +574,8 @@ describe('sessions', () => {
     });
 
     it('removes the password when an update sets it to null', async () => {
-      const host = await newPlayer('keeper');
-      const joiner = await newPlayer('joiner');
+      const host = await api.newPlayer('keeper');
+      const joiner = await api.newPlayer('joiner');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, password: PASSWORD });
 
       const updated = await api.put<SessionBody>(`/sessions/${session.uid}`, { password: null }, { token: host.token });
@@ -621,10 +594,10 @@ describe('sessions', () => {
     const sessions: Record<'PUBLIC' | 'INVITE_ONLY' | 'LOCKED', SessionBody> = {} as never;
 
     beforeAll(async () => {
-      host = await newPlayer('matrix-host');
-      member = await newPlayer('matrix-member');
-      invited = await newPlayer('matrix-invited');
-      stranger = await newPlayer('matrix-stranger');
+      host = await api.newPlayer('matrix-host');
+      member = await api.newPlayer('matrix-member');
+      invited = await api.newPlayer('matrix-invited');
+      stranger = await api.newPlayer('matrix-stranger');
       for (const visibility of ['PUBLIC', 'INVITE_ONLY', 'LOCKED'] as const) {
         sessions[visibility] = await createSession(host, {
           numTeams: 2,
@@ -702,7 +675,7 @@ describe('sessions', () => {
     });
 
     it('lets an admin update and delete a session they do not host', async () => {
-      const owner = await newPlayer('owner');
+      const owner = await api.newPlayer('owner');
       const session = await createSession(owner, { numTeams: 2, teamSize: 2, visibility: 'INVITE_ONLY' });
 
       const updated = await api.put<SessionBody>(`/sessions/${session.uid}`, { status: 'IN_PROGRESS' }, { token: admin.token });
@@ -718,8 +691,8 @@ describe('sessions', () => {
 
   describe('joining', () => {
     it('is idempotent for a member: 200, same version, no duplicate', async () => {
-      const host = await newPlayer('host');
-      const member = await newPlayer('member');
+      const host = await api.newPlayer('host');
+      const member = await api.newPlayer('member');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
       const joined = await join(member, session.uid);
       expect(joined.status).toBe(200);
@@ -738,8 +711,8 @@ describe('sessions', () => {
     });
 
     it('seats each joiner on the first team with room', async () => {
-      const host = await newPlayer('host');
-      const [first, second, third] = [await newPlayer('joiner'), await newPlayer('joiner'), await newPlayer('joiner')];
+      const host = await api.newPlayer('host');
+      const [first, second, third] = [await api.newPlayer('joiner'), await api.newPlayer('joiner'), await api.newPlayer('joiner')];
       const session = await createSession(host, { numTeams: 3, teamSize: 2 });
 
       expect((await join(first, session.uid)).body.teams[0].members).toEqual([host.uid, first.uid]);
@@ -756,8 +729,8 @@ describe('sessions', () => {
     });
 
     it('fills a gap a leaver left in an earlier team', async () => {
-      const host = await newPlayer('host');
-      const [leaver, stayer, latecomer] = [await newPlayer('leaver'), await newPlayer('stayer'), await newPlayer('late')];
+      const host = await api.newPlayer('host');
+      const [leaver, stayer, latecomer] = [await api.newPlayer('leaver'), await api.newPlayer('stayer'), await api.newPlayer('late')];
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
       await join(leaver, session.uid);
       await join(stayer, session.uid);
@@ -773,9 +746,9 @@ describe('sessions', () => {
     });
 
     it('refuses a stranger joining an INVITE_ONLY session with 403, and lets the invited user join with 200', async () => {
-      const host = await newPlayer('host');
-      const guest = await newPlayer('guest');
-      const stranger = await newPlayer('stranger');
+      const host = await api.newPlayer('host');
+      const guest = await api.newPlayer('guest');
+      const stranger = await api.newPlayer('stranger');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, visibility: 'INVITE_ONLY', invited: [guest.uid] });
 
       expectErrorBody(await join(stranger, session.uid), 403, 'FORBIDDEN');
@@ -788,8 +761,8 @@ describe('sessions', () => {
     });
 
     it('lets an invited user into a password-protected session without the password', async () => {
-      const host = await newPlayer('host');
-      const guest = await newPlayer('guest');
+      const host = await api.newPlayer('host');
+      const guest = await api.newPlayer('guest');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, invited: [guest.uid], password: PASSWORD });
 
       const response = await join(guest, session.uid);
@@ -799,9 +772,9 @@ describe('sessions', () => {
     });
 
     it('refuses anyone joining a LOCKED session with 403, even when invited', async () => {
-      const host = await newPlayer('host');
-      const guest = await newPlayer('guest');
-      const stranger = await newPlayer('stranger');
+      const host = await api.newPlayer('host');
+      const guest = await api.newPlayer('guest');
+      const stranger = await api.newPlayer('stranger');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, visibility: 'LOCKED', invited: [guest.uid] });
 
       expectErrorBody(await join(stranger, session.uid), 403, 'FORBIDDEN');
@@ -810,8 +783,8 @@ describe('sessions', () => {
     });
 
     it('refuses joining an ENDED session with 409', async () => {
-      const host = await newPlayer('host');
-      const joiner = await newPlayer('joiner');
+      const host = await api.newPlayer('host');
+      const joiner = await api.newPlayer('joiner');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, status: 'ENDED' });
 
       expectErrorBody(await join(joiner, session.uid), 409, 'CONFLICT');
@@ -819,9 +792,9 @@ describe('sessions', () => {
     });
 
     it('refuses joining a full session with 409', async () => {
-      const host = await newPlayer('host');
-      const second = await newPlayer('second');
-      const third = await newPlayer('third');
+      const host = await api.newPlayer('host');
+      const second = await api.newPlayer('second');
+      const third = await api.newPlayer('third');
       const session = await createSession(host, { numTeams: 2, teamSize: 1 });
       const full = await join(second, session.uid);
       expect(full.status).toBe(200);
@@ -831,15 +804,15 @@ describe('sessions', () => {
     });
 
     it('answers 404 to joining an unknown session and 400 to a malformed id', async () => {
-      const joiner = await newPlayer('joiner');
+      const joiner = await api.newPlayer('joiner');
 
       expectErrorBody(await join(joiner, randomUUID()), 404, 'NOT_FOUND');
       expectValidationError(await join(joiner, 'not-a-uuid'), 'id');
     });
 
     it('never overfills the last seats: of 10 players racing for 3 seats, exactly 3 get in', async () => {
-      const host = await newPlayer('race-host');
-      const racers = await Promise.all(Array.from({ length: 10 }, () => newPlayer('racer')));
+      const host = await api.newPlayer('race-host');
+      const racers = await Promise.all(Array.from({ length: 10 }, () => api.newPlayer('racer')));
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
 
       const responses = await Promise.all(racers.map((racer) => join(racer, session.uid)));
@@ -860,8 +833,8 @@ describe('sessions', () => {
 
   describe('leaving', () => {
     it('is idempotent: leaving twice answers 200 both times', async () => {
-      const host = await newPlayer('host');
-      const leaver = await newPlayer('leaver');
+      const host = await api.newPlayer('host');
+      const leaver = await api.newPlayer('leaver');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
       await join(leaver, session.uid);
 
@@ -877,8 +850,8 @@ describe('sessions', () => {
     });
 
     it('answers 200 and changes nothing when a non-member leaves a PUBLIC session', async () => {
-      const host = await newPlayer('host');
-      const passerby = await newPlayer('passerby');
+      const host = await api.newPlayer('host');
+      const passerby = await api.newPlayer('passerby');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
 
       const response = await api.get(`/sessions/${session.uid}/leave`, { token: passerby.token });
@@ -888,9 +861,9 @@ describe('sessions', () => {
     });
 
     it('hands the session to the next member when the host leaves', async () => {
-      const host = await newPlayer('host');
-      const heir = await newPlayer('heir');
-      const third = await newPlayer('third');
+      const host = await api.newPlayer('host');
+      const heir = await api.newPlayer('heir');
+      const third = await api.newPlayer('third');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
       await join(heir, session.uid);
       await join(third, session.uid);
@@ -909,8 +882,8 @@ describe('sessions', () => {
     });
 
     it('answers 404 to a stranger leaving a session hidden from them', async () => {
-      const host = await newPlayer('host');
-      const stranger = await newPlayer('stranger');
+      const host = await api.newPlayer('host');
+      const stranger = await api.newPlayer('stranger');
       const session = await createSession(host, { numTeams: 2, teamSize: 2, visibility: 'INVITE_ONLY' });
 
       expectErrorBody(await api.get(`/sessions/${session.uid}/leave`, { token: stranger.token }), 404, 'NOT_FOUND');
@@ -920,7 +893,7 @@ describe('sessions', () => {
 
   describe('versions', () => {
     it('refuses an update stating a stale version with 409 VERSION_CONFLICT and changes nothing', async () => {
-      const host = await newPlayer('host');
+      const host = await api.newPlayer('host');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
       const moved = await api.put<SessionBody>(`/sessions/${session.uid}`, { status: 'IDLE', version: 0 }, { token: host.token });
       expect(moved.status).toBe(200);
@@ -934,8 +907,8 @@ describe('sessions', () => {
     });
 
     it('refuses a stale If-Match with 409 VERSION_CONFLICT', async () => {
-      const host = await newPlayer('host');
-      const joiner = await newPlayer('joiner');
+      const host = await api.newPlayer('host');
+      const joiner = await api.newPlayer('joiner');
       const session = await createSession(host, { numTeams: 2, teamSize: 2 });
       const joined = await join(joiner, session.uid);
 

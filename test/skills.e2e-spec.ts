@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TestApp, type TestResponse } from './support/test-app.js';
 import type { CountBody, ErrorResponse, PersonaBody, SkillBody } from './support/api-types.js';
-import { expectErrorBody } from './support/expectations.js';
+import { expectErrorBody, expectValidationError, ISO_MILLISECONDS, UUID_V4 } from './support/expectations.js';
 
 /**
  * Skill progress per persona and archetype (docs/CONTRACT.md section 7, "Skill progress"): public reads,
@@ -14,22 +14,12 @@ interface Player {
   personaUid: string;
 }
 
-const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** A 400 VALIDATION_FAILED whose `errors` name `field`. */
-function expectValidationError(response: TestResponse<ErrorResponse>, field: string): void {
-  expectErrorBody(response, 400, 'VALIDATION_FAILED');
-  expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
-}
-
 const skillPath = (personaUid: string, archetypeUid: string, skillUid?: string) =>
   `/personas/${personaUid}/archetypes/${archetypeUid}/skills${skillUid === undefined ? '' : `/${skillUid}`}`;
 
 describe('skill progress', () => {
   let api: TestApp;
   let admin: string;
-  let playerCount = 0;
 
   beforeAll(async () => {
     api = await TestApp.start();
@@ -39,11 +29,6 @@ describe('skill progress', () => {
   afterAll(async () => {
     await api.close();
   });
-
-  async function newPlayer(): Promise<Player> {
-    playerCount += 1;
-    return api.signInWithPersona(`adventurer-${playerCount}`);
-  }
 
   function addProgress(personaUid: string, archetypeUid: string, skillUid: string, body: unknown, token?: string) {
     return api.post<ErrorResponse>(`${skillPath(personaUid, archetypeUid, skillUid)}/progress`, body, { token });
@@ -75,7 +60,7 @@ describe('skill progress', () => {
 
   describe('the eight routes', () => {
     it('creates the record on first progress (204, no body) and finds it with its fields and ETag', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       await progress(player, 'warrior', 'swordplay', 5);
       const response = await api.get<SkillBody>(skillPath(player.personaUid, 'warrior', 'swordplay'), { token: player.token });
@@ -97,7 +82,7 @@ describe('skill progress', () => {
     });
 
     it("lists and counts a persona's skills of one archetype, and of every archetype", async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'mage', 'fire', 1);
       await progress(player, 'mage', 'ice', 2);
       await progress(player, 'rogue', 'stealth', 3);
@@ -123,7 +108,7 @@ describe('skill progress', () => {
     });
 
     it("lists nothing for another persona's skills: each persona's progress is its own", async () => {
-      const [first, second] = [await newPlayer(), await newPlayer()];
+      const [first, second] = [await api.newPlayerWithPersona('adventurer'), await api.newPlayerWithPersona('adventurer')];
       await progress(first, 'mage', 'fire', 1);
 
       const list = await api.get<SkillBody[]>(skillPath(second.personaUid, 'mage'));
@@ -135,7 +120,7 @@ describe('skill progress', () => {
     });
 
     it('answers 404 to FindById of a skill never started', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'druid', 'shapeshift', 1);
 
       expectErrorBody(await api.get(skillPath(player.personaUid, 'druid', 'herbalism')), 404, 'NOT_FOUND');
@@ -143,7 +128,7 @@ describe('skill progress', () => {
     });
 
     it('deletes one skill with 200 and no body; it is then 404 and the others stay', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'cleric', 'heal', 4);
       await progress(player, 'cleric', 'smite', 2);
 
@@ -158,7 +143,7 @@ describe('skill progress', () => {
     });
 
     it('restarts a deleted skill from 0: a number added after the delete is the whole progress', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'bard', 'lute', 10);
       expect((await api.delete(skillPath(player.personaUid, 'bard', 'lute'), { token: player.token })).status).toBe(200);
 
@@ -168,7 +153,7 @@ describe('skill progress', () => {
     });
 
     it('truncates by archetype with 200 and no body, removing only that archetype of that persona', async () => {
-      const [player, other] = [await newPlayer(), await newPlayer()];
+      const [player, other] = [await api.newPlayerWithPersona('adventurer'), await api.newPlayerWithPersona('adventurer')];
       await progress(player, 'paladin', 'aura', 1);
       await progress(player, 'paladin', 'shield', 1);
       await progress(player, 'monk', 'fists', 1);
@@ -191,7 +176,7 @@ describe('skill progress', () => {
 
   describe('what AddProgress does to the value', () => {
     it('adds numbers: 3 then 4 makes 7, and the version goes up by one', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       await progress(player, 'warrior', 'strength', 3);
       await progress(player, 'warrior', 'strength', 4);
@@ -202,7 +187,7 @@ describe('skill progress', () => {
     });
 
     it('adds 0.1 and 0.2 to exactly 0.3 (decimal arithmetic, not floating point)', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       await progress(player, 'alchemist', 'brewing', 0.1);
       await progress(player, 'alchemist', 'brewing', 0.2);
@@ -213,7 +198,7 @@ describe('skill progress', () => {
     });
 
     it('adds negative and fractional numbers too', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       await progress(player, 'smith', 'forging', 10);
       await progress(player, 'smith', 'forging', -2.5);
@@ -228,7 +213,7 @@ describe('skill progress', () => {
       ['an object', { tier: 2, perks: ['cleave'], unlocked: { at: '2026-01-01' } }],
       ['an empty string', ''],
     ])('replaces a number with %s, and replaces that again with the next value', async (_case, value) => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'warrior', 'rank', 12);
 
       await progress(player, 'warrior', 'rank', value);
@@ -239,7 +224,7 @@ describe('skill progress', () => {
     });
 
     it('replaces a string with a number, then adds to that number', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'scholar', 'lore', 'novice');
 
       await progress(player, 'scholar', 'lore', 5);
@@ -250,7 +235,7 @@ describe('skill progress', () => {
     });
 
     it('replaces an object with a number rather than adding to it', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'hunter', 'traps', { set: 3 });
 
       await progress(player, 'hunter', 'traps', 4);
@@ -259,7 +244,7 @@ describe('skill progress', () => {
     });
 
     it('starts a new record with a string or an object as it is', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       await progress(player, 'bard', 'song', 'first verse');
       await progress(player, 'bard', 'dance', { steps: 4 });
@@ -271,7 +256,7 @@ describe('skill progress', () => {
 
   describe('who may read and write', () => {
     it('lets anyone read, without a token, on every read route', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'necromancer', 'raise', 2);
 
       const responses = [
@@ -288,7 +273,7 @@ describe('skill progress', () => {
     });
 
     it("lets another player read a persona's progress like a public profile", async () => {
-      const [player, stranger] = [await newPlayer(), await newPlayer()];
+      const [player, stranger] = [await api.newPlayerWithPersona('adventurer'), await api.newPlayerWithPersona('adventurer')];
       await progress(player, 'archer', 'aim', 9);
 
       const response = await api.get<SkillBody>(skillPath(player.personaUid, 'archer', 'aim'), { token: stranger.token });
@@ -298,7 +283,7 @@ describe('skill progress', () => {
     });
 
     it('answers 401 to a read with a bad token', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'archer', 'aim', 1);
 
       for (const path of [
@@ -313,7 +298,7 @@ describe('skill progress', () => {
     });
 
     it('refuses anonymous AddProgress with 401 and records nothing', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       expectErrorBody(await addProgress(player.personaUid, 'thief', 'lockpick', { value: 1 }), 401, 'UNAUTHORIZED');
       expectErrorBody(await addProgress(player.personaUid, 'thief', 'lockpick', { value: 1 }, 'not-a-token'), 401, 'UNAUTHORIZED');
@@ -323,7 +308,7 @@ describe('skill progress', () => {
     });
 
     it("refuses another player's AddProgress, delete and truncate with 403 and changes nothing", async () => {
-      const [player, stranger] = [await newPlayer(), await newPlayer()];
+      const [player, stranger] = [await api.newPlayerWithPersona('adventurer'), await api.newPlayerWithPersona('adventurer')];
       await progress(player, 'thief', 'lockpick', 3);
 
       expectErrorBody(await addProgress(player.personaUid, 'thief', 'lockpick', { value: 100 }, stranger.token), 403, 'FORBIDDEN');
@@ -335,7 +320,7 @@ describe('skill progress', () => {
     });
 
     it('refuses anonymous delete and truncate with 401 and changes nothing', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'thief', 'lockpick', 3);
 
       expectErrorBody(await api.delete(skillPath(player.personaUid, 'thief', 'lockpick')), 401, 'UNAUTHORIZED');
@@ -345,7 +330,7 @@ describe('skill progress', () => {
     });
 
     it("lets the admin add progress to, delete and truncate any persona's skills", async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'knight', 'joust', 1);
 
       const added = await addProgress(player.personaUid, 'knight', 'joust', { value: 2 }, admin);
@@ -360,7 +345,7 @@ describe('skill progress', () => {
     });
 
     it('lets a player write for each of their own personas', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       const second = await api.post<PersonaBody>('/personas', { name: 'Alt' }, { token: player.token });
       expect(second.status).toBe(201);
 
@@ -402,7 +387,7 @@ describe('skill progress', () => {
       ['an object larger than 16 KiB', { value: huge }],
       ['a string longer than 10000 characters', { value: 'y'.repeat(10_001) }],
     ])('refuses AddProgress with %s: 400 naming value, nothing recorded', async (_case, body) => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       const response = await addProgress(player.personaUid, 'sage', 'wisdom', body, player.token);
 
@@ -411,14 +396,14 @@ describe('skill progress', () => {
     });
 
     it('refuses an unknown field in the AddProgress body with 400', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       expectValidationError(await addProgress(player.personaUid, 'sage', 'wisdom', { value: 1, bonus: 2 }, player.token), 'bonus');
       expect(await storedRows(player.personaUid)).toEqual([]);
     });
 
     it('accepts an object just under 16 KiB', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       const value = { notes: 'z'.repeat(16 * 1024 - 20) };
 
       await progress(player, 'sage', 'journal', value);
@@ -431,7 +416,7 @@ describe('skill progress', () => {
       ['129 characters', 'a'.repeat(129), 'archetypeUid'],
       ['a dollar sign', 'war$rior', 'archetypeUid'],
     ])('refuses an archetype id with %s with 400 on every route', async (_case, archetypeUid, field) => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       expectValidationError(await addProgress(player.personaUid, archetypeUid, 'skill', { value: 1 }, player.token), field);
       expectValidationError(await api.get(skillPath(player.personaUid, archetypeUid)), field);
@@ -443,7 +428,7 @@ describe('skill progress', () => {
     });
 
     it('refuses a skill id with a space or 129 characters with 400', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       expectValidationError(await addProgress(player.personaUid, 'ranger', 'long%20bow', { value: 1 }, player.token), 'skillUid');
       expectValidationError(await addProgress(player.personaUid, 'ranger', 's'.repeat(129), { value: 1 }, player.token), 'skillUid');
@@ -451,7 +436,7 @@ describe('skill progress', () => {
     });
 
     it('accepts ids of 128 characters drawn from A-Z a-z 0-9 _ . : -', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       const archetypeUid = `Mage_v2.0:fire-${'a'.repeat(113)}`;
       expect(archetypeUid).toHaveLength(128);
 
@@ -465,7 +450,7 @@ describe('skill progress', () => {
     });
 
     it('refuses a malformed persona uuid with 400 on every route', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       const persona = 'not-a-uuid';
 
       expectValidationError(await addProgress(persona, 'sage', 'wisdom', { value: 1 }, player.token), 'personaUid');
@@ -498,7 +483,7 @@ describe('skill progress', () => {
       ['1e308 + 1e308', 1e308],
       ['-1e308 + -1e308', -1e308],
     ])('refuses %s with 400 naming value; the stored progress stays as it was', async (_case, value) => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'titan', 'might', value);
 
       const response = await addProgress(player.personaUid, 'titan', 'might', { value }, player.token);
@@ -510,7 +495,7 @@ describe('skill progress', () => {
     });
 
     it('adds up to the largest finite number exactly, and takes a refused sum back down with a negative add', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'titan', 'endurance', Number.MAX_VALUE);
       await progress(player, 'titan', 'endurance', 0);
 
@@ -521,7 +506,7 @@ describe('skill progress', () => {
     });
 
     it('still replaces a number near the limit with a string, and starts a fresh skill at any finite number', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'titan', 'rank', 1.5e308);
 
       await progress(player, 'titan', 'rank', 'legend');
@@ -536,7 +521,7 @@ describe('skill progress', () => {
       ['inside an object', '{"value": {"tier": 2, "xp": {"total": 1e999}}}', 'at xp.total'],
       ['inside a list in an object', '{"value": {"scores": [1, -1e999]}}', 'at scores.1'],
     ])('refuses a JSON number beyond the finite range %s with 400 naming value, nothing recorded', async (_case, body, where) => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       const response = await addProgress(player.personaUid, 'titan', 'lore', body, player.token);
 
@@ -546,7 +531,7 @@ describe('skill progress', () => {
     });
 
     it('never stores a sum beyond the limit under concurrency: of 10 adds of 1e307 to 1e308, exactly 7 count', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
       await progress(player, 'titan', 'fury', 1e308);
 
       const responses = await Promise.all(
@@ -564,7 +549,7 @@ describe('skill progress', () => {
     let player: Player;
 
     beforeAll(async () => {
-      player = await newPlayer();
+      player = await api.newPlayerWithPersona('adventurer');
       for (const skillUid of ['charm', 'anvil', 'dagger', 'bow', 'eagle']) await progress(player, 'ranger', skillUid, 1);
       await progress(player, 'scout', 'compass', 1);
     });
@@ -610,7 +595,7 @@ describe('skill progress', () => {
 
   describe('concurrency', () => {
     it('never loses an increment: 30 concurrent AddProgress of 1 make exactly 30, at version 29', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       const responses = await Promise.all(
         Array.from({ length: 30 }, () => addProgress(player.personaUid, 'berserker', 'rage', { value: 1 }, player.token)),
@@ -622,7 +607,7 @@ describe('skill progress', () => {
     });
 
     it('adds concurrent increments on different skills independently', async () => {
-      const player = await newPlayer();
+      const player = await api.newPlayerWithPersona('adventurer');
 
       const responses = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>

@@ -33,17 +33,10 @@ describe('the matchmaking queue', () => {
   const queue = (player: Player, body: Record<string, unknown> = { numTeams: 2 }) =>
     api.post<BodyOrError<TicketBody>>('/tickets', body, { token: player.token });
 
-  async function queued(player: Player, body: Record<string, unknown> = { numTeams: 2 }): Promise<TicketBody> {
-    const response = await api.post<TicketBody>('/tickets', body, { token: player.token });
-    expect(response.status).toBe(201);
-    return response.body;
-  }
+  const queued = (player: Player, body: Record<string, unknown> = { numTeams: 2 }) =>
+    api.created<TicketBody>('/tickets', body, player.token);
 
-  async function readTicket(uid: string): Promise<TicketBody> {
-    const response = await api.get<TicketBody>(`/tickets/${uid}`, { token: admin.token });
-    expect(response.status).toBe(200);
-    return response.body;
-  }
+  const readTicket = (uid: string) => api.found<TicketBody>(`/tickets/${uid}`, admin.token);
 
   const storedTickets = async () =>
     (await api.database.query<{ count: number }>('SELECT count(*)::int AS count FROM tickets')).rows[0].count;

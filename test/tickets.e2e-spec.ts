@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
-import { type SignedInPlayer, TestApp, type TestResponse } from './support/test-app.js';
+import { type SignedInPlayer, TestApp } from './support/test-app.js';
 import type { CountBody, ErrorResponse, TicketBody } from './support/api-types.js';
-import { expectErrorBody } from './support/expectations.js';
+import { expectErrorBody, expectValidationError, ISO_MILLISECONDS, UUID_V4 } from './support/expectations.js';
 
 type Player = SignedInPlayer;
-
-const ISO_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('tickets', () => {
   let api: TestApp;
   let admin: Player;
-  let playerCount = 0;
 
   beforeAll(async () => {
     api = await TestApp.start();
@@ -23,36 +19,13 @@ describe('tickets', () => {
     await api.close();
   });
 
-  function newPlayer(label = 'player'): Promise<Player> {
-    playerCount += 1;
-    return api.signInPlayer(`${label}-${playerCount}`);
-  }
+  const createTicket = (player: Player, body: Record<string, unknown>) => api.created<TicketBody>('/tickets', body, player.token);
 
-  async function createTicket(player: Player, body: Record<string, unknown>): Promise<TicketBody> {
-    const response = await api.post<TicketBody>('/tickets', body, { token: player.token });
-    expect(response.status).toBe(201);
-    return response.body;
-  }
-
-  async function readTicket(uid: string): Promise<TicketBody> {
-    const response = await api.get<TicketBody>(`/tickets/${uid}`, { token: admin.token });
-    expect(response.status).toBe(200);
-    return response.body;
-  }
-
-  async function storedTicketCount(): Promise<number> {
-    const { rows } = await api.database.query<{ count: number }>('SELECT count(*)::int AS count FROM tickets');
-    return rows[0].count;
-  }
-
-  function expectValidationError(response: TestResponse<ErrorResponse>, field: string): void {
-    expectErrorBody(response, 400, 'VALIDATION_FAILED');
-    expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
-  }
+  const readTicket = (uid: string) => api.found<TicketBody>(`/tickets/${uid}`, admin.token);
 
   describe('the operations of the interface', () => {
     it('creates a ticket with 201: SEARCHING, the creator alone, teamSize 1, no session yet, version 0', async () => {
-      const player = await newPlayer('seeker');
+      const player = await api.newPlayer('seeker');
 
       const response = await api.post<TicketBody>('/tickets', { numTeams: 2 }, { token: player.token });
 
@@ -83,8 +56,8 @@ describe('tickets', () => {
     });
 
     it('stores a party ticket with its criteria, statistics and status', async () => {
-      const player = await newPlayer('leader');
-      const friend = await newPlayer('friend');
+      const player = await api.newPlayer('leader');
+      const friend = await api.newPlayer('friend');
       const body = {
         numTeams: 2,
         teamSize: 3,
@@ -110,7 +83,7 @@ describe('tickets', () => {
     });
 
     it('ignores read-only fields sent on create: the service sets hostUid and sessionUid', async () => {
-      const player = await newPlayer('sneaky');
+      const player = await api.newPlayer('sneaky');
 
       const created = await createTicket(player, {
         numTeams: 2,
@@ -124,7 +97,7 @@ describe('tickets', () => {
     });
 
     it("lists tickets as a bare JSON array holding the caller's ticket", async () => {
-      const player = await newPlayer('lister');
+      const player = await api.newPlayer('lister');
       const ticket = await createTicket(player, { numTeams: 3 });
 
       const response = await api.get<TicketBody[]>('/tickets', { token: player.token });
@@ -134,7 +107,7 @@ describe('tickets', () => {
     });
 
     it('counts tickets as { count }, agreeing with the list', async () => {
-      const player = await newPlayer('counter');
+      const player = await api.newPlayer('counter');
       // One queue place per player: the first ticket has ended, so that the second may queue.
       await createTicket(player, { numTeams: 3, status: 'INVALID' });
       await createTicket(player, { numTeams: 4 });
@@ -146,11 +119,11 @@ describe('tickets', () => {
       expect(count.body).toEqual({ count: 2 });
       expect(filtered.body).toEqual({ count: 1 });
       const all = await api.get<CountBody>('/tickets/count', { token: admin.token });
-      expect(all.body).toEqual({ count: await storedTicketCount() });
+      expect(all.body).toEqual({ count: await api.countRows('tickets') });
     });
 
     it('finds a ticket by id with its ETag', async () => {
-      const player = await newPlayer('finder');
+      const player = await api.newPlayer('finder');
       const ticket = await createTicket(player, { numTeams: 3 });
 
       const response = await api.get<TicketBody>(`/tickets/${ticket.uid}`, { token: player.token });
@@ -161,7 +134,7 @@ describe('tickets', () => {
     });
 
     it('merges an update: absent fields are kept, the version goes up by one and the ETag follows', async () => {
-      const player = await newPlayer('updater');
+      const player = await api.newPlayer('updater');
       const ticket = await createTicket(player, {
         numTeams: 3,
         criteria: [{ name: 'skill', minValue: 1000 }],
@@ -186,8 +159,8 @@ describe('tickets', () => {
     });
 
     it('keeps numUsers in step with users on update', async () => {
-      const player = await newPlayer('updater');
-      const friend = await newPlayer('friend');
+      const player = await api.newPlayer('updater');
+      const friend = await api.newPlayer('friend');
       const ticket = await createTicket(player, { numTeams: 3, teamSize: 2 });
 
       const response = await api.put<TicketBody>(`/tickets/${ticket.uid}`, { users: [player.uid, friend.uid] }, { token: player.token });
@@ -198,7 +171,7 @@ describe('tickets', () => {
     });
 
     it('lets the host put a ticket on hold and back to SEARCHING', async () => {
-      const player = await newPlayer('updater');
+      const player = await api.newPlayer('updater');
       const ticket = await createTicket(player, { numTeams: 3 });
 
       const held = await api.put<TicketBody>(`/tickets/${ticket.uid}`, { status: 'INITIALIZING' }, { token: player.token });
@@ -211,7 +184,7 @@ describe('tickets', () => {
     });
 
     it('refuses an update stating a stale version with 409 VERSION_CONFLICT', async () => {
-      const player = await newPlayer('updater');
+      const player = await api.newPlayer('updater');
       const ticket = await createTicket(player, { numTeams: 3 });
       const moved = await api.put<TicketBody>(`/tickets/${ticket.uid}`, { numTeams: 4 }, { token: player.token });
       expect(moved.status).toBe(200);
@@ -223,7 +196,7 @@ describe('tickets', () => {
     });
 
     it('deletes a ticket with 200 and no body; it is then 404', async () => {
-      const player = await newPlayer('quitter');
+      const player = await api.newPlayer('quitter');
       const ticket = await createTicket(player, { numTeams: 3 });
 
       const response = await api.delete(`/tickets/${ticket.uid}`, { token: player.token });
@@ -235,32 +208,32 @@ describe('tickets', () => {
     });
 
     it('refuses truncate to a player with 403 and keeps every ticket', async () => {
-      const player = await newPlayer('vandal');
+      const player = await api.newPlayer('vandal');
       const ticket = await createTicket(player, { numTeams: 3 });
-      const before = await storedTicketCount();
+      const before = await api.countRows('tickets');
 
       const response = await api.delete('/tickets', { token: player.token });
 
       expectErrorBody(response, 403, 'FORBIDDEN');
-      expect(await storedTicketCount()).toBe(before);
+      expect(await api.countRows('tickets')).toBe(before);
       expect(await readTicket(ticket.uid)).toEqual(ticket);
     });
 
     it('lets an admin truncate with 200 and no body: no ticket is left', async () => {
-      const player = await newPlayer('truncated');
+      const player = await api.newPlayer('truncated');
       const ticket = await createTicket(player, { numTeams: 3 });
 
       const response = await api.delete('/tickets', { token: admin.token });
 
       expect(response.status).toBe(200);
       expect(response.body).toBe('');
-      expect(await storedTicketCount()).toBe(0);
+      expect(await api.countRows('tickets')).toBe(0);
       expect((await api.get('/tickets/count', { token: admin.token })).body).toEqual({ count: 0 });
       expectErrorBody(await api.get(`/tickets/${ticket.uid}`, { token: player.token }), 404, 'NOT_FOUND');
     });
 
     it('answers 400 to a malformed id and 404 to an unknown one', async () => {
-      const player = await newPlayer('prober');
+      const player = await api.newPlayer('prober');
 
       expectValidationError(await api.get(`/tickets/not-a-uuid`, { token: player.token }), 'id');
       expectValidationError(await api.put(`/tickets/not-a-uuid`, { numTeams: 2 }, { token: player.token }), 'id');
@@ -279,12 +252,12 @@ describe('tickets', () => {
 
   describe('the rules of a ticket', () => {
     it('refuses a client setting MATCH_FOUND with 400, on create and on update', async () => {
-      const player = await newPlayer('cheater');
-      const before = await storedTicketCount();
+      const player = await api.newPlayer('cheater');
+      const before = await api.countRows('tickets');
 
       const created = await api.post<ErrorResponse>('/tickets', { numTeams: 2, status: 'MATCH_FOUND' }, { token: player.token });
       expectValidationError(created, 'status');
-      expect(await storedTicketCount()).toBe(before);
+      expect(await api.countRows('tickets')).toBe(before);
 
       const ticket = await createTicket(player, { numTeams: 3 });
       const updated = await api.put<ErrorResponse>(`/tickets/${ticket.uid}`, { status: 'MATCH_FOUND' }, { token: player.token });
@@ -341,18 +314,18 @@ describe('tickets', () => {
       ['an empty list of users', () => ({ numTeams: 2, users: [] }), 'users'],
       ['an unknown field', () => ({ numTeams: 2, region: 'eu' }), 'region'],
     ])('refuses a create with %s: 400 naming the field, nothing created', async (_case, body, field) => {
-      const player = await newPlayer('validator');
-      const before = await storedTicketCount();
+      const player = await api.newPlayer('validator');
+      const before = await api.countRows('tickets');
 
       const response = await api.post<ErrorResponse>('/tickets', body(player), { token: player.token });
 
       expectValidationError(response, field);
-      expect(await storedTicketCount()).toBe(before);
+      expect(await api.countRows('tickets')).toBe(before);
     });
 
     it('lets an admin queue a party they are not in', async () => {
-      const first = await newPlayer('queued');
-      const second = await newPlayer('queued');
+      const first = await api.newPlayer('queued');
+      const second = await api.newPlayer('queued');
 
       const ticket = await createTicket(admin, { numTeams: 2, teamSize: 2, users: [first.uid, second.uid] });
 
@@ -372,8 +345,8 @@ describe('tickets', () => {
       ['a null list of users', () => ({ users: null }), 'users'],
       ['an unknown field', () => ({ region: 'eu' }), 'region'],
     ])('refuses an update with %s: 400, the ticket unchanged', async (_case, body, field) => {
-      const host = await newPlayer('validator');
-      const friend = await newPlayer('friend');
+      const host = await api.newPlayer('validator');
+      const friend = await api.newPlayer('friend');
       const ticket = await createTicket(host, {
         numTeams: 3,
         teamSize: 2,
@@ -396,9 +369,9 @@ describe('tickets', () => {
     let ticket: TicketBody;
 
     beforeAll(async () => {
-      host = await newPlayer('visible-host');
-      partner = await newPlayer('visible-partner');
-      stranger = await newPlayer('visible-stranger');
+      host = await api.newPlayer('visible-host');
+      partner = await api.newPlayer('visible-partner');
+      stranger = await api.newPlayer('visible-stranger');
       ticket = await createTicket(host, { numTeams: 3, teamSize: 2, users: [host.uid, partner.uid] });
     });
 
@@ -433,7 +406,7 @@ describe('tickets', () => {
       const count = await api.get<CountBody>('/tickets/count', { token: admin.token });
 
       expect(list.body.map((each) => each.uid)).toContain(ticket.uid);
-      expect(count.body).toEqual({ count: await storedTicketCount() });
+      expect(count.body).toEqual({ count: await api.countRows('tickets') });
       expect(list.body).toHaveLength(count.body.count);
     });
 
@@ -450,7 +423,7 @@ describe('tickets', () => {
     });
 
     it('lets an admin update and delete a ticket they did not create', async () => {
-      const owner = await newPlayer('owner');
+      const owner = await api.newPlayer('owner');
       const owned = await createTicket(owner, { numTeams: 3 });
 
       const updated = await api.put<TicketBody>(`/tickets/${owned.uid}`, { numTeams: 4 }, { token: admin.token });
@@ -466,8 +439,8 @@ describe('tickets', () => {
 
   describe('a matched ticket', () => {
     it('refuses updating a MATCH_FOUND ticket with 409 CONFLICT and leaves it as matched', async () => {
-      const first = await newPlayer('matched');
-      const second = await newPlayer('matched');
+      const first = await api.newPlayer('matched');
+      const second = await api.newPlayer('matched');
       // A queue of their own, so that no other ticket of this file joins the match.
       const queue = {
         criteria: [{ name: 'queue', minValue: 'conflict', maxValue: 'conflict' }],

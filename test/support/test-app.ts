@@ -186,6 +186,36 @@ export class TestApp {
     return { name: subject, token, uid: decodeJwt(token).sub! };
   }
 
+  /** A player nobody has met yet, signed in as `<label>-<n>` (n unique within this app). */
+  newPlayer(label = 'player'): Promise<SignedInPlayer> {
+    return this.signInPlayer(`${label}-${++this.playersSignedIn}`);
+  }
+
+  /** A new player with their default persona. */
+  newPlayerWithPersona(label = 'player'): Promise<SignedInPlayer & { personaUid: string }> {
+    return this.signInWithPersona(`${label}-${++this.playersSignedIn}`);
+  }
+
+  /** A POST that must create a record (201): the record. */
+  async created<T>(path: string, body: unknown, token: string): Promise<T> {
+    const response = await this.post<T>(path, body, { token });
+    expect(response.status).toBe(201);
+    return response.body;
+  }
+
+  /** A GET that must answer 200: its body. */
+  async found<T>(path: string, token: string): Promise<T> {
+    const response = await this.get<T>(path, { token });
+    expect(response.status).toBe(200);
+    return response.body;
+  }
+
+  /** How many rows `table` holds now (a refused request must leave it as it was). */
+  async countRows(table: string): Promise<number> {
+    const { rows } = await this.database.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${table}`);
+    return rows[0].count;
+  }
+
   /** Signs in `count` new players at once, named `<label>-<n>` (n unique within this app). */
   signInPlayers(count: number, label = 'player'): Promise<SignedInPlayer[]> {
     return Promise.all(Array.from({ length: count }, () => this.signInPlayer(`${label}-${++this.playersSignedIn}`)));
