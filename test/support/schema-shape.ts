@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { documentedEvents } from '../../scripts/generate-sdk.js';
 
 type Schema = Record<string, unknown>;
 
@@ -56,15 +57,11 @@ export function shapeProblems(document: OpenAPIObject, value: unknown, schema: S
   return [];
 }
 
-/** The schema of an event's `data`, found as a client finds it: the event of that `type` among GET /notifications' answers. */
+/** The schema of an event's `data`, found as the SDK's generator finds the events. */
 export function eventDataSchema(document: OpenAPIObject, type: string): Schema {
-  const answer = document.paths['/notifications']?.get?.responses['200'] as { content: Record<string, { schema: Schema }> } | undefined;
-  const events = ((answer?.content['application/json'].schema.items as Schema | undefined)?.oneOf ?? []) as Schema[];
-  const frame = events
-    .map((event) => resolve(document, event.$ref as string))
-    .find((event) => propertiesOf(event).type?.enum?.[0] === type);
-  if (!frame) throw new Error(`no event of type ${type} in the document's GET /notifications`);
-  return propertiesOf(frame).data;
+  const event = documentedEvents(document).find((documented) => documented.type === type);
+  if (!event) throw new Error(`no event of type ${type} in the document`);
+  return event.data;
 }
 
 function resolve(document: OpenAPIObject, reference: string): Schema {
@@ -73,8 +70,6 @@ function resolve(document: OpenAPIObject, reference: string): Schema {
   if (!schema) throw new Error(`${reference}: not a schema of the document`);
   return schema as Schema;
 }
-
-const propertiesOf = (schema: Schema) => (schema.properties ?? {}) as Record<string, Schema & { enum?: unknown[] }>;
 
 function jsonType(value: unknown): string {
   if (value === null) return 'null';
