@@ -12,20 +12,9 @@
  * It opens each socket with a single-use ticket (POST /realtime/tickets), which works in browsers too
  * (they cannot set headers on a WebSocket). Needs a global `WebSocket` and `fetch` (browsers, Node 22+).
  */
-import type { components } from './schema.js';
+import type { RealtimeEvent } from './events.js';
 
-type Schemas = components['schemas'];
-
-/** Every event the service pushes, told apart by `type`. */
-export type RealtimeEvent =
-  | Schemas['TicketUpdatedEvent']
-  | Schemas['SessionUpdatedEvent']
-  | Schemas['SessionDeletedEvent']
-  | Schemas['SessionInvitedEvent']
-  | Schemas['TransactionPendingEvent']
-  | Schemas['TransactionUpdatedEvent']
-  | Schemas['InventoryUpdatedEvent']
-  | Schemas['AchievementUnlockedEvent'];
+export type { RealtimeEvent };
 
 /** Close codes of /realtime (docs/REALTIME.md). */
 export const RealtimeCloseCode = {

@@ -1,12 +1,15 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JwtService } from '@nestjs/jwt';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { decodeJwt } from 'jose';
 import { DataSource } from 'typeorm';
+import { AchievementUnlock } from '../src/achievements/achievement-unlock.entity.js';
 import { EventOutbox } from '../src/realtime/event-outbox.js';
 import { NotificationsRepository } from '../src/realtime/notifications.repository.js';
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
 import { ClosedAtOnce, type Frame, RealtimeClient, RefusedUpgrade } from './support/realtime-client.js';
+import { eventDataSchema, shapeProblems } from './support/schema-shape.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 
 type Player = SignedInPlayer & { personaUid: string };
@@ -237,6 +240,52 @@ describe('realtime', () => {
     });
   });
 
+  describe('events whose payload SQL builds', () => {
+    it("writes, from the settling statement, exactly the fields of each event's class in the document", async () => {
+      const document = (await api.get<OpenAPIObject>('/docs-json')).body;
+      const dataSource = api.app.get(DataSource);
+      const [{ last }] = await dataSource.query<[{ last: string }]>(`SELECT coalesce(max(id), 0)::text AS last FROM notifications`);
+      const [ring, coin] = [await createItem('Ring'), await createItem('Coin')];
+      await award(alice.personaUid, ring, 2);
+      await award(alice.personaUid, coin, 5);
+      // A gift (persona two gives nothing: settled at once) of all her rings and one coin: one holding
+      // goes, one shrinks, and Bob's are new.
+      const gift = (items: Array<{ itemUid: string; quantity: number }>) =>
+        api.post(
+          '/inventories/transaction',
+          { personaOneUid: alice.personaUid, personaTwoUid: bob.personaUid, personaOneInventoryItems: items },
+          { token: alice.token },
+        );
+      expect(
+        (
+          await gift([
+            { itemUid: ring, quantity: 2 },
+            { itemUid: coin, quantity: 1 },
+          ])
+        ).body.status,
+      ).toBe('COMPLETED');
+      // A ring she no longer has: FAILED with its reason, nothing moved.
+      expect((await gift([{ itemUid: ring, quantity: 1 }])).status).toBe(409);
+
+      const rows = await dataSource.query<Array<{ type: string; data: any }>>(
+        `SELECT type, data FROM notifications WHERE id > $1 AND "userUid" = ANY($2) ORDER BY id`,
+        [last, [alice.uid, bob.uid]],
+      );
+      const problems = rows.flatMap((row, index) =>
+        shapeProblems(document, row.data, eventDataSchema(document, row.type), `${row.type} #${index}`),
+      );
+      expect(problems).toEqual([]);
+      // Every shape the statement builds was among them.
+      const holdings = rows.filter((row) => row.type === 'inventory.updated').flatMap((row) => row.data.holdings);
+      expect(holdings).toContainEqual({ personaUid: alice.personaUid, itemUid: ring, quantity: 0 });
+      expect(holdings).toContainEqual(expect.objectContaining({ personaUid: alice.personaUid, itemUid: coin, quantity: 4 }));
+      expect(holdings).toContainEqual(expect.objectContaining({ personaUid: bob.personaUid, itemUid: ring, quantity: 2, version: 0 }));
+      const outcomes = rows.filter((row) => row.type === 'transaction.updated').map((row) => row.data);
+      expect(outcomes).toContainEqual(expect.objectContaining({ type: 'AWARD', status: 'COMPLETED', reason: null }));
+      expect(outcomes).toContainEqual(expect.objectContaining({ type: 'TRADE', status: 'FAILED', reason: expect.any(String) }));
+    });
+  });
+
   describe('the inbox janitor', () => {
     it('removes events past the retention and expired tickets, and steps aside while another instance prunes', async () => {
       const inbox = api.app.get(NotificationsRepository);
@@ -310,15 +359,19 @@ describe('realtime', () => {
     it('writes no event for a change that rolls back', async () => {
       const socket = await connect({ token: carol.token });
       const dataSource = api.app.get(DataSource);
+      const marker = randomUUID();
       await expect(
         dataSource.transaction(async (transaction) => {
-          await api.app.get(EventOutbox).record(transaction, 'achievement.unlocked', { marker: 'rolled back' }, { users: [carol.uid] });
+          const unlock = transaction.create(AchievementUnlock, { uid: marker, achievementUid: marker, userUid: carol.uid });
+          await api.app.get(EventOutbox).record(transaction, 'achievement.unlocked', unlock, { users: [carol.uid] });
           throw new Error('the change fails after its event was written');
         }),
       ).rejects.toThrow('the change fails');
       await quietPeriod();
       expect(socket.events).toEqual([]);
-      expect((await api.get<Frame[]>('/notifications', { token: carol.token })).body.some((frame) => frame.data?.marker)).toBe(false);
+      expect((await api.get<Frame[]>('/notifications', { token: carol.token })).body.some((frame) => frame.data?.uid === marker)).toBe(
+        false,
+      );
     });
 
     it('delivers an event that an older transaction held back, once that one ends', async () => {

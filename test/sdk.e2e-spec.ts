@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { createGameBackendClient, type GameBackendClient, type Schema } from '../sdk/index.js';
-import { OPENAPI_FILE, renderSdkSchema, SDK_SCHEMA_FILE } from '../scripts/generate-sdk.js';
+import { OPENAPI_FILE, renderSdkEvents, renderSdkSchema, SDK_EVENTS_FILE, SDK_SCHEMA_FILE } from '../scripts/generate-sdk.js';
 import { TestApp } from './support/test-app.js';
 
 /**
@@ -177,6 +177,13 @@ describe('the typed client (sdk/)', () => {
         throw new Error(`${SDK_SCHEMA_FILE} is not generated from ${OPENAPI_FILE}: run \`npm run sdk\` and commit sdk/.`);
       }
     }, 60_000);
+
+    it('sdk/events.ts, the RealtimeEvent union, is generated from openapi.json (else run `npm run sdk` and commit)', async () => {
+      const committed = JSON.parse(await readFile(OPENAPI_FILE, 'utf8'));
+      if ((await readFile(SDK_EVENTS_FILE, 'utf8')) !== renderSdkEvents(committed)) {
+        throw new Error(`${SDK_EVENTS_FILE} is not generated from ${OPENAPI_FILE}: run \`npm run sdk\` and commit sdk/.`);
+      }
+    });
   });
 });
 

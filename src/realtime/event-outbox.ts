@@ -4,7 +4,7 @@ import { beforeCommit, isTransacting } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';
 import { type Placeholders, runStatement, statement } from '../database/statement.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { type EventType, MAX_NOTIFIED_USERS, REALTIME_CHANNEL } from './events.js';
+import { type EventData, type EventType, type Exactly, MAX_NOTIFIED_USERS, REALTIME_CHANNEL } from './events.js';
 import { InboxTrimmer } from './inbox-trimmer.js';
 import { NotificationsRepository } from './notifications.repository.js';
 
@@ -43,7 +43,12 @@ export class EventOutbox {
     private readonly inboxes: InboxTrimmer,
   ) {}
 
-  async record(transaction: Transaction, type: EventType, data: unknown, recipients: Recipients): Promise<void> {
+  async record<K extends EventType, D extends EventData[K]>(
+    transaction: Transaction,
+    type: K,
+    data: Exactly<EventData[K], D>,
+    recipients: Recipients,
+  ): Promise<void> {
     await this.add(transaction, [{ type, json: JSON.stringify(data), users: recipients.users ?? [], ownersOf: recipients.ownersOf ?? [] }]);
   }
 
@@ -51,10 +56,10 @@ export class EventOutbox {
    * Many events of one type, each to its own users: what a matchmaking pass or an expiry sweep reports
    * about thousands of tickets at once (one round trip, not one per ticket).
    */
-  async recordMany(
+  async recordMany<K extends EventType, D extends EventData[K]>(
     transaction: Transaction,
-    type: EventType,
-    events: ReadonlyArray<{ data: unknown; users: readonly string[] }>,
+    type: K,
+    events: ReadonlyArray<{ data: Exactly<EventData[K], D>; users: readonly string[] }>,
   ): Promise<void> {
     await this.add(
       transaction,

@@ -1,12 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { AchievementUnlock } from '../../achievements/achievement-unlock.entity.js';
-import { InventorySnapshot, InventoryTransaction } from '../../economy/transaction.entity.js';
-import { SessionBrief, SessionChange, SessionRemoval } from '../../sessions/dto/session-events.dto.js';
-import { TicketChange } from '../../tickets/dto/ticket-change.dto.js';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { EVENT_TYPES, EVENTS, type EventData, type EventType } from '../events.js';
 
 // The events of /realtime and GET /notifications, for the OpenAPI document: one schema per type
-// (docs/REALTIME.md). Events of records many players follow (tickets, sessions) carry them in brief;
-// those of one player's economy carry the record as the REST API returns it.
+// (docs/REALTIME.md), made from the map of events (../events.ts). Events of records many players follow
+// (tickets, sessions) carry them in brief; those of one player's economy carry the record as the REST
+// API returns it.
 
 export class RealtimeTicketDto {
   @ApiProperty({
@@ -32,76 +30,27 @@ abstract class EventFrame {
   at: string;
 }
 
-export class TicketUpdatedEvent extends EventFrame {
-  @ApiProperty({ enum: ['ticket.updated'], example: 'ticket.updated' })
-  type: 'ticket.updated';
-  @ApiProperty({ type: TicketChange, description: 'The ticket in brief: MATCH_FOUND with sessionUid once matched.' })
-  data: TicketChange;
+/**
+ * The frame of one type of event, a component schema named for it (`ticket.updated`:
+ * TicketUpdatedEvent): clients and their generators know the events by these names.
+ */
+function eventFrame<K extends EventType>(type: K) {
+  const { data, description }: { data: new () => object; description?: string } = EVENTS[type];
+  @ApiSchema({ name: frameName(type) })
+  class Frame extends EventFrame {
+    @ApiProperty({ enum: [type], example: type })
+    type: K;
+    @ApiProperty({ type: data, description })
+    data: EventData[K];
+  }
+  return Frame;
 }
 
-export class SessionUpdatedEvent extends EventFrame {
-  @ApiProperty({ enum: ['session.updated'], example: 'session.updated' })
-  type: 'session.updated';
-  @ApiProperty({ type: SessionChange })
-  data: SessionChange;
-}
+const frameName = (type: EventType) =>
+  `${type
+    .split('.')
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join('')}Event`;
 
-export class SessionDeletedEvent extends EventFrame {
-  @ApiProperty({ enum: ['session.deleted'], example: 'session.deleted' })
-  type: 'session.deleted';
-  @ApiProperty({ type: SessionRemoval })
-  data: SessionRemoval;
-}
-
-export class SessionInvitedEvent extends EventFrame {
-  @ApiProperty({ enum: ['session.invited'], example: 'session.invited' })
-  type: 'session.invited';
-  @ApiProperty({ type: SessionBrief, description: 'The session you were invited to: join it with GET /sessions/{uid}/join.' })
-  data: SessionBrief;
-}
-
-export class TransactionPendingEvent extends EventFrame {
-  @ApiProperty({ enum: ['transaction.pending'], example: 'transaction.pending' })
-  type: 'transaction.pending';
-  @ApiProperty({ type: InventoryTransaction, description: 'A trade awaiting your persona: accept, decline.' })
-  data: InventoryTransaction;
-}
-
-export class TransactionUpdatedEvent extends EventFrame {
-  @ApiProperty({ enum: ['transaction.updated'], example: 'transaction.updated' })
-  type: 'transaction.updated';
-  @ApiProperty({ type: InventoryTransaction, description: 'COMPLETED, DECLINED, CANCELED or FAILED.' })
-  data: InventoryTransaction;
-}
-
-export class InventoryChange {
-  @ApiProperty({ format: 'uuid' })
-  personaUid: string;
-  @ApiProperty({ type: [InventorySnapshot], description: 'The holdings that changed, as they are now (quantity 0: none left).' })
-  holdings: InventorySnapshot[];
-}
-
-export class InventoryUpdatedEvent extends EventFrame {
-  @ApiProperty({ enum: ['inventory.updated'], example: 'inventory.updated' })
-  type: 'inventory.updated';
-  @ApiProperty({ type: InventoryChange })
-  data: InventoryChange;
-}
-
-export class AchievementUnlockedEvent extends EventFrame {
-  @ApiProperty({ enum: ['achievement.unlocked'], example: 'achievement.unlocked' })
-  type: 'achievement.unlocked';
-  @ApiProperty({ type: AchievementUnlock })
-  data: AchievementUnlock;
-}
-
-export const EVENT_SCHEMAS = [
-  TicketUpdatedEvent,
-  SessionUpdatedEvent,
-  SessionDeletedEvent,
-  SessionInvitedEvent,
-  TransactionPendingEvent,
-  TransactionUpdatedEvent,
-  InventoryUpdatedEvent,
-  AchievementUnlockedEvent,
-];
+/** Every event's schema, in the order of the map: the document's `oneOf` of an event. */
+export const EVENT_SCHEMAS = EVENT_TYPES.map(eventFrame);
