@@ -24,8 +24,9 @@ describe('the typed client (sdk/)', () => {
   /** Signs a player in through the client and returns a client that sends their token. */
   async function signIn(subject: string): Promise<GameBackendClient> {
     const anonymous = createGameBackendClient({ baseUrl });
+    // The provider's token is the operation's bearer security scheme, which openapi-fetch leaves to the caller.
     const { data, response } = await anonymous.GET('/auth/idp1', {
-      params: { header: { Authorization: `jwt ${await api.providerToken(subject)}` } },
+      headers: { Authorization: `Bearer ${await api.providerToken(subject)}` },
     });
     expect(response.status).toBe(200);
     return createGameBackendClient({ baseUrl, token: data!.token });

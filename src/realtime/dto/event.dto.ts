@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { Alternatives } from '../../common/fields.js';
 import { AchievementUnlock } from '../../achievements/achievement-unlock.entity.js';
 import { InventorySnapshot, InventoryTransaction } from '../../economy/transaction.entity.js';
 import { SessionBrief, SessionChange, SessionRemoval } from '../../sessions/dto/session-events.dto.js';
@@ -93,6 +94,29 @@ export class AchievementUnlockedEvent extends EventFrame {
   type: 'achievement.unlocked';
   @ApiProperty({ type: AchievementUnlock })
   data: AchievementUnlock;
+}
+
+/**
+ * Any event, told apart by `type`: generated clients read a frame or an inbox entry as this base and get
+ * the event's own class (unknown types, from a newer service, stay the base).
+ */
+@Alternatives({
+  propertyName: 'type',
+  mapping: {
+    'ticket.updated': () => TicketUpdatedEvent,
+    'session.updated': () => SessionUpdatedEvent,
+    'session.deleted': () => SessionDeletedEvent,
+    'session.invited': () => SessionInvitedEvent,
+    'transaction.pending': () => TransactionPendingEvent,
+    'transaction.updated': () => TransactionUpdatedEvent,
+    'inventory.updated': () => InventoryUpdatedEvent,
+    'achievement.unlocked': () => AchievementUnlockedEvent,
+  },
+  description: 'What happened (docs/REALTIME.md lists the types and who receives them).',
+  example: { id: '1024-57', type: 'achievement.unlocked', at: '2026-11-24T12:00:00.123Z' },
+})
+export class RealtimeEvent extends EventFrame {
+  type: string;
 }
 
 export const EVENT_SCHEMAS = [
