@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
 import { expectErrorBody } from './support/expectations.js';
+import { dereference } from './support/openapi-refs.js';
 import { TestApp, type TestResponse } from './support/test-app.js';
 
 /**
@@ -267,13 +268,7 @@ describe('with rate limiting switched off and CORS not configured', () => {
         (operation.responses['429'] ? limited : unlimited).push(`${method.toUpperCase()} ${path}`);
         if (operation.responses['429']) {
           // One answer in components, which every operation refers to; its Retry-After header likewise.
-          const deref = (node: { $ref?: string }): any =>
-            node.$ref
-              ? node.$ref
-                  .slice(2)
-                  .split('/')
-                  .reduce((at: any, key: string) => at[key], document)
-              : node;
+          const deref = (node: object): any => dereference(document, node);
           const answer = deref(operation.responses['429']);
           expect({ ...answer, headers: { 'Retry-After': deref(answer.headers['Retry-After']) } }).toEqual(
             expect.objectContaining({

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { OPENAPI_FILE } from '../scripts/generate-sdk.js';
+import { dereference } from './support/openapi-refs.js';
 import { TestApp } from './support/test-app.js';
 
 type Json = Record<string, any>;
@@ -19,13 +20,7 @@ describe('the OpenAPI document', () => {
   const schema = (name: string): Json => document.components.schemas[name];
   const operation = (method: string, path: string): Json => document.paths[path][method];
   /** A node, or what its `$ref` points to (answers, headers and parameters many operations share). */
-  const deref = (node: Json): Json =>
-    typeof node.$ref === 'string'
-      ? node.$ref
-          .slice(2)
-          .split('/')
-          .reduce((at: Json, key: string) => at[key], document)
-      : node;
+  const deref = (node: Json): Json => dereference(document, node);
   const operations = (): Array<{ name: string; path: string; method: string; operation: Json }> =>
     Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item as Json).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, path, method, operation })),
@@ -386,13 +381,7 @@ describe('the service where the document found it wrong', () => {
 
   it('sends every example of the document as a request the service takes (no 400), each valid against its schema', async () => {
     const document = (await api.get<Json>('/docs-json')).body;
-    const deref = (node: Json): Json =>
-      typeof node.$ref === 'string'
-        ? node.$ref
-            .slice(2)
-            .split('/')
-            .reduce((at: Json, key: string) => at[key], document)
-        : node;
+    const deref = (node: Json): Json => dereference(document, node);
     const contract = new (await import('ajv/dist/2020.js')).Ajv2020({ strict: false });
     contract.addSchema(document, 'doc');
     const { personaUid } = await api.signInWithPersona('admin');

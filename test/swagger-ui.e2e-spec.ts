@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { dereference } from './support/openapi-refs.js';
 import { TestApp } from './support/test-app.js';
 import type { ItemBody } from './support/api-types.js';
 
@@ -113,13 +114,7 @@ describe('Swagger UI in Chromium', () => {
       expect(response.status).toBe(200);
       document = response.body;
       // Answers and parameters many operations share are $refs to components: read them in place.
-      const deref = <T>(node: T & { $ref?: string }): T =>
-        node.$ref
-          ? (node.$ref
-              .slice(2)
-              .split('/')
-              .reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], document) as T)
-          : node;
+      const deref = <T extends object>(node: T): T => dereference(document, node);
       operations = Object.entries(document.paths).flatMap(([path, methods]) =>
         Object.entries(methods).map(([method, operation]) => ({
           name: `${method.toUpperCase()} ${path}`,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { dereference } from './openapi-refs.js';
 
 // ajv-formats is CommonJS with its function as `default`; under ESM interop it may be one level down.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as typeof addFormatsModule;
@@ -69,7 +70,7 @@ export class ApiContract {
     const key = String(response.status) in operation.responses ? String(response.status) : 'default';
     // Answers and headers many operations share are $refs to `components` (src/openapi/for-generators.ts).
     const shared = operation.responses[key]?.$ref;
-    const documented = shared ? this.resolve<Operation['responses'][string]>(shared) : operation.responses[key];
+    const documented = dereference(this.document, operation.responses[key]);
     if (!documented) {
       return [
         `${name} answered ${response.status}, which the document does not list (it lists ${Object.keys(operation.responses).join(', ')})`,
@@ -77,7 +78,7 @@ export class ApiContract {
     }
     const problems: string[] = [];
     for (const [header, own] of Object.entries(documented.headers ?? {})) {
-      const spec = own.$ref ? this.resolve<{ required?: boolean }>(own.$ref) : own;
+      const spec = dereference(this.document, own);
       if (spec.required && response.headers[header.toLowerCase()] === undefined)
         problems.push(`${name} ${response.status}: no ${header} header`);
     }
@@ -93,17 +94,6 @@ export class ApiContract {
       }
     }
     return problems;
-  }
-
-  /** The object a local `$ref` (`#/components/responses/RateLimited`) points to. */
-  private resolve<T>(ref: string): T {
-    return ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>(
-        (node, segment) => (node as Record<string, unknown>)[segment.replace(/~1/g, '/').replace(/~0/g, '~')],
-        this.document,
-      ) as T;
   }
 
   /** Throws, naming the operation and the mismatch, when the document does not describe the answer. */
