@@ -32,14 +32,20 @@ const pointer = (...segments: string[]) => segments.map((segment) => segment.rep
  * describe fails, naming the operation and the mismatch. The count of answers checked is written for
  * the run's summary (global-teardown.mjs).
  */
+/** An Ajv for the document's schemas, formats (date-time, uuid, uri...) checked. */
+export function schemaValidator(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  return ajv;
+}
+
 export class ApiContract {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly ajv = schemaValidator();
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly routes: Array<{ template: string; pattern: RegExp; parameters: number }>;
   private checked = 0;
 
   constructor(private readonly document: OpenAPIObject) {
-    addFormats(this.ajv);
     this.ajv.addSchema(document, DOCUMENT_ID);
     this.routes = Object.keys(document.paths)
       .map((template) => ({
