@@ -914,6 +914,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Write storage objects (a batch: all or nothing)
+         * @description Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
+         */
+        put: operations["StorageController_write"];
+        post?: never;
+        /**
+         * Delete storage objects (a batch: all or nothing)
+         * @description Up to 100 objects. An object that does not exist is no error, unless a `version` was stated. The owner's sockets are told (`storage.updated` with version null).
+         */
+        delete: operations["StorageController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read storage objects (a batch)
+         * @description Up to 100 objects, the caller's unless `ownerUid` names another's. Those that do not exist, and those the caller may not read, are simply absent from the answer: NONE objects are read by admins only, OWNER ones by their owner too, PUBLIC ones by every signed-in player.
+         */
+        post: operations["StorageController_read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/{collection}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an owner's objects in a collection
+         * @description The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
+         */
+        get: operations["StorageController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/{collection}/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the objects of a collection (admins)
+         * @description Of every owner, or of `ownerUid`.
+         */
+        get: operations["StorageController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/{collection}/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one storage object, with its version as ETag
+         * @description The caller's unless `ownerUid` names another's. 404 when it does not exist or the caller may not read it.
+         */
+        get: operations["StorageController_findOne"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets/media": {
         parameters: {
             query?: never;
@@ -1228,7 +1332,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -1237,6 +1341,31 @@ export interface components {
             field: string;
             /** @example must not exceed 1000 */
             message: string;
+        };
+        StorageObjectRef: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /** Format: uuid */
+            ownerUid: string;
+            /**
+             * @description On VERSION_CONFLICT: the version the object has now (null: there is none).
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            currentVersion?: string | null;
+        };
+        StorageQuotaLeft: {
+            /**
+             * @description Objects the owner may still add.
+             * @example 3
+             */
+            objects: number;
+            /**
+             * @description Bytes of values (their JSON) the owner may still add.
+             * @example 10240
+             */
+            bytes: number;
         };
         ErrorBody: {
             /**
@@ -1280,6 +1409,10 @@ export interface components {
              * @description On ALREADY_QUEUED: the user who has no queue place left.
              */
             userUid?: string;
+            /** @description On VERSION_CONFLICT and FORBIDDEN of a storage write or delete: the object at fault. */
+            storageObject?: components["schemas"]["StorageObjectRef"];
+            /** @description On QUOTA_EXCEEDED: what the owner's quota leaves. */
+            left?: components["schemas"]["StorageQuotaLeft"];
         };
         TokenDto: {
             /**
@@ -1455,6 +1588,18 @@ export interface components {
         };
         CreatePersonaDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -1466,18 +1611,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description The name shown to other players.
              * @example Mira the Swift
@@ -1549,6 +1682,18 @@ export interface components {
         };
         UpdateItemDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -1560,18 +1705,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword */
             name?: string;
             /** @example A plain but trusty blade. */
@@ -1615,6 +1748,18 @@ export interface components {
         };
         CreateItemDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -1626,18 +1771,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword */
             name: string;
             /** @example A plain but trusty blade. */
@@ -1756,6 +1889,18 @@ export interface components {
         };
         CreateSessionDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -1767,18 +1912,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description How many teams (1..100).
              * @example 2
@@ -1849,6 +1982,18 @@ export interface components {
         };
         UpdateSessionDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -1860,18 +2005,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description How many teams (1..100).
              * @example 2
@@ -2052,6 +2185,18 @@ export interface components {
         };
         CreateTicketDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -2063,18 +2208,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description Teams in the session wanted (1..100).
              * @example 2
@@ -2155,6 +2288,18 @@ export interface components {
         };
         UpdateTicketDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -2166,18 +2311,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description Teams in the session wanted (1..100).
              * @example 2
@@ -2308,6 +2441,60 @@ export interface components {
              */
             quantity: number;
         };
+        /**
+         * @description Who reads it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set.
+         * @enum {string}
+         */
+        StorageReadPermission: "NONE" | "OWNER" | "PUBLIC";
+        /**
+         * @description Who writes it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set.
+         * @enum {string}
+         */
+        StorageWritePermission: "NONE" | "OWNER";
+        StorageWriteDto: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /**
+             * Format: uuid
+             * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
+             */
+            ownerUid?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
+             * @description A JSON object of at most 65536 bytes of compact JSON (STORAGE_VALUE_MAX_BYTES): larger is 413 and nothing of the batch is written. Numbers must be finite; strings and keys may not hold U+0000.
+             * @example {
+             *       "level": 12,
+             *       "checkpoint": "harbour"
+             *     }
+             */
+            value: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Absent: write whatever is stored. `*`: only if the object does not exist yet. A version (a hash,
+             *     as read): only if the object still has it. Otherwise 409 VERSION_CONFLICT, and nothing of the batch
+             *     is written.
+             * @example *
+             */
+            version?: string;
+            /** @description Who reads it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set. */
+            permissionRead?: components["schemas"]["StorageReadPermission"];
+            /** @description Who writes it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set. */
+            permissionWrite?: components["schemas"]["StorageWritePermission"];
+        };
         TradeTransactionDto: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2335,6 +2522,8 @@ export interface components {
             personaOneInventoryItems?: components["schemas"]["ItemQuantityDto"][];
             /** @example [] */
             personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+            /** @description Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two. */
+            storageWrites?: components["schemas"]["StorageWriteDto"][];
         };
         AwardTransactionDto: {
             /**
@@ -2361,6 +2550,8 @@ export interface components {
              * @example []
              */
             personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+            /** @description Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two. */
+            storageWrites?: components["schemas"]["StorageWriteDto"][];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2392,6 +2583,8 @@ export interface components {
              * @example []
              */
             personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+            /** @description Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two. */
+            storageWrites?: components["schemas"]["StorageWriteDto"][];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2464,6 +2657,16 @@ export interface components {
             /** Format: date-time */
             dateModified?: string;
         };
+        StorageAck: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /** Format: uuid */
+            ownerUid: string;
+            /** @example 9f86d081884c7d659a2feaa0c55ad015 */
+            version: string;
+        };
         InventoryTransaction: {
             /** @description PENDING (waiting for persona two's owner), COMPLETED, FAILED (a quantity was short), CANCELED or DECLINED. */
             status: components["schemas"]["TransactionStatus"];
@@ -2482,6 +2685,11 @@ export interface components {
             personaTwoInventoryItemsAfter: components["schemas"]["InventorySnapshot"][];
             /** @description Why a FAILED transaction failed. */
             reason: string | null;
+            /**
+             * @description Not stored: in the answer to a POST /inventories/transaction that carried `storageWrites`, the
+             *     objects' new versions (a retry answered from its Idempotency-Key has none: read the objects).
+             */
+            storageAcks?: components["schemas"]["StorageAck"][];
             /** @description Record identifier (UUID v4), assigned by the service. */
             uid: string;
             /**
@@ -2534,6 +2742,93 @@ export interface components {
              * @example 5
              */
             value: number | string | boolean | Record<string, never>;
+        };
+        WriteStorageDto: {
+            objects: components["schemas"]["StorageWriteDto"][];
+        };
+        StorageAcksDto: {
+            /** @description One per write, in the order of the request. */
+            acks: components["schemas"]["StorageAck"][];
+        };
+        StorageRefDto: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /**
+             * Format: uuid
+             * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
+             */
+            ownerUid?: string;
+        };
+        ReadStorageDto: {
+            objects: components["schemas"]["StorageRefDto"][];
+        };
+        StorageObject: {
+            /**
+             * Format: uuid
+             * @description The user who owns it: their storage quota counts it.
+             */
+            ownerUid: string;
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /**
+             * @description The stored JSON object (at most STORAGE_VALUE_MAX_BYTES of compact JSON).
+             * @example {
+             *       "level": 12,
+             *       "checkpoint": "harbour"
+             *     }
+             */
+            value: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A hash of the stored value (also its ETag): state it in a write or delete to make it conditional.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            version: string;
+            /** @description NONE: only admins (and game servers) read it; OWNER: its owner too; PUBLIC: every signed-in player. */
+            permissionRead: components["schemas"]["StorageReadPermission"];
+            /** @description NONE: only admins write it (progress a client must not forge); OWNER: its owner too. */
+            permissionWrite: components["schemas"]["StorageWritePermission"];
+            /** Format: date-time */
+            dateCreated: string;
+            /** Format: date-time */
+            dateModified: string;
+        };
+        StorageObjectsDto: {
+            /** @description The objects found that the caller may read, in the order of the request (the others are simply absent). */
+            objects: components["schemas"]["StorageObject"][];
+        };
+        StorageDeleteDto: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /**
+             * Format: uuid
+             * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
+             */
+            ownerUid?: string;
+            /**
+             * @description Only if the object still has this version (409 VERSION_CONFLICT otherwise, also when it is gone).
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            version?: string;
+        };
+        DeleteStorageDto: {
+            objects: components["schemas"]["StorageDeleteDto"][];
+        };
+        StoragePageDto: {
+            /** @description In the order of their keys. */
+            objects: components["schemas"]["StorageObject"][];
+            /**
+             * @description Where the next page starts (send it as `cursor`); null on the last page.
+             * @example c2xvdC0y
+             */
+            cursor: string | null;
         };
         MediaFile: {
             /** @example image/png */
@@ -2644,6 +2939,18 @@ export interface components {
         };
         UpdateMediaAssetDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -2655,18 +2962,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword artwork */
             name?: string;
             /** @example Inventory icon and thumbnail of the iron sword. */
@@ -2693,6 +2988,18 @@ export interface components {
         };
         CreateMediaAssetDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -2704,18 +3011,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword artwork */
             name: string;
             /** @example Inventory icon and thumbnail of the iron sword. */
@@ -2775,6 +3070,18 @@ export interface components {
         };
         UpdateTextAssetDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -2786,18 +3093,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Welcome banner */
             name?: string;
             /** @example Shown on the title screen. */
@@ -2818,6 +3113,18 @@ export interface components {
         };
         CreateTextAssetDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -2829,18 +3136,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Welcome banner */
             name: string;
             /** @example Shown on the title screen. */
@@ -2895,6 +3190,18 @@ export interface components {
         };
         UpdateAchievementDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -2906,18 +3213,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Dragon slayer */
             name?: string;
             /** @example Defeat the red dragon of the northern peaks. */
@@ -2931,6 +3226,18 @@ export interface components {
         };
         CreateAchievementDto: {
             /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateCreated?: string;
+            /**
+             * Format: date-time
+             * @description Sent back with a record or object read; ignored.
+             * @example 2026-11-22T09:38:09.291Z
+             */
+            readonly dateModified?: string;
+            /**
              * Format: uuid
              * @description The record's uid, when a record read is sent back: it must name the record being updated.
              * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
@@ -2942,18 +3249,6 @@ export interface components {
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Dragon slayer */
             name: string;
             /** @example Defeat the red dragon of the northern peaks. */
@@ -3210,6 +3505,36 @@ export interface components {
              */
             type: "achievement.unlocked";
             data: components["schemas"]["AchievementUnlock"];
+        };
+        StorageUpdated: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /** Format: uuid */
+            ownerUid: string;
+            /** @example 9f86d081884c7d659a2feaa0c55ad015 */
+            version: string | null;
+        };
+        StorageUpdatedEvent: {
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+            /**
+             * @example storage.updated
+             * @enum {string}
+             */
+            type: "storage.updated";
+            /** @description Re-read the object unless you hold this version; null: it was deleted. */
+            data: components["schemas"]["StorageUpdated"];
         };
         RealtimeTicketDto: {
             /**
@@ -12883,6 +13208,914 @@ export interface operations {
             };
         };
     };
+    StorageController_write: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WriteStorageDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageAcksDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it). */
+            403: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner's quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER) would be passed; `left` says what is left. */
+            409: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: a value is larger than STORAGE_VALUE_MAX_BYTES (the field says which), or the body than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "a value is larger than STORAGE_VALUE_MAX_BYTES (the field says which), or the body than 1 MiB.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StorageController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteStorageDto"];
+            };
+        };
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it). */
+            403: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT: a stated version does not hold, or the object is gone (storageObject names it). */
+            409: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StorageController_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReadStorageDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageObjectsDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "request body is larger than the 1 MiB limit",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "request bodies must be application/json",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StorageController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The previous page’s cursor. */
+                cursor?: string;
+                /** @description Whose objects: the caller's when absent. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The object's collection. */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoragePageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StorageController_count: {
+        parameters: {
+            query?: {
+                /** @description Count only the objects of this owner. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The object's collection. */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StorageController_findOne: {
+        parameters: {
+            query?: {
+                /** @description Whose object: the caller's when absent. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The object's collection. */
+                collection: string;
+                /** @description The object's key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description The object's version, quoted (`"9f86…"`). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageObject"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+            401: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request id, also in error bodies and the log line. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 503,
+                     *       "code": "DATABASE_UNAVAILABLE",
+                     *       "message": "the database is unavailable: try again shortly",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     MediaAssetsController_findAll: {
         parameters: {
             query?: {
@@ -16556,7 +17789,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"])[];
+                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"] | components["schemas"]["StorageUpdatedEvent"])[];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */

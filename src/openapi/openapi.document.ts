@@ -6,6 +6,9 @@ import { ErrorBody, ErrorCode } from '../common/errors.js';
 import { bodyAlternatives, hiddenFromDocs, lineage, REQUIRED_KEYS } from '../common/fields.js';
 import { ENTITIES } from '../database/data-source-options.js';
 import { documentRateLimits } from '../security/rate-limit.openapi.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
+import { documentStorageLimits } from '../storage/storage.openapi.js';
 
 /**
  * The OpenAPI document, served at /docs-json and written to openapi.json by `npm run sdk`: what
@@ -17,6 +20,7 @@ import { documentRateLimits } from '../security/rate-limit.openapi.js';
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, documentConfig(), { extraModels: [ErrorBody] });
   documentRateLimits(document);
+  documentStorageLimits(document, app.get<AppConfig>(APP_CONFIG));
   declareOptionalAuth(document);
   declareCommonErrors(document);
   declareRequestIds(document);
