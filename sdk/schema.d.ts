@@ -7,8 +7,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
-        get: operations["MetricsController_scrape"];
+        /**
+         * Prometheus metrics
+         * @description Prometheus text format. Holds no player data; restrict it at the load balancer if needed.
+         */
+        get: operations["metricsScrape"];
         put?: never;
         post?: never;
         delete?: never;
@@ -24,8 +27,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness probe */
-        get: operations["HealthController_live"];
+        /**
+         * Liveness probe
+         * @description Liveness: the process answers. It does not touch the database, so an outage does not get it restarted.
+         */
+        get: operations["healthLive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -41,8 +47,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness probe (database reachable; Redis, if configured, reported) */
-        get: operations["HealthController_ready"];
+        /**
+         * Readiness probe (database reachable; Redis, if configured, reported)
+         * @description Readiness: the database answers within 3 s. A load balancer should stop sending traffic on 503.
+         *     Redis is optional: without it the instance still serves (200, `degraded`).
+         */
+        get: operations["healthReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -62,7 +72,7 @@ export interface paths {
          * Sign in with an idp1 (OpenID Connect) token
          * @description Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
          */
-        get: operations["AuthController_signInWithIdp1"];
+        get: operations["authSignInWithIdp1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -82,7 +92,7 @@ export interface paths {
          * Sign in with an idp2 (OAuth 2.0 introspection) token
          * @description Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
          */
-        get: operations["AuthController_signInWithIdp2"];
+        get: operations["authSignInWithIdp2"];
         put?: never;
         post?: never;
         delete?: never;
@@ -104,7 +114,7 @@ export interface paths {
          * Trade a refresh token for a new token pair
          * @description The refresh token is spent: keep the new one. Presenting a spent token again signs the whole session out (a leaked copy becomes useless), except within REFRESH_REUSE_GRACE of its use, when it is taken for a concurrent refresh and refused with 409 without revoking anything. Each refresh keeps the session alive REFRESH_TTL longer. No access token needed: it may have expired.
          */
-        post: operations["AuthController_refresh"];
+        post: operations["authRefresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -124,7 +134,7 @@ export interface paths {
          * Sign out (this session)
          * @description Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
          */
-        post: operations["PlayerSessionsController_logout"];
+        post: operations["playerSessionsLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -144,7 +154,7 @@ export interface paths {
          * Sign out everywhere
          * @description Revokes every session of your user, and every token issued until now; each device must sign in again.
          */
-        post: operations["PlayerSessionsController_logoutAll"];
+        post: operations["playerSessionsLogoutAll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -162,7 +172,7 @@ export interface paths {
          * List your active sessions
          * @description Newest first: where and when each sign-in happened, and when it was last refreshed. `current` marks this one.
          */
-        get: operations["PlayerSessionsController_list"];
+        get: operations["playerSessionsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -185,7 +195,7 @@ export interface paths {
          * Revoke one of your sessions
          * @description Signs that device out (admins: anyone's). Revoking one already over changes nothing.
          */
-        delete: operations["PlayerSessionsController_revoke"];
+        delete: operations["playerSessionsRevoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -202,7 +212,7 @@ export interface paths {
          * List users (admins)
          * @description With their provider, ban and active sessions.
          */
-        get: operations["UsersController_findAll"];
+        get: operations["usersFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -218,8 +228,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a user by id (admins) */
-        get: operations["UsersController_findOne"];
+        /**
+         * Find a user by id (admins)
+         * @description A user with their provider, roles, ban and active player sessions.
+         */
+        get: operations["usersFindOne"];
         put?: never;
         post?: never;
         delete?: never;
@@ -241,7 +254,7 @@ export interface paths {
          * Ban a user (admins)
          * @description Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
          */
-        post: operations["UsersController_ban"];
+        post: operations["usersBan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -261,7 +274,7 @@ export interface paths {
          * Lift a ban (admins)
          * @description The user may sign in again; the sessions and tokens the ban voided stay void.
          */
-        post: operations["UsersController_unban"];
+        post: operations["usersUnban"];
         delete?: never;
         options?: never;
         head?: never;
@@ -279,7 +292,7 @@ export interface paths {
          * Read a user's sign-in audit (admins)
          * @description Sign-ins, refreshes, replays detected, sign-outs, revocations and bans, newest first, with time, address and outcome.
          */
-        get: operations["UsersController_audit"];
+        get: operations["usersAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -299,10 +312,13 @@ export interface paths {
          * List the caller's personas
          * @description The caller's personas (an admin sees everyone's).
          */
-        get: operations["PersonasController_findAll"];
+        get: operations["personasFindAll"];
         put?: never;
-        /** Create a persona */
-        post: operations["PersonasController_create"];
+        /**
+         * Create a persona
+         * @description Creates another persona for the caller.
+         */
+        post: operations["personasCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -316,8 +332,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a persona by id */
-        get: operations["PersonasController_findById"];
+        /**
+         * Find a persona by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["personasFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -333,11 +352,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List items */
-        get: operations["ItemsController_findAll"];
+        /**
+         * List items
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["itemsFindAll"];
         put?: never;
-        /** Create an item (admins) */
-        post: operations["ItemsController_create"];
+        /**
+         * Create an item (admins)
+         * @description Creates the record, version 0, and answers it with `ETag` and `Location`.
+         */
+        post: operations["itemsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -351,16 +376,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an item by id */
-        get: operations["ItemsController_findById"];
+        /**
+         * Find an item by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["itemsFindById"];
         /**
          * Update an item (admins)
          * @description Merges the given fields into the item. State the version you read (body or If-Match) to be safe.
          */
-        put: operations["ItemsController_update"];
+        put: operations["itemsUpdate"];
         post?: never;
-        /** Delete an item (admins) */
-        delete: operations["ItemsController_remove"];
+        /**
+         * Delete an item (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["itemsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -373,8 +404,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count items */
-        get: operations["ItemsController_count"];
+        /**
+         * Count items
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+         */
+        get: operations["itemsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -394,15 +428,18 @@ export interface paths {
          * List sessions
          * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
          */
-        get: operations["SessionsController_findAll"];
+        get: operations["sessionsFindAll"];
         put?: never;
         /**
          * Create a session
          * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
          */
-        post: operations["SessionsController_create"];
-        /** Delete every session (admins) */
-        delete: operations["SessionsController_truncate"];
+        post: operations["sessionsCreate"];
+        /**
+         * Delete every session (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["sessionsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -415,16 +452,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a session by id */
-        get: operations["SessionsController_findById"];
+        /**
+         * Find a session by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["sessionsFindById"];
         /**
          * Update a session (host or admin)
          * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user. They hold for the session as it is after the update.
          */
-        put: operations["SessionsController_update"];
+        put: operations["sessionsUpdate"];
         post?: never;
-        /** Delete a session (host or admin) */
-        delete: operations["SessionsController_remove"];
+        /**
+         * Delete a session (host or admin)
+         * @description Deletes the record for good. Its members hear of it (session.deleted).
+         */
+        delete: operations["sessionsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -441,7 +484,7 @@ export interface paths {
          * Count sessions
          * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
          */
-        get: operations["SessionsController_count"];
+        get: operations["sessionsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -461,7 +504,7 @@ export interface paths {
          * Join a session
          * @description A session with a password needs it, in the `X-Session-Password` header (or `?password=`, kept for older clients: a URL may end up in proxies' logs). Wrong passwords are counted per player and per session (SESSION_PASSWORD_ATTEMPTS a minute, SESSION_PASSWORD_ATTEMPTS_PER_SESSION): past either, 429 with `Retry-After`.
          */
-        get: operations["SessionsController_join"];
+        get: operations["sessionsJoin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -479,8 +522,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Show presence in a session (members) */
-        post: operations["SessionsController_heartbeat"];
+        /**
+         * Show presence in a session (members)
+         * @description The caller is still in the session. A member shows presence with this or an open /realtime socket;
+         *     one silent for SESSION_MEMBER_TIMEOUT is removed (the host passes on; an empty session waiting for
+         *     players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
+         */
+        post: operations["sessionsHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -494,8 +542,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Leave a session */
-        get: operations["SessionsController_leave"];
+        /**
+         * Leave a session
+         * @description Removes the caller from the session (nothing happens if they were not in it); a leaving host hands
+         *     over, and a session waiting for players that its last member leaves ends.
+         */
+        get: operations["sessionsLeave"];
         put?: never;
         post?: never;
         delete?: never;
@@ -515,15 +567,18 @@ export interface paths {
          * List tickets
          * @description The tickets the caller hosts or is on (an admin sees all).
          */
-        get: operations["TicketsController_findAll"];
+        get: operations["ticketsFindAll"];
         put?: never;
         /**
          * Create a matchmaking ticket
          * @description Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
          */
-        post: operations["TicketsController_create"];
-        /** Delete every ticket (admins) */
-        delete: operations["TicketsController_truncate"];
+        post: operations["ticketsCreate"];
+        /**
+         * Delete every ticket (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["ticketsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -536,16 +591,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a ticket by id */
-        get: operations["TicketsController_findById"];
+        /**
+         * Find a ticket by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["ticketsFindById"];
         /**
          * Update a ticket (host or admin)
          * @description Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL. They hold for the ticket as it is after the update.
          */
-        put: operations["TicketsController_update"];
+        put: operations["ticketsUpdate"];
         post?: never;
-        /** Delete a ticket (host or admin) */
-        delete: operations["TicketsController_remove"];
+        /**
+         * Delete a ticket (host or admin)
+         * @description Deletes the record for good.
+         */
+        delete: operations["ticketsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -562,7 +623,7 @@ export interface paths {
          * Count tickets
          * @description The tickets the caller hosts or is on (an admin sees all).
          */
-        get: operations["TicketsController_count"];
+        get: operations["ticketsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -582,7 +643,7 @@ export interface paths {
          * Queue insight
          * @description SEARCHING tickets by numTeams and teamSize, for everyone; for admins also the median and 95th percentile wait of tickets matched in the last ten minutes and the matches per minute (also in /metrics).
          */
-        get: operations["TicketsController_stats"];
+        get: operations["ticketsStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -600,8 +661,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a party ticket (a user it names) */
-        post: operations["TicketsController_accept"];
+        /**
+         * Accept a party ticket (a user it names)
+         * @description Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
+         */
+        post: operations["ticketsAccept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -617,8 +681,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline a party ticket (a user it names, not its host) */
-        post: operations["TicketsController_decline"];
+        /**
+         * Decline a party ticket (a user it names, not its host)
+         * @description The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
+         */
+        post: operations["ticketsDecline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -636,7 +703,7 @@ export interface paths {
          * List inventory items
          * @description What the caller's personas hold (an admin sees every inventory).
          */
-        get: operations["InventoriesController_findAll"];
+        get: operations["inventoriesFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -652,8 +719,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an inventory item by id */
-        get: operations["InventoriesController_findById"];
+        /**
+         * Find an inventory item by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["inventoriesFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -673,7 +743,7 @@ export interface paths {
          * Count inventory items
          * @description What the caller's personas hold (an admin sees every inventory).
          */
-        get: operations["InventoriesController_count"];
+        get: operations["inventoriesCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -695,7 +765,7 @@ export interface paths {
          * Create and process a transaction (trade, award, removal)
          * @description Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
          */
-        post: operations["InventoriesController_createTransaction"];
+        post: operations["inventoriesCreateTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -713,7 +783,7 @@ export interface paths {
          * List transactions
          * @description Transactions involving the caller's personas (an admin sees all).
          */
-        get: operations["TransactionsController_findAll"];
+        get: operations["transactionsFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -729,8 +799,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a transaction by id */
-        get: operations["TransactionsController_findById"];
+        /**
+         * Find a transaction by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["transactionsFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -750,7 +823,7 @@ export interface paths {
          * Count transactions
          * @description Transactions involving the caller's personas (an admin sees all).
          */
-        get: operations["TransactionsController_count"];
+        get: operations["transactionsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -768,8 +841,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a pending trade (persona two) */
-        post: operations["TransactionsController_accept"];
+        /**
+         * Accept a pending trade (persona two)
+         * @description Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
+         */
+        post: operations["transactionsAccept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -785,8 +861,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline a pending trade (persona two) */
-        post: operations["TransactionsController_decline"];
+        /**
+         * Decline a pending trade (persona two)
+         * @description Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
+         */
+        post: operations["transactionsDecline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -802,8 +881,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a pending trade (persona one) */
-        post: operations["TransactionsController_cancel"];
+        /**
+         * Cancel a pending trade (persona one)
+         * @description Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
+         */
+        post: operations["transactionsCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -817,12 +899,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a persona's progress in an archetype's skills */
-        get: operations["SkillsController_findAllByArchetype"];
+        /**
+         * List a persona's progress in an archetype's skills
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2). Only the archetype's skills.
+         */
+        get: operations["skillsFindAllByArchetype"];
         put?: never;
         post?: never;
-        /** Reset a persona's progress in an archetype (owner or admin) */
-        delete: operations["SkillsController_truncateByArchetype"];
+        /**
+         * Reset a persona's progress in an archetype (owner or admin)
+         * @description Removes the persona's progress in every skill of the archetype.
+         */
+        delete: operations["skillsTruncateByArchetype"];
         options?: never;
         head?: never;
         patch?: never;
@@ -835,8 +923,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count a persona's skills in an archetype */
-        get: operations["SkillsController_countByArchetype"];
+        /**
+         * Count a persona's skills in an archetype
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it). Only the archetype's skills.
+         */
+        get: operations["skillsCountByArchetype"];
         put?: never;
         post?: never;
         delete?: never;
@@ -852,12 +943,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A persona's progress in one skill */
-        get: operations["SkillsController_findById"];
+        /**
+         * A persona's progress in one skill
+         * @description 404 for a skill the persona never started. (`count` is not a usable skill id: it names the route above.)
+         */
+        get: operations["skillsFindById"];
         put?: never;
         post?: never;
-        /** Delete a persona's progress in one skill (owner or admin) */
-        delete: operations["SkillsController_remove"];
+        /**
+         * Delete a persona's progress in one skill (owner or admin)
+         * @description Removes the persona's progress in the skill: it starts again from nothing.
+         */
+        delete: operations["skillsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -872,8 +969,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add progress to a skill */
-        post: operations["SkillsController_addProgress"];
+        /**
+         * Add progress to a skill
+         * @description Adds progress: a number adds to a numeric progress (starting from 0), any other value replaces
+         *     it; the record is created on first progress. Owner or admin; anonymous only with ANONYMOUS_WRITES.
+         */
+        post: operations["skillsAddProgress"];
         delete?: never;
         options?: never;
         head?: never;
@@ -887,8 +988,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a persona's progress in every skill */
-        get: operations["SkillsController_findAll"];
+        /**
+         * List a persona's progress in every skill
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["skillsFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -904,8 +1008,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count a persona's skills */
-        get: operations["SkillsController_count"];
+        /**
+         * Count a persona's skills
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+         */
+        get: operations["skillsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -926,13 +1033,13 @@ export interface paths {
          * Write storage objects (a batch: all or nothing)
          * @description Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
          */
-        put: operations["StorageController_write"];
+        put: operations["storageWrite"];
         post?: never;
         /**
          * Delete storage objects (a batch: all or nothing)
          * @description Up to 100 objects. An object that does not exist is no error, unless a `version` was stated. The owner's sockets are told (`storage.updated` with version null).
          */
-        delete: operations["StorageController_remove"];
+        delete: operations["storageRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -951,7 +1058,7 @@ export interface paths {
          * Read storage objects (a batch)
          * @description Up to 100 objects, the caller's unless `ownerUid` names another's. Those that do not exist, and those the caller may not read, are simply absent from the answer: NONE objects are read by admins only, OWNER ones by their owner too, PUBLIC ones by every signed-in player.
          */
-        post: operations["StorageController_read"];
+        post: operations["storageRead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -969,7 +1076,7 @@ export interface paths {
          * List an owner's objects in a collection
          * @description The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
          */
-        get: operations["StorageController_list"];
+        get: operations["storageList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -989,7 +1096,7 @@ export interface paths {
          * Count the objects of a collection (admins)
          * @description Of every owner, or of `ownerUid`.
          */
-        get: operations["StorageController_count"];
+        get: operations["storageCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1009,7 +1116,7 @@ export interface paths {
          * Read one storage object, with its version as ETag
          * @description The caller's unless `ownerUid` names another's. 404 when it does not exist or the caller may not read it.
          */
-        get: operations["StorageController_findOne"];
+        get: operations["storageFindOne"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1029,13 +1136,13 @@ export interface paths {
          * List media assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["MediaAssetsController_findAll"];
+        get: operations["mediaAssetsFindAll"];
         put?: never;
         /**
          * Create a media asset (admins)
          * @description The service gives every file variant a uid, dateCreated, dateModified and version 0.
          */
-        post: operations["MediaAssetsController_create"];
+        post: operations["mediaAssetsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1049,16 +1156,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a media asset by id */
-        get: operations["MediaAssetsController_findById"];
+        /**
+         * Find a media asset by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["mediaAssetsFindById"];
         /**
          * Update a media asset (admins)
          * @description Variants sent unchanged keep their uid, dates and version; changed ones keep their uid and dateCreated and get version + 1; new ones are stamped afresh; variants left out are removed.
          */
-        put: operations["MediaAssetsController_update"];
+        put: operations["mediaAssetsUpdate"];
         post?: never;
-        /** Delete a media asset (admins) */
-        delete: operations["MediaAssetsController_remove"];
+        /**
+         * Delete a media asset (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["mediaAssetsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1075,7 +1188,7 @@ export interface paths {
          * Count media assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["MediaAssetsController_count"];
+        get: operations["mediaAssetsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1095,10 +1208,13 @@ export interface paths {
          * List text assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["TextAssetsController_findAll"];
+        get: operations["textAssetsFindAll"];
         put?: never;
-        /** Create a text asset (admins) */
-        post: operations["TextAssetsController_create"];
+        /**
+         * Create a text asset (admins)
+         * @description Creates the record, version 0, and answers it with `ETag` and `Location`.
+         */
+        post: operations["textAssetsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1112,16 +1228,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a text asset by id */
-        get: operations["TextAssetsController_findById"];
+        /**
+         * Find a text asset by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one. GET /assets/text/{id}/resolve picks the text of one language.
+         */
+        get: operations["textAssetsFindById"];
         /**
          * Update a text asset (admins)
          * @description Merges the given fields; `text`, when sent, replaces the whole map. State the version you read to be safe.
          */
-        put: operations["TextAssetsController_update"];
+        put: operations["textAssetsUpdate"];
         post?: never;
-        /** Delete a text asset (admins) */
-        delete: operations["TextAssetsController_remove"];
+        /**
+         * Delete a text asset (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["textAssetsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1138,7 +1260,7 @@ export interface paths {
          * Count text assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["TextAssetsController_count"];
+        get: operations["textAssetsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1158,7 +1280,7 @@ export interface paths {
          * Resolve a text asset in the reader's language
          * @description Picks the text for `lang`, or else for the languages of `Accept-Language` in order of preference: the exact tag (case does not matter), then ever shorter forms of it (pt-BR, then pt), then the next preferred language; when none is there, the `default` text. The stored record is not changed. The answer carries `Content-Language` when a language matched, and `Vary: Accept-Language`.
          */
-        get: operations["TextAssetsController_resolve"];
+        get: operations["textAssetsResolve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1174,16 +1296,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List achievement definitions */
-        get: operations["AchievementsController_findAll"];
+        /**
+         * List achievement definitions
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["achievementsFindAll"];
         put?: never;
         /**
          * Create an achievement definition (admins; optional auth)
          * @description Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
          */
-        post: operations["AchievementsController_create"];
-        /** Delete every achievement definition and every unlock (admins) */
-        delete: operations["AchievementsController_truncate"];
+        post: operations["achievementsCreate"];
+        /**
+         * Delete every achievement definition and every unlock (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["achievementsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1196,16 +1324,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an achievement definition by id */
-        get: operations["AchievementsController_findById"];
+        /**
+         * Find an achievement definition by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["achievementsFindById"];
         /**
          * Update an achievement definition (admins)
          * @description Merges the given fields. State the version you read (body or If-Match) to be safe.
          */
-        put: operations["AchievementsController_update"];
+        put: operations["achievementsUpdate"];
         post?: never;
-        /** Delete an achievement definition and its unlocks (admins) */
-        delete: operations["AchievementsController_remove"];
+        /**
+         * Delete an achievement definition and its unlocks (admins)
+         * @description Deletes the record for good. Its unlocks go with it.
+         */
+        delete: operations["achievementsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1222,7 +1356,7 @@ export interface paths {
          * Count achievement definitions (optional auth)
          * @description Works without a token. The list parameters are an addition to the interface document.
          */
-        get: operations["AchievementsController_count"];
+        get: operations["achievementsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1238,8 +1372,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's unlocked achievements */
-        get: operations["AchievementsController_findUnlocked"];
+        /**
+         * List the caller's unlocked achievements
+         * @description An addition to the interface document: what the caller has unlocked, with the list rules.
+         */
+        get: operations["achievementsFindUnlocked"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1259,7 +1396,7 @@ export interface paths {
          * Unlock an achievement for the caller
          * @description Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
          */
-        get: operations["AchievementsController_unlock"];
+        get: operations["achievementsUnlock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1281,7 +1418,7 @@ export interface paths {
          * Get a ticket to open the realtime socket (browsers)
          * @description Browsers cannot set headers on a WebSocket: open `/realtime?ticket=<ticket>` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt <token>` on the upgrade instead.
          */
-        post: operations["RealtimeController_issueTicket"];
+        post: operations["realtimeIssueTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1299,7 +1436,7 @@ export interface paths {
          * Read your events (the realtime inbox, without a socket)
          * @description The events the socket would send, oldest first: every event after `after` (the id of the last one you got), up to `limit`. Without `after`: from the oldest kept (REALTIME_RETENTION). Poll with the last id to follow along.
          */
-        get: operations["RealtimeController_notifications"];
+        get: operations["realtimeNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1482,6 +1619,8 @@ export interface components {
              */
             current: boolean;
         };
+        /** @enum {string} */
+        SortDirection: "ASC" | "DESC";
         UserAccountDto: {
             /** Format: uuid */
             readonly uid: string;
@@ -1567,11 +1706,17 @@ export interface components {
             dateCreated: string;
         };
         Persona: {
-            /** @description The user who owns the persona and may act for it. */
+            /**
+             * Format: uuid
+             * @description The user who owns the persona and may act for it.
+             */
             userUid: string;
             /** @description The name shown to other players. */
             name: string;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1586,25 +1731,8 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreatePersonaDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -1624,10 +1752,10 @@ export interface components {
              */
             name: string;
             /**
-             * @description A string, number or boolean.
+             * @description A string, number or boolean. A string, a number or a boolean.
              * @example 12
              */
-            value: string | number | boolean;
+            value: unknown;
         };
         Item: {
             /** @example Iron sword */
@@ -1652,7 +1780,10 @@ export interface components {
              * @description The item this one derives from; must exist, and may not make a cycle.
              */
             parentUID: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1675,30 +1806,16 @@ export interface components {
             count: number;
         };
         StatDto: {
-            /** @example 12 */
-            value: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean (a string of at most 1000 characters).
+             * @example 12
+             */
+            value: unknown;
             /** @description The statistic's name, e.g. `damage`. */
             name: string;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateItemDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -1746,25 +1863,8 @@ export interface components {
              */
             parentUID?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateItemDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -1862,7 +1962,10 @@ export interface components {
              * @description The game server running the session, when one is assigned.
              */
             serverUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1887,25 +1990,8 @@ export interface components {
              */
             members: string[];
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateSessionDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -1969,36 +2055,9 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly serverUid?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateSessionDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -2053,7 +2112,6 @@ export interface components {
             invited?: string[];
             /**
              * @description Let the matchmaker fill open seats with compatible SEARCHING tickets (default false).
-             * @default false
              * @example false
              */
             backfill?: boolean;
@@ -2062,16 +2120,6 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly serverUid?: string | null;
         };
         /**
          * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
@@ -2082,16 +2130,25 @@ export interface components {
         Criterion: {
             /** @example skill */
             name: string;
-            /** @example 1000 */
-            minValue?: string | number | boolean;
-            /** @example 1400 */
-            maxValue?: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1000
+             */
+            minValue?: unknown;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1400
+             */
+            maxValue?: unknown;
         };
         Statistic: {
             /** @example skill */
             name: string;
-            /** @example 1200 */
-            value: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1200
+             */
+            value: unknown;
         };
         /**
          * @description Why the ticket ended INVALID; null while it is queued or once matched.
@@ -2145,7 +2202,10 @@ export interface components {
              * @description The session the matchmaker placed the ticket in (also pushed as ticket.updated).
              */
             sessionUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2167,41 +2227,27 @@ export interface components {
              */
             name: string;
             /**
-             * @description Inclusive lower bound (a string, number or boolean; compared with values of the same type).
+             * @description Inclusive lower bound (a string, number or boolean; compared with values of the same type). A string, a number or a boolean (a string of at most 256 characters).
              * @example 1000
              */
-            minValue?: string | number | boolean;
+            minValue?: unknown;
             /**
-             * @description Inclusive upper bound.
+             * @description Inclusive upper bound. A string, a number or a boolean (a string of at most 256 characters).
              * @example 1400
              */
-            maxValue?: string | number | boolean;
+            maxValue?: unknown;
         };
         StatisticDto: {
             /** @example skill */
             name: string;
-            /** @example 1200 */
-            value: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean (a string of at most 256 characters).
+             * @example 1200
+             */
+            value: unknown;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateTicketDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -2267,44 +2313,26 @@ export interface components {
              * @example 2026-11-24T12:05:00.000Z
              */
             expiresAt?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * @example [
-             *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
-             *     ]
-             */
-            readonly accepted?: string[];
-            /** @example null */
-            readonly reason?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly sessionUid?: string | null;
         };
+        /**
+         * @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
+         * @example {
+         *       "criteria": [
+         *         {
+         *           "name": "skill",
+         *           "minValue": 900,
+         *           "maxValue": 1500
+         *         }
+         *       ],
+         *       "statistics": [
+         *         {
+         *           "name": "skill",
+         *           "value": 1200
+         *         }
+         *       ]
+         *     }
+         */
         UpdateTicketDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -2318,7 +2346,6 @@ export interface components {
             numTeams?: number;
             /**
              * @description Seats per team (1..100, default 1; numTeams × teamSize at most 100, as for a session). The ticket's users must fit on one team.
-             * @default 1
              * @example 2
              */
             teamSize?: number;
@@ -2359,7 +2386,6 @@ export interface components {
             /**
              * @description SEARCHING (default) is matched; INITIALIZING holds the ticket; INVALID ends it. A party waits
              *     INITIALIZING until everyone it names has accepted, whatever is asked. MATCH_FOUND cannot be set.
-             * @default SEARCHING
              * @enum {string}
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
@@ -2370,24 +2396,6 @@ export interface components {
              * @example 2026-11-24T12:05:00.000Z
              */
             expiresAt?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * @example [
-             *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
-             *     ]
-             */
-            readonly accepted?: string[];
-            /** @example null */
-            readonly reason?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly sessionUid?: string | null;
         };
         QueueDepthDto: {
             /** @example 2 */
@@ -2451,6 +2459,7 @@ export interface components {
          * @enum {string}
          */
         StorageWritePermission: "NONE" | "OWNER";
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         StorageWriteDto: {
             /** @example saves */
             collection: string;
@@ -2461,18 +2470,6 @@ export interface components {
              * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
              */
             ownerUid?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description A JSON object of at most 65536 bytes of compact JSON (STORAGE_VALUE_MAX_BYTES): larger is 413 and nothing of the batch is written. Numbers must be finite; strings and keys may not hold U+0000.
              * @example {
@@ -2495,17 +2492,21 @@ export interface components {
             /** @description Who writes it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set. */
             permissionWrite?: components["schemas"]["StorageWritePermission"];
         };
-        TradeTransactionDto: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "TRADE";
-            /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
-             */
-            personaOneUid: string;
+        /**
+         * @example {
+         *       "type": "TRADE",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaTwoUid": "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ],
+         *       "personaTwoInventoryItems": []
+         *     }
+         */
+        TradeTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * Format: uuid
              * @example d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60
@@ -2522,15 +2523,26 @@ export interface components {
             personaOneInventoryItems?: components["schemas"]["ItemQuantityDto"][];
             /** @example [] */
             personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
-            /** @description Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two. */
-            storageWrites?: components["schemas"]["StorageWriteDto"][];
-        };
-        AwardTransactionDto: {
+        } & {
             /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            personaOneUid: string;
+            type: "TRADE";
+        };
+        /**
+         * @example {
+         *       "type": "AWARD",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ]
+         *     }
+         */
+        AwardTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * @example [
              *       {
@@ -2540,30 +2552,26 @@ export interface components {
              *     ]
              */
             personaOneInventoryItems: components["schemas"]["ItemQuantityDto"][];
-            /**
-             * @description No place in an award or a removal.
-             * @example null
-             */
-            personaTwoUid?: null;
-            /**
-             * @description Empty, if sent.
-             * @example []
-             */
-            personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
-            /** @description Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two. */
-            storageWrites?: components["schemas"]["StorageWriteDto"][];
+        } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "AWARD";
         };
-        RemovalTransactionDto: {
-            /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
-             */
-            personaOneUid: string;
+        /**
+         * @example {
+         *       "type": "REMOVAL",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ]
+         *     }
+         */
+        RemovalTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * @example [
              *       {
@@ -2573,18 +2581,7 @@ export interface components {
              *     ]
              */
             personaOneInventoryItems: components["schemas"]["ItemQuantityDto"][];
-            /**
-             * @description No place in an award or a removal.
-             * @example null
-             */
-            personaTwoUid?: null;
-            /**
-             * @description Empty, if sent.
-             * @example []
-             */
-            personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
-            /** @description Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two. */
-            storageWrites?: components["schemas"]["StorageWriteDto"][];
+        } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2601,7 +2598,10 @@ export interface components {
              * @example 3
              */
             quantity: number;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2620,6 +2620,7 @@ export interface components {
         TransactionType: "TRADE" | "AWARD" | "REMOVAL";
         /**
          * @example {
+         *       "type": "TRADE",
          *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
          *       "personaTwoUid": "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60",
          *       "personaOneInventoryItems": [
@@ -2630,7 +2631,17 @@ export interface components {
          *       ]
          *     }
          */
-        CreateTransactionDto: components["schemas"]["TradeTransactionDto"] | components["schemas"]["AwardTransactionDto"] | components["schemas"]["RemovalTransactionDto"];
+        CreateTransactionDto: {
+            /** @description TRADE, AWARD or REMOVAL: the shape of the body. Required here so that clients name the shape; a body without it is taken as a TRADE. */
+            type: components["schemas"]["TransactionType"];
+            /**
+             * Format: uuid
+             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
+             */
+            personaOneUid: string;
+            /** @description Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two. */
+            storageWrites?: components["schemas"]["StorageWriteDto"][];
+        };
         /**
          * @description PENDING (waiting for persona two's owner), COMPLETED, FAILED (a quantity was short), CANCELED or DECLINED.
          * @enum {string}
@@ -2690,7 +2701,10 @@ export interface components {
              *     objects' new versions (a retry answered from its Idempotency-Key has none: read the objects).
              */
             storageAcks?: components["schemas"]["StorageAck"][];
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2713,13 +2727,16 @@ export interface components {
             /** @example swordplay */
             skillUid: string;
             /**
-             * @description A number (AddProgress adds to it), or a string, boolean or object (AddProgress replaces it).
+             * @description A number (AddProgress adds to it), or a string, boolean or object (AddProgress replaces it). A number, a string, a boolean or an object.
              * @example 42
              */
-            progress: number | string | boolean | Record<string, never>;
+            progress: unknown;
             /** @example true */
             enabled: boolean;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2738,10 +2755,10 @@ export interface components {
             /**
              * @description A number is added to a numeric progress (which starts at 0); anything else replaces the progress.
              *     A sum beyond ±1.7976931348623157e308 (the largest finite double) is refused with 400 and adds nothing;
-             *     every number, in an object too, must be finite.
+             *     every number, in an object too, must be finite. A number, a string, a boolean or an object.
              * @example 5
              */
-            value: number | string | boolean | Record<string, never>;
+            value: unknown;
         };
         WriteStorageDto: {
             objects: components["schemas"]["StorageWriteDto"][];
@@ -2922,7 +2939,10 @@ export interface components {
             files: {
                 [key: string]: components["schemas"]["MediaFile"];
             };
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2937,25 +2957,8 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateMediaAssetDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -2986,25 +2989,8 @@ export interface components {
                 [key: string]: components["schemas"]["MediaFileDto"];
             };
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateMediaAssetDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -3053,7 +3039,10 @@ export interface components {
             text: {
                 [key: string]: string;
             };
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -3068,25 +3057,8 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateTextAssetDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -3111,25 +3083,8 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateTextAssetDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -3173,7 +3128,10 @@ export interface components {
              * @example https://cdn.example.com/badges/dragon-slayer.png
              */
             badge: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -3188,25 +3146,8 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateAchievementDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -3224,25 +3165,8 @@ export interface components {
              */
             badge?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateAchievementDto: {
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record or object read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -3271,7 +3195,10 @@ export interface components {
              * @description The user who unlocked it.
              */
             userUid: string;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -3303,25 +3230,22 @@ export interface components {
             /** Format: uuid */
             hostUid: string;
         };
-        TicketUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "ticket.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TicketUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description The ticket in brief: MATCH_FOUND with sessionUid once matched. */
+            data: components["schemas"]["TicketChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example ticket.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "ticket.updated";
-            /** @description The ticket in brief: MATCH_FOUND with sessionUid once matched. */
-            data: components["schemas"]["TicketChange"];
         };
         SessionChange: {
             /** Format: uuid */
@@ -3345,24 +3269,21 @@ export interface components {
             /** @description Users who left, or were removed, by this write. */
             left: string[];
         };
-        SessionUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "session.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["SessionChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.updated";
-            data: components["schemas"]["SessionChange"];
         };
         SessionRemoval: {
             /** Format: uuid */
@@ -3373,24 +3294,21 @@ export interface components {
              */
             version: number;
         };
-        SessionDeletedEvent: {
+        /**
+         * @example {
+         *       "type": "session.deleted",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionDeletedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["SessionRemoval"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.deleted
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.deleted";
-            data: components["schemas"]["SessionRemoval"];
         };
         SessionBrief: {
             /** Format: uuid */
@@ -3402,65 +3320,56 @@ export interface components {
             /** Format: uuid */
             hostUid: string;
         };
-        SessionInvitedEvent: {
+        /**
+         * @example {
+         *       "type": "session.invited",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionInvitedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description The session you were invited to: join it with GET /sessions/{uid}/join. */
+            data: components["schemas"]["SessionBrief"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.invited
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.invited";
-            /** @description The session you were invited to: join it with GET /sessions/{uid}/join. */
-            data: components["schemas"]["SessionBrief"];
         };
-        TransactionPendingEvent: {
+        /**
+         * @example {
+         *       "type": "transaction.pending",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TransactionPendingEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description A trade awaiting your persona: accept, decline. */
+            data: components["schemas"]["InventoryTransaction"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example transaction.pending
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "transaction.pending";
-            /** @description A trade awaiting your persona: accept, decline. */
-            data: components["schemas"]["InventoryTransaction"];
         };
-        TransactionUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "transaction.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TransactionUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description COMPLETED, DECLINED, CANCELED or FAILED. */
+            data: components["schemas"]["InventoryTransaction"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example transaction.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "transaction.updated";
-            /** @description COMPLETED, DECLINED, CANCELED or FAILED. */
-            data: components["schemas"]["InventoryTransaction"];
         };
         InventoryChange: {
             /** Format: uuid */
@@ -3468,43 +3377,37 @@ export interface components {
             /** @description The holdings that changed, as they are now (quantity 0: none left). */
             holdings: components["schemas"]["InventorySnapshot"][];
         };
-        InventoryUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "inventory.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        InventoryUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["InventoryChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example inventory.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "inventory.updated";
-            data: components["schemas"]["InventoryChange"];
         };
-        AchievementUnlockedEvent: {
+        /**
+         * @example {
+         *       "type": "achievement.unlocked",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        AchievementUnlockedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["AchievementUnlock"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example achievement.unlocked
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "achievement.unlocked";
-            data: components["schemas"]["AchievementUnlock"];
         };
         StorageUpdated: {
             /** @example saves */
@@ -3516,25 +3419,22 @@ export interface components {
             /** @example 9f86d081884c7d659a2feaa0c55ad015 */
             version: string | null;
         };
-        StorageUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "storage.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        StorageUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description Re-read the object unless you hold this version; null: it was deleted. */
+            data: components["schemas"]["StorageUpdated"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example storage.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "storage.updated";
-            /** @description Re-read the object unless you hold this version; null: it was deleted. */
-            data: components["schemas"]["StorageUpdated"];
         };
         RealtimeTicketDto: {
             /**
@@ -3548,16 +3448,160 @@ export interface components {
              */
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "id": "1024-57",
+         *       "type": "achievement.unlocked",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        RealtimeEvent: {
+            /**
+             * @description What happened (docs/REALTIME.md lists the types and who receives them).
+             * @enum {string}
+             */
+            type: "ticket.updated" | "session.updated" | "session.deleted" | "session.invited" | "transaction.pending" | "transaction.updated" | "inventory.updated" | "achievement.unlocked" | "storage.updated";
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+        };
     };
-    responses: never;
-    parameters: never;
+    responses: {
+        /** @description The request headers are larger than 16 KiB in all (Node.js's limit); no body, and the connection is closed. */
+        Status431: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 429,
+                 *       "code": "RATE_LIMITED",
+                 *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 413,
+                 *       "code": "PAYLOAD_TOO_LARGE",
+                 *       "message": "request body is larger than the 1 MiB limit",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 415,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "message": "request bodies must be application/json",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+        DatabaseUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 503,
+                 *       "code": "DATABASE_UNAVAILABLE",
+                 *       "message": "the database is unavailable: try again shortly",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 401,
+                 *       "code": "UNAUTHORIZED",
+                 *       "message": "the token is invalid or has expired: sign in again",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
+    parameters: {
+        /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+        Limit: number;
+        Skip: number;
+        Limit2: number;
+        /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+        IfMatch: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id, also in error bodies and the log line. */
+        XRequestId: string;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+        XNextSkip: number;
+        /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+        ETag: string;
+        /** @description The path of the record created, e.g. `/items/{uid}`. */
+        Location: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    MetricsController_scrape: {
+    metricsScrape: {
         parameters: {
             query?: never;
             header?: never;
@@ -3569,17 +3613,17 @@ export interface operations {
             /** @description Metrics in the Prometheus text exposition format. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            431: components["responses"]["Status431"];
         };
     };
-    HealthController_live: {
+    healthLive: {
         parameters: {
             query?: never;
             header?: never;
@@ -3590,17 +3634,17 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
+            431: components["responses"]["Status431"];
         };
     };
-    HealthController_ready: {
+    healthReady: {
         parameters: {
             query?: never;
             header?: never;
@@ -3611,21 +3655,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
+            431: components["responses"]["Status431"];
             /** @description DATABASE_UNAVAILABLE: the database did not answer. */
             503: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3642,13 +3684,10 @@ export interface operations {
             };
         };
     };
-    AuthController_signInWithIdp1: {
+    authSignInWithIdp1: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The identity provider's token, as `jwt <token>` (or `Bearer <token>`). */
-                Authorization: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3656,8 +3695,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3667,8 +3705,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the provider token is missing, invalid or expired. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3686,8 +3723,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3703,34 +3739,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
             /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
             503: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3747,13 +3762,10 @@ export interface operations {
             };
         };
     };
-    AuthController_signInWithIdp2: {
+    authSignInWithIdp2: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The identity provider's token, as `jwt <token>` (or `Bearer <token>`). */
-                Authorization: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3761,8 +3773,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3772,8 +3783,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the provider token is missing or not active. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3791,8 +3801,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3808,34 +3817,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
             /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
             503: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3852,7 +3840,7 @@ export interface operations {
             };
         };
     };
-    AuthController_refresh: {
+    authRefresh: {
         parameters: {
             query?: never;
             header?: never;
@@ -3867,8 +3855,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3878,8 +3865,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3903,8 +3889,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the refresh token is unknown, already used (the session is then signed out), or its session expired or was revoked. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3922,8 +3907,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3942,8 +3926,7 @@ export interface operations {
             /** @description REFRESH_CONFLICT: another request used this refresh token a moment ago; use the tokens it received. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3958,89 +3941,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_logout: {
+    playerSessionsLogout: {
         parameters: {
             query?: never;
             header?: never;
@@ -4052,8 +3960,7 @@ export interface operations {
             /** @description Signed out; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4061,8 +3968,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4077,108 +3983,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_logoutAll: {
+    playerSessionsLogoutAll: {
         parameters: {
             query?: never;
             header?: never;
@@ -4190,8 +4003,7 @@ export interface operations {
             /** @description Signed out everywhere; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4199,8 +4011,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4215,108 +4026,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_list: {
+    playerSessionsList: {
         parameters: {
             query?: never;
             header?: never;
@@ -4327,78 +4045,20 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerSessionDto"][];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_revoke: {
+    playerSessionsRevoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -4413,8 +4073,7 @@ export interface operations {
             /** @description Revoked; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4422,8 +4081,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4444,30 +4102,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such session, or not yours. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4482,127 +4121,52 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_findAll: {
+    usersFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, provider, subject, name, bannedAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on provider, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[provider]"?: string;
-                /** @description Sorts on subject, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[subject]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on bannedAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[bannedAt]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on provider, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[provider]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on subject, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[subject]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on bannedAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[bannedAt]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 provider?: string;
-                /** @description Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 subject?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 bannedAt?: string;
             };
             header?: never;
@@ -4613,10 +4177,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4626,8 +4188,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4648,30 +4209,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4686,51 +4228,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_findOne: {
+    usersFindOne: {
         parameters: {
             query?: never;
             header?: never;
@@ -4744,8 +4247,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4755,8 +4257,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4777,30 +4278,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,8 +4300,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4834,51 +4315,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_ban: {
+    usersBan: {
         parameters: {
             query?: never;
             header?: never;
@@ -4897,8 +4339,7 @@ export interface operations {
             /** @description The user, banned. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,8 +4349,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: a bad body, `until` not in the future, or your own id. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4930,30 +4370,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4971,8 +4392,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4987,89 +4407,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_unban: {
+    usersUnban: {
         parameters: {
             query?: never;
             header?: never;
@@ -5084,8 +4429,7 @@ export interface operations {
             /** @description The user, not banned. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5095,8 +4439,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5117,30 +4460,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5158,8 +4482,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5174,92 +4497,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_audit: {
+    usersAudit: {
         parameters: {
             query?: {
-                limit?: number;
+                limit?: components["parameters"]["Limit2"];
                 /** @description Entries older than this id. */
                 before?: string;
             };
@@ -5274,8 +4522,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5285,8 +4532,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5307,30 +4553,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5348,8 +4575,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5364,81 +4590,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_findAll: {
+    personasFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, userUid, name. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[userUid]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 userUid?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
             };
             header?: never;
@@ -5449,10 +4636,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5462,8 +4647,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5484,70 +4668,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_create: {
+    personasCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -5562,12 +4689,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5577,8 +4701,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5599,108 +4722,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_findById: {
+    personasFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5715,10 +4745,8 @@ export interface operations {
             /** @description The persona, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5728,8 +4756,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5750,30 +4777,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5788,97 +4796,58 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_findAll: {
+    itemsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on cost, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[cost]"?: string;
-                /** @description Sorts on assetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[assetId]"?: string;
-                /** @description Sorts on iconAssetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[iconAssetId]"?: string;
-                /** @description Sorts on parentUID, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[parentUID]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on cost, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[cost]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[assetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[iconAssetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[parentUID]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 cost?: string;
-                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 assetId?: string;
-                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 iconAssetId?: string;
-                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 parentUID?: string;
             };
             header?: never;
@@ -5889,10 +4858,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5902,8 +4869,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5924,70 +4890,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_create: {
+    itemsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -6002,12 +4911,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6017,8 +4923,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6039,30 +4944,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6077,89 +4963,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_findById: {
+    itemsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6174,10 +4985,8 @@ export interface operations {
             /** @description The item, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6187,8 +4996,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6209,30 +5017,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6247,56 +5036,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_update: {
+    itemsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The item's uid (UUID). */
@@ -6312,10 +5062,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6325,8 +5073,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,30 +5094,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6388,8 +5116,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6407,8 +5134,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6424,89 +5150,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_remove: {
+    itemsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -6521,8 +5172,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6530,8 +5180,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6552,30 +5201,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6593,8 +5223,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6612,8 +5241,7 @@ export interface operations {
             /** @description CONFLICT: the item is the parent of other items. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,135 +5256,60 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_count: {
+    itemsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on cost, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[cost]"?: string;
-                /** @description Sorts on assetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[assetId]"?: string;
-                /** @description Sorts on iconAssetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[iconAssetId]"?: string;
-                /** @description Sorts on parentUID, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[parentUID]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on cost, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[cost]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[assetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[iconAssetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[parentUID]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 cost?: string;
-                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 assetId?: string;
-                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 iconAssetId?: string;
-                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 parentUID?: string;
             };
             header?: never;
@@ -6767,8 +5320,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6778,8 +5330,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6800,120 +5351,63 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_findAll: {
+    sessionsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[visibility]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[backfill]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[serverUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on visibility, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 serverUid?: string;
             };
             header?: never;
@@ -6924,10 +5418,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6937,8 +5429,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6959,70 +5450,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_create: {
+    sessionsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -7037,12 +5471,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7052,8 +5483,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7074,108 +5504,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_truncate: {
+    sessionsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -7187,8 +5524,7 @@ export interface operations {
             /** @description All sessions removed; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7196,8 +5532,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7212,30 +5547,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7250,89 +5566,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_findById: {
+    sessionsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -7347,10 +5588,8 @@ export interface operations {
             /** @description The session, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7360,8 +5599,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7382,30 +5620,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7420,56 +5639,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_update: {
+    sessionsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The session's uid (UUID). */
@@ -7485,10 +5665,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7498,8 +5676,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7520,30 +5697,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7561,8 +5719,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7580,8 +5737,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7597,89 +5753,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_remove: {
+    sessionsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -7694,8 +5775,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7703,8 +5783,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7725,30 +5804,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7766,8 +5826,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7782,139 +5841,64 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_count: {
+    sessionsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[visibility]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[backfill]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[serverUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on visibility, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 serverUid?: string;
             };
             header?: never;
@@ -7925,8 +5909,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7936,8 +5919,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7958,70 +5940,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_join: {
+    sessionsJoin: {
         parameters: {
             query?: {
                 /** @description The join password (prefer the header). */
@@ -8041,10 +5966,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8054,8 +5977,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8076,30 +5998,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8117,8 +6020,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8136,8 +6038,7 @@ export interface operations {
             /** @description CONFLICT: the session is full or has ended. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8152,51 +6053,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_heartbeat: {
+    sessionsHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -8211,8 +6073,7 @@ export interface operations {
             /** @description Noted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8220,8 +6081,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8242,30 +6102,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8283,8 +6124,7 @@ export interface operations {
             /** @description CONFLICT: the caller is not a member (any more), or the session has ended. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8299,89 +6139,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_leave: {
+    sessionsLeave: {
         parameters: {
             query?: never;
             header?: never;
@@ -8396,8 +6161,7 @@ export interface operations {
             /** @description Left; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8405,8 +6169,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8427,30 +6190,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8465,105 +6209,66 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_findAll: {
+    ticketsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numUsers]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[expiresAt]"?: string;
-                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[reason]"?: string;
-                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[sessionUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numUsers, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 sessionUid?: string;
             };
             header?: never;
@@ -8574,10 +6279,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8587,8 +6290,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8609,70 +6311,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_create: {
+    ticketsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -8687,12 +6332,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8702,8 +6344,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8724,30 +6365,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description ALREADY_QUEUED: a user the ticket names holds no free queue place (`userUid`; `ticketUid` when it is the caller). */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8762,89 +6384,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_truncate: {
+    ticketsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -8856,8 +6403,7 @@ export interface operations {
             /** @description All tickets removed; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8865,8 +6411,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8881,30 +6426,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8919,89 +6445,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_findById: {
+    ticketsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -9016,10 +6467,8 @@ export interface operations {
             /** @description The ticket, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9029,8 +6478,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9051,30 +6499,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9089,56 +6518,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_update: {
+    ticketsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The ticket's uid (UUID). */
@@ -9154,10 +6544,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9167,8 +6555,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9189,30 +6576,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9230,8 +6598,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9249,8 +6616,7 @@ export interface operations {
             /** @description VERSION_CONFLICT; CONFLICT: the ticket has been matched or has ended; ALREADY_QUEUED: a user added holds no free queue place. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9266,89 +6632,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_remove: {
+    ticketsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -9363,8 +6654,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9372,8 +6662,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9394,30 +6683,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9435,8 +6705,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9451,143 +6720,68 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_count: {
+    ticketsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numUsers]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[expiresAt]"?: string;
-                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[reason]"?: string;
-                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[sessionUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numUsers, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 sessionUid?: string;
             };
             header?: never;
@@ -9598,8 +6792,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9609,8 +6802,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9631,70 +6823,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_stats: {
+    ticketsStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -9705,78 +6840,20 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QueueStatsDto"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_accept: {
+    ticketsAccept: {
         parameters: {
             query?: never;
             header?: never;
@@ -9790,10 +6867,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9803,8 +6878,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9825,30 +6899,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: the caller is not among the users the ticket names. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9866,8 +6921,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9885,8 +6939,7 @@ export interface operations {
             /** @description CONFLICT: the ticket has been matched, has ended or has expired. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9901,89 +6954,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_decline: {
+    ticketsDecline: {
         parameters: {
             query?: never;
             header?: never;
@@ -9997,10 +6975,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10010,8 +6986,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10032,30 +7007,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: the caller is not among the users the ticket names, or is its host. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10073,8 +7029,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10092,8 +7047,7 @@ export interface operations {
             /** @description CONFLICT: the ticket has been matched or has ended otherwise. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10108,123 +7062,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_findAll: {
+    inventoriesFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaUid]"?: string;
-                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[itemUid]"?: string;
-                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[quantity]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 quantity?: string;
             };
             header?: never;
@@ -10235,10 +7114,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10248,8 +7125,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10270,70 +7146,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_findById: {
+    inventoriesFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10348,10 +7167,8 @@ export interface operations {
             /** @description The inventory item, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10361,8 +7178,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10383,30 +7199,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10421,85 +7218,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_count: {
+    inventoriesCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaUid]"?: string;
-                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[itemUid]"?: string;
-                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[quantity]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 quantity?: string;
             };
             header?: never;
@@ -10510,8 +7268,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10521,8 +7278,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10543,70 +7299,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_createTransaction: {
+    inventoriesCreateTransaction: {
         parameters: {
             query?: never;
             header?: {
@@ -10618,17 +7317,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateTransactionDto"];
+                "application/json": components["schemas"]["TradeTransactionDto"] | components["schemas"]["AwardTransactionDto"] | components["schemas"]["RemovalTransactionDto"];
             };
         };
         responses: {
             /** @description COMPLETED, or PENDING for a trade awaiting persona two. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10638,8 +7335,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: malformed request, unknown persona or item. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10660,30 +7356,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: not your persona one, or AWARD/REMOVAL by a non-admin. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10701,8 +7378,7 @@ export interface operations {
             /** @description INSUFFICIENT_QUANTITY: a giver holds too little; nothing moved and a FAILED transaction (transactionUid) was stored. IDEMPOTENCY_KEY_REUSED: the key was used for another request. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10717,127 +7393,52 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_findAll: {
+    transactionsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[type]"?: string;
-                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaOneUid]"?: string;
-                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaTwoUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaTwoUid?: string;
             };
             header?: never;
@@ -10848,10 +7449,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10861,8 +7460,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10883,70 +7481,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_findById: {
+    transactionsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10961,10 +7502,8 @@ export interface operations {
             /** @description The transaction, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10974,8 +7513,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10996,30 +7534,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11034,89 +7553,50 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_count: {
+    transactionsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[type]"?: string;
-                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaOneUid]"?: string;
-                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaTwoUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaTwoUid?: string;
             };
             header?: never;
@@ -11127,8 +7607,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11138,8 +7617,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11160,70 +7638,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_accept: {
+    transactionsAccept: {
         parameters: {
             query?: never;
             header?: never;
@@ -11237,10 +7658,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11250,8 +7669,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11272,30 +7690,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11313,8 +7712,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11332,8 +7730,7 @@ export interface operations {
             /** @description CONFLICT: no longer PENDING; INSUFFICIENT_QUANTITY: a giver holds too little (FAILED). */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11348,89 +7745,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_decline: {
+    transactionsDecline: {
         parameters: {
             query?: never;
             header?: never;
@@ -11444,10 +7766,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11457,8 +7777,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11479,30 +7798,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11520,8 +7820,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11539,8 +7838,7 @@ export interface operations {
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11555,89 +7853,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_cancel: {
+    transactionsCancel: {
         parameters: {
             query?: never;
             header?: never;
@@ -11651,10 +7874,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11664,8 +7885,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11686,30 +7906,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11727,8 +7928,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11746,8 +7946,7 @@ export interface operations {
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11762,123 +7961,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findAllByArchetype: {
+    skillsFindAllByArchetype: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -11894,10 +8018,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11907,8 +8029,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11929,30 +8050,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11967,51 +8069,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_truncateByArchetype: {
+    skillsTruncateByArchetype: {
         parameters: {
             query?: never;
             header?: never;
@@ -12028,8 +8091,7 @@ export interface operations {
             /** @description Reset; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12037,8 +8099,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12059,30 +8120,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12100,8 +8142,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12116,123 +8157,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_countByArchetype: {
+    skillsCountByArchetype: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -12248,8 +8214,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12259,8 +8224,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12281,30 +8245,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12319,51 +8264,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findById: {
+    skillsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -12381,10 +8287,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12394,8 +8298,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12416,30 +8319,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12454,51 +8338,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_remove: {
+    skillsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -12517,8 +8362,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12526,8 +8370,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12548,30 +8391,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12589,8 +8413,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12605,89 +8428,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_addProgress: {
+    skillsAddProgress: {
         parameters: {
             query?: never;
             header?: never;
@@ -12710,8 +8458,7 @@ export interface operations {
             /** @description Progress recorded. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12719,8 +8466,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12744,8 +8490,7 @@ export interface operations {
             /** @description UNAUTHORIZED: anonymous (unless ANONYMOUS_WRITES=true) or a bad token. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12763,8 +8508,7 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12782,8 +8526,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12798,123 +8541,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findAll: {
+    skillsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -12928,10 +8596,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12941,8 +8607,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12963,30 +8628,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13001,85 +8647,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_count: {
+    skillsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -13093,8 +8700,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13104,8 +8710,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13126,30 +8731,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13164,51 +8750,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    StorageController_write: {
+    storageWrite: {
         parameters: {
             query?: never;
             header?: never;
@@ -13223,8 +8770,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13234,8 +8780,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13256,30 +8801,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13297,8 +8823,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner's quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER) would be passed; `left` says what is left. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13317,8 +8842,7 @@ export interface operations {
             /** @description PAYLOAD_TOO_LARGE: a value is larger than STORAGE_VALUE_MAX_BYTES (the field says which), or the body than 1 MiB. */
             413: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13333,70 +8857,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    StorageController_remove: {
+    storageRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -13412,8 +8879,7 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13421,8 +8887,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13443,30 +8908,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13484,8 +8930,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: a stated version does not hold, or the object is gone (storageObject names it). */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13501,89 +8946,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    StorageController_read: {
+    storageRead: {
         parameters: {
             query?: never;
             header?: never;
@@ -13598,8 +8968,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13609,8 +8978,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13631,108 +8999,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    StorageController_list: {
+    storageList: {
         parameters: {
             query?: {
                 limit?: number;
@@ -13752,8 +9027,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13763,8 +9037,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13785,70 +9058,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    StorageController_count: {
+    storageCount: {
         parameters: {
             query?: {
                 /** @description Count only the objects of this owner. */
@@ -13865,8 +9081,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13876,8 +9091,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13898,30 +9112,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13936,51 +9131,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    StorageController_findOne: {
+    storageFindOne: {
         parameters: {
             query?: {
                 /** @description Whose object: the caller's when absent. */
@@ -13999,8 +9155,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     /** @description The object's version, quoted (`"9f86…"`). */
                     ETag: string;
                     [name: string]: unknown;
@@ -14012,8 +9167,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14034,30 +9188,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14072,81 +9207,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_findAll: {
+    mediaAssetsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -14157,10 +9253,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14170,8 +9264,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14192,70 +9285,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_create: {
+    mediaAssetsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -14270,12 +9306,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14285,8 +9318,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14307,30 +9339,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14345,89 +9358,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_findById: {
+    mediaAssetsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14442,10 +9380,8 @@ export interface operations {
             /** @description The media asset, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14455,8 +9391,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14477,30 +9412,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14515,56 +9431,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_update: {
+    mediaAssetsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -14580,10 +9457,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14593,8 +9468,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14615,30 +9489,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14656,8 +9511,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14675,8 +9529,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14692,89 +9545,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_remove: {
+    mediaAssetsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -14789,8 +9567,7 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14798,8 +9575,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14820,30 +9596,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14861,8 +9618,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14877,119 +9633,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_count: {
+    mediaAssetsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -15000,8 +9681,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15011,8 +9691,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15033,100 +9712,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_findAll: {
+    textAssetsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -15137,10 +9759,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15150,8 +9770,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15172,70 +9791,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_create: {
+    textAssetsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -15250,12 +9812,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15265,8 +9824,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15287,30 +9845,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15325,89 +9864,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_findById: {
+    textAssetsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15422,10 +9886,8 @@ export interface operations {
             /** @description The text asset, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15435,8 +9897,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15457,30 +9918,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15495,56 +9937,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_update: {
+    textAssetsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The text asset's uid (UUID). */
@@ -15560,10 +9963,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15573,8 +9974,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15595,30 +9995,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15636,8 +10017,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15655,8 +10035,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15672,89 +10051,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_remove: {
+    textAssetsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -15769,8 +10073,7 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -15778,8 +10081,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15800,30 +10102,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15841,8 +10124,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15857,119 +10139,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_count: {
+    textAssetsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -15980,8 +10187,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15991,8 +10197,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16013,70 +10218,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_resolve: {
+    textAssetsResolve: {
         parameters: {
             query?: {
                 /** @description A BCP 47 language tag; when given, Accept-Language is not consulted. */
@@ -16096,8 +10244,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     /** @description The language of the text, when one matched (not for the default text). */
                     "Content-Language"?: string;
                     /** @description `Accept-Language`: the answer depends on it. */
@@ -16111,8 +10258,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: a malformed id or lang. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16133,30 +10279,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16171,85 +10298,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findAll: {
+    achievementsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on badge, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[badge]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[badge]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 badge?: string;
             };
             header?: never;
@@ -16260,10 +10348,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16273,8 +10359,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16295,70 +10380,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_create: {
+    achievementsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -16373,12 +10401,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16388,8 +10413,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16413,8 +10437,7 @@ export interface operations {
             /** @description UNAUTHORIZED: no token (and ANONYMOUS_WRITES is off), or an invalid one. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16432,8 +10455,7 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16448,89 +10470,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_truncate: {
+    achievementsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -16542,8 +10489,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16551,8 +10497,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16567,30 +10512,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16605,89 +10531,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findById: {
+    achievementsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -16702,10 +10553,8 @@ export interface operations {
             /** @description The achievement definition, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16715,8 +10564,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16737,30 +10585,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16775,56 +10604,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_update: {
+    achievementsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The achievement definition's uid (UUID). */
@@ -16840,10 +10630,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16853,8 +10641,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16875,30 +10662,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16916,8 +10684,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16935,8 +10702,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16952,89 +10718,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_remove: {
+    achievementsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -17049,8 +10740,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17058,8 +10748,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17080,30 +10769,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17121,8 +10791,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17137,123 +10806,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_count: {
+    achievementsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on badge, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[badge]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[badge]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 badge?: string;
             };
             header?: never;
@@ -17264,8 +10858,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17275,8 +10868,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17297,100 +10889,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findUnlocked: {
+    achievementsFindUnlocked: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on achievementUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[achievementUid]"?: string;
-                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[userUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[achievementUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 achievementUid?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 userUid?: string;
             };
             header?: never;
@@ -17401,10 +10936,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17414,8 +10947,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17436,70 +10968,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_unlock: {
+    achievementsUnlock: {
         parameters: {
             query?: never;
             header?: never;
@@ -17513,10 +10988,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17526,8 +10999,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17548,30 +11020,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17586,51 +11039,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    RealtimeController_issueTicket: {
+    realtimeIssueTicket: {
         parameters: {
             query?: never;
             header?: never;
@@ -17641,8 +11055,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17652,8 +11065,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17668,111 +11080,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    RealtimeController_notifications: {
+    realtimeNotifications: {
         parameters: {
             query?: {
-                limit?: number;
+                limit?: components["parameters"]["Limit2"];
                 /** @description The last event's id. */
                 after?: string;
             };
@@ -17784,8 +11103,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17795,8 +11113,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17817,67 +11134,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
 }
