@@ -2761,6 +2761,27 @@ export interface components {
             value: unknown;
         };
         WriteStorageDto: {
+            /**
+             * @example [
+             *       {
+             *         "collection": "saves",
+             *         "key": "slot-1",
+             *         "value": {
+             *           "level": 12,
+             *           "checkpoint": "harbour"
+             *         }
+             *       },
+             *       {
+             *         "collection": "settings",
+             *         "key": "audio",
+             *         "value": {
+             *           "music": 0.5,
+             *           "muted": false
+             *         },
+             *         "version": "*"
+             *       }
+             *     ]
+             */
             objects: components["schemas"]["StorageWriteDto"][];
         };
         StorageAcksDto: {
@@ -2779,6 +2800,18 @@ export interface components {
             ownerUid?: string;
         };
         ReadStorageDto: {
+            /**
+             * @example [
+             *       {
+             *         "collection": "saves",
+             *         "key": "slot-1"
+             *       },
+             *       {
+             *         "collection": "settings",
+             *         "key": "audio"
+             *       }
+             *     ]
+             */
             objects: components["schemas"]["StorageRefDto"][];
         };
         StorageObject: {
@@ -2836,6 +2869,14 @@ export interface components {
             version?: string;
         };
         DeleteStorageDto: {
+            /**
+             * @example [
+             *       {
+             *         "collection": "saves",
+             *         "key": "slot-2"
+             *       }
+             *     ]
+             */
             objects: components["schemas"]["StorageDeleteDto"][];
         };
         StoragePageDto: {

@@ -7,7 +7,15 @@ import { STORAGE_VERSION } from '../storage-rules.js';
 import { StorageRefDto } from './storage-ref.dto.js';
 
 export class ReadStorageDto {
-  @ApiProperty({ type: [StorageRefDto], minItems: 1, maxItems: LIMITS.storageBatch })
+  @ApiProperty({
+    type: [StorageRefDto],
+    minItems: 1,
+    maxItems: LIMITS.storageBatch,
+    example: [
+      { collection: 'saves', key: 'slot-1' },
+      { collection: 'settings', key: 'audio' },
+    ],
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(LIMITS.storageBatch)
@@ -27,7 +35,7 @@ export class StorageDeleteDto extends StorageRefDto {
 }
 
 export class DeleteStorageDto {
-  @ApiProperty({ type: [StorageDeleteDto], minItems: 1, maxItems: LIMITS.storageBatch })
+  @ApiProperty({ type: [StorageDeleteDto], minItems: 1, maxItems: LIMITS.storageBatch, example: [{ collection: 'saves', key: 'slot-2' }] })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(LIMITS.storageBatch)

@@ -57,7 +57,15 @@ export class StorageWriteDto extends IntersectionType(StorageRefDto, SentBackDat
 }
 
 export class WriteStorageDto {
-  @ApiProperty({ type: [StorageWriteDto], minItems: 1, maxItems: LIMITS.storageBatch })
+  @ApiProperty({
+    type: [StorageWriteDto],
+    minItems: 1,
+    maxItems: LIMITS.storageBatch,
+    example: [
+      { collection: 'saves', key: 'slot-1', value: { level: 12, checkpoint: 'harbour' } },
+      { collection: 'settings', key: 'audio', value: { music: 0.5, muted: false }, version: '*' },
+    ],
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(LIMITS.storageBatch)
