@@ -4,6 +4,7 @@
  * Fastify the service runs on) and a `pg` pool of the same size (10) serve
  *
  *   GET /items/:id   GET /items?limit=&skip=   GET /items/count   POST /inventories/transaction
+ *   GET /storage/:collection/:key
  *
  * with the same JWT check as the service's JwtGuard (HS256 signature, issuer, audience, expiry, and the
  * `sub`/`roles` claims), the same JSON (same fields in the same order, numbers as numbers, dates as ISO
@@ -127,6 +128,26 @@ app.get<{ Params: { id: string } }>('/items/:id', async (request, reply) => {
     values: [id],
   });
   if (rows.length === 0) return fail(reply, 404, 'NOT_FOUND', `item ${id} not found`);
+  void reply.header('ETag', `"${rows[0].version}"`);
+  return rows[0];
+});
+
+// The columns of a storage object in the order the service's StorageObject serialises them.
+const STORAGE_COLUMNS = `"ownerUid", collection, key, value, version, "permissionRead", "permissionWrite", "dateCreated", "dateModified"`;
+const STORAGE_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** The caller's object, or anyone's the caller may read (admins all, PUBLIC everyone), with its version as ETag. */
+app.get<{ Params: { collection: string; key: string } }>('/storage/:collection/:key', async (request, reply) => {
+  const claims = callers.get(request)!;
+  const { collection, key } = request.params;
+  if (!STORAGE_NAME.test(collection) || !STORAGE_NAME.test(key)) return fail(reply, 400, 'VALIDATION_FAILED', 'malformed name');
+  const { rows } = await pool.query<{ version: string }>({
+    name: 'storage',
+    text: `SELECT ${STORAGE_COLUMNS} FROM storage_objects
+           WHERE "ownerUid" = $1 AND collection = $2 AND key = $3 AND ($4 OR "permissionRead" <> 'NONE')`,
+    values: [claims.sub, collection, key, claims.roles.includes('admin')],
+  });
+  if (rows.length === 0) return fail(reply, 404, 'NOT_FOUND', `storage object ${collection}/${key} not found`);
   void reply.header('ETag', `"${rows[0].version}"`);
   return rows[0];
 });

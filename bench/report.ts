@@ -162,6 +162,12 @@ export interface Goal {
 const READ_RATIO_GOAL = 0.9;
 const WRITE_RATIO_GOAL = 0.8;
 
+/** Cloud save's goals (issue 29): a 4 KB read's share of the baseline, its p99 and a batch's, conditional writes a second. */
+const STORAGE_READ_RATIO_GOAL = 0.8;
+const STORAGE_READ_P99_MS = 10;
+const STORAGE_BATCH_P99_MS = 30;
+const STORAGE_CONDITIONAL_PER_SECOND = 2000;
+
 const LATENCY_GOAL_SCENARIOS = new Set(['items-by-id', 'items-list', 'items-count', 'items-by-id-info', 'gifts']);
 
 export function goals(reports: ScenarioReport[], connections: number, serviceRssPeakMb: number): Goal[] {
@@ -181,6 +187,34 @@ export function goals(reports: ScenarioReport[], connections: number, serviceRss
   ratioGoal('items-count', 'GET /items/count', READ_RATIO_GOAL);
   ratioGoal('gifts', 'gifts', WRITE_RATIO_GOAL);
   ratioGoal('awards', 'awards', WRITE_RATIO_GOAL);
+  ratioGoal('storage-read', 'a 4 KB storage read', STORAGE_READ_RATIO_GOAL);
+  ratioGoal('storage-read-grown', 'a 4 KB storage read in the grown table', STORAGE_READ_RATIO_GOAL);
+  const p99Goal = (id: string, label: string, bound: number) => {
+    const report = byId.get(id);
+    if (!report) return;
+    result.push({ goal: `${label} p99 under ${bound} ms`, met: report.service.p99 < bound, figure: `${report.service.p99.toFixed(1)} ms` });
+  };
+  p99Goal('storage-read', 'a 4 KB storage read', STORAGE_READ_P99_MS);
+  p99Goal('storage-read-grown', 'a 4 KB storage read in the grown table', STORAGE_READ_P99_MS);
+  p99Goal('storage-batch', 'a storage batch of 10 writes', STORAGE_BATCH_P99_MS);
+  const conditional = byId.get('storage-conditional');
+  if (conditional) {
+    result.push({
+      goal: `${STORAGE_CONDITIONAL_PER_SECOND} conditional storage writes a second`,
+      met: conditional.service.requestsPerSecond >= STORAGE_CONDITIONAL_PER_SECOND,
+      figure: `${Math.round(conditional.service.requestsPerSecond)} req/s`,
+    });
+  }
+  const [small, grown] = [byId.get('storage-read'), byId.get('storage-read-grown')];
+  if (small && grown) {
+    // "Without a slower read": the grown table's read keeps its throughput, within the rounds' noise.
+    const share = grown.service.requestsPerSecond / small.service.requestsPerSecond;
+    result.push({
+      goal: 'a storage read no slower once the table has grown (>= 0.9 of its requests/s before)',
+      met: share >= 0.9,
+      figure: `${share.toFixed(2)} (${Math.round(grown.service.requestsPerSecond)} vs ${Math.round(small.service.requestsPerSecond)} req/s; p99 ${grown.service.p99.toFixed(1)} vs ${small.service.p99.toFixed(1)} ms)`,
+    });
+  }
   // A ratio means nothing if the baseline refused what the service did.
   const baselineRefusals = reports.flatMap((report) =>
     Object.entries(report.baseline?.non2xx ?? {}).map(([status, count]) => `${report.title}: ${count}×${status}`),

@@ -13,6 +13,7 @@
  *   --connections 32 --duration 5 --rounds 3 --warmup 3
  *   --only items-by-id,items-list       scenarios: health, items-by-id, items-list, items-count, auth-idp1, auth-refresh,
  *                                       items-create, gifts, awards, trades, progress, items-by-id-info, realtime,
+ *                                       storage-read, storage-batch, storage-conditional, storage-read-grown,
  *                                       matchmaking, scale
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
@@ -57,6 +58,7 @@ import { RedisServer } from '../test/support/redis-server.js';
 import { measureRealtime, type RealtimeReport } from './realtime.js';
 import { countRows, type CurvePoint, growItems, growPersonas, type ScaleReport, scaleChart, scaleTable } from './scale.js';
 import { checkLedger, seed, type SeedData } from './seed.js';
+import { countStorage, growStorageOwners, seedStorage, SETTINGS_VALUE } from './storage.js';
 import { type LocalProvider, signAccessToken, startLocalProvider } from './tokens.js';
 
 const { values: argv } = parseArgs({
@@ -126,6 +128,8 @@ interface Scenario {
   /** The service's LOG_LEVEL for this scenario (warn unless said). */
   logLevel?: 'info';
   requests: Request[];
+  /** Runs once before the scenario's first round (it may grow the data: later scenarios see it too). */
+  prepare?: () => Promise<void>;
   /** How the load generator sends them (LoadJob.chain). */
   chain?: LoadJob['chain'];
   /**
@@ -176,6 +180,10 @@ async function main(): Promise<void> {
   let service = await startService(databaseUrl, provider, 'warn'); // runs the migrations
   log('seeding');
   const data = await seed(pool);
+  const settingsVersions = await seedStorage(
+    pool,
+    data.players.map((player) => player.uid),
+  );
   const tokens = await mintTokens(data, provider);
   const baseline = await startBaseline(databaseUrl);
   const load = await LoadGenerator.start(join(root, 'bench', 'load.ts'), root);
@@ -183,7 +191,7 @@ async function main(): Promise<void> {
 
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
-  const defined = defineScenarios(data, tokens, pool);
+  const defined = defineScenarios(data, tokens, pool, settingsVersions);
   const measures = ['realtime', 'matchmaking', 'scale'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
@@ -203,6 +211,7 @@ async function main(): Promise<void> {
       service = await startService(databaseUrl, provider, logLevel);
     }
     log(`${scenario.title}${options.only ? '' : ` (${scenarios.indexOf(scenario) + 1}/${scenarios.length})`}`);
+    await scenario.prepare?.();
     const report = await runScenario(scenario, service, baseline, load, pool, postmasterPid);
     reports.push(report);
     const brief = (summary: Summary) =>
@@ -509,7 +518,7 @@ async function mintTokens(data: SeedData, provider: LocalProvider): Promise<Toke
 
 /** The baseline is only a reference if it answers what the service answers: byte for byte, headers included. */
 async function compareAnswers(service: Target, baseline: Target, data: SeedData, token: string): Promise<void> {
-  const paths = [...data.itemUids.slice(0, 5).map((uid) => `/items/${uid}`), '/items?limit=100', '/items/count'];
+  const paths = [...data.itemUids.slice(0, 5).map((uid) => `/items/${uid}`), '/items?limit=100', '/items/count', STORAGE_READ_PATH];
   // Every header but those that differ from one answer to the next.
   const headers = (response: Response) =>
     JSON.stringify([...response.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id').sort());
@@ -529,6 +538,9 @@ async function compareAnswers(service: Target, baseline: Target, data: SeedData,
   log(`the service and the baseline answer ${paths.length} requests identically`);
 }
 
+/** Each player's own save, about 4 KB (bench/storage.ts). */
+const STORAGE_READ_PATH = '/storage/saves/slot-1';
+
 /** The headers of a request with our JWT, and of one that also sends a JSON body. */
 const authorization = (token: string) => ({ authorization: `jwt ${token}` });
 const json = (token: string) => ({ ...authorization(token), 'content-type': 'application/json' });
@@ -547,7 +559,7 @@ function giftRequest(pair: SeedData['giftPairs'][number], token: string, goldCoi
   };
 }
 
-function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenario[] {
+function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool, settingsVersions: Map<string, string>): Scenario[] {
   const [traderA, traderB] = data.traders.map((trader) => trader.personaUids[0]);
   const [silver, copper] = data.tradeGoods;
   const skillPersona = data.skillOwner.personaUids[0];
@@ -727,6 +739,7 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
         },
       },
     },
+    ...storageScenarios(data, tokens, pool, settingsVersions),
   ];
   if (options.infoLog) {
     scenarios.push({
@@ -738,6 +751,90 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
     });
   }
   return scenarios;
+}
+
+/**
+ * Cloud save (bench/storage.ts): a player's 4 KB save read by key, batches of 10 writes, conditional
+ * single writes, and the same read again once 100,000 more owners of 20 objects each fill the table.
+ */
+function storageScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool, settingsVersions: Map<string, string>): Scenario[] {
+  const players = data.players.map((player, index) => ({ uid: player.uid, token: tokens.players[index] }));
+  const readSaves: Request[] = players.map(({ token }) => ({ method: 'GET', path: STORAGE_READ_PATH, headers: authorization(token) }));
+  // The usage rows the quotas are checked against must add up to the objects, however many batches raced.
+  const usageCheck = async (label: string, successes: number, extra: Record<string, number> = {}): Promise<Check> => {
+    const { rows } = await pool.query<{ drifted: number }>(
+      `SELECT count(*)::int AS drifted FROM storage_usage u
+       LEFT JOIN (SELECT "ownerUid", count(*) AS objects, sum(size) AS bytes FROM storage_objects GROUP BY "ownerUid") o USING ("ownerUid")
+       WHERE u.objects <> coalesce(o.objects, 0) OR u.bytes <> coalesce(o.bytes, 0)`,
+    );
+    const ok = successes > 0 && rows[0].drifted === 0 && Object.values(extra).every((count) => count === 0);
+    return {
+      ok,
+      summary:
+        `verification run: ${successes} ${label} 2xx; owners whose usage differs from their objects: ${rows[0].drifted}` +
+        Object.entries(extra)
+          .map(([name, count]) => `; ${name}: ${count}`)
+          .join(''),
+      details: { successes, usageDrifted: rows[0].drifted, ...extra },
+    };
+  };
+  const grownOwners = options.quick ? 10_000 : 100_000;
+  return [
+    { id: 'storage-read', title: 'GET /storage/{collection}/{key} (4 KB)', withBaseline: true, requests: readSaves },
+    {
+      id: 'storage-batch',
+      title: 'PUT /storage, batches of 10',
+      withBaseline: false,
+      requests: players.map(({ token }, index) => ({
+        method: 'PUT',
+        path: '/storage',
+        headers: json(token),
+        body: JSON.stringify({
+          objects: Array.from({ length: 10 }, (_, key) => ({
+            collection: 'replays',
+            key: `replay-${key}`,
+            value: { map: `arena-${(index + key) % 12}`, frames: 'x'.repeat(300), score: key * 10 },
+          })),
+        }),
+      })),
+      verify: { check: (successes) => usageCheck('batches', successes) },
+    },
+    {
+      id: 'storage-conditional',
+      title: 'PUT /storage, one write on its version',
+      withBaseline: false,
+      // The value written again each time is the stored one, whose version is a hash of it: every
+      // write states a version that still holds, and goes through the lock, the check and the upsert.
+      requests: players.map(({ uid, token }) => ({
+        method: 'PUT',
+        path: '/storage',
+        headers: json(token),
+        body: JSON.stringify({
+          objects: [{ collection: 'settings', key: 'audio', value: SETTINGS_VALUE, version: settingsVersions.get(uid) }],
+        }),
+      })),
+      verify: {
+        check: async (successes) => {
+          const { rows } = await pool.query<{ changed: number }>(
+            `SELECT count(*)::int AS changed FROM storage_objects WHERE collection = 'settings' AND key = 'audio' AND version <> ALL($1::text[])`,
+            [[...settingsVersions.values()]],
+          );
+          return usageCheck('conditional writes', successes, { 'settings whose version moved': rows[0].changed });
+        },
+      },
+    },
+    {
+      id: 'storage-read-grown',
+      title: `GET /storage/{collection}/{key} (4 KB), ${grownOwners / 1000}k more owners × 20 objects`,
+      withBaseline: true,
+      prepare: async () => {
+        await growStorageOwners(pool, grownOwners, log);
+        const { objects, owners } = await countStorage(pool);
+        log(`  storage: ${objects} objects of ${owners} owners`);
+      },
+      requests: readSaves,
+    },
+  ];
 }
 
 // Rounds of 3 s even in a quick run: at 512 connections the first answers take over a second to come back.

@@ -12,4 +12,5 @@ export type RealtimeEvent =
   | Schemas['TransactionPendingEvent']
   | Schemas['TransactionUpdatedEvent']
   | Schemas['InventoryUpdatedEvent']
-  | Schemas['AchievementUnlockedEvent'];
+  | Schemas['AchievementUnlockedEvent']
+  | Schemas['StorageUpdatedEvent'];

@@ -1021,6 +1021,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Write storage objects (a batch: all or nothing)
+         * @description Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
+         */
+        put: operations["storageWrite"];
+        post?: never;
+        /**
+         * Delete storage objects (a batch: all or nothing)
+         * @description Up to 100 objects. An object that does not exist is no error, unless a `version` was stated. The owner's sockets are told (`storage.updated` with version null).
+         */
+        delete: operations["storageRemove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read storage objects (a batch)
+         * @description Up to 100 objects, the caller's unless `ownerUid` names another's. Those that do not exist, and those the caller may not read, are simply absent from the answer: NONE objects are read by admins only, OWNER ones by their owner too, PUBLIC ones by every signed-in player.
+         */
+        post: operations["storageRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/{collection}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an owner's objects in a collection
+         * @description The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
+         */
+        get: operations["storageList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/{collection}/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the objects of a collection (admins)
+         * @description Of every owner, or of `ownerUid`.
+         */
+        get: operations["storageCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/{collection}/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one storage object, with its version as ETag
+         * @description The caller's unless `ownerUid` names another's. 404 when it does not exist or the caller may not read it.
+         */
+        get: operations["storageFindOne"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets/media": {
         parameters: {
             query?: never;
@@ -1365,7 +1469,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -1374,6 +1478,31 @@ export interface components {
             field: string;
             /** @example must not exceed 1000 */
             message: string;
+        };
+        StorageObjectRef: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /** Format: uuid */
+            ownerUid: string;
+            /**
+             * @description On VERSION_CONFLICT: the version the object has now (null: there is none).
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            currentVersion?: string | null;
+        };
+        StorageQuotaLeft: {
+            /**
+             * @description Objects the owner may still add.
+             * @example 3
+             */
+            objects: number;
+            /**
+             * @description Bytes of values (their JSON) the owner may still add.
+             * @example 10240
+             */
+            bytes: number;
         };
         ErrorBody: {
             /**
@@ -1417,6 +1546,10 @@ export interface components {
              * @description On ALREADY_QUEUED: the user who has no queue place left.
              */
             userUid?: string;
+            /** @description On VERSION_CONFLICT and FORBIDDEN of a storage write or delete: the object at fault. */
+            storageObject?: components["schemas"]["StorageObjectRef"];
+            /** @description On QUOTA_EXCEEDED: what the owner's quota leaves. */
+            left?: components["schemas"]["StorageQuotaLeft"];
         };
         TokenDto: {
             /**
@@ -1598,7 +1731,7 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreatePersonaDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -1681,7 +1814,7 @@ export interface components {
             /** @description The statistic's name, e.g. `damage`. */
             name: string;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateItemDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -1730,7 +1863,7 @@ export interface components {
              */
             parentUID?: string | null;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateItemDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -1857,7 +1990,7 @@ export interface components {
              */
             members: string[];
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateSessionDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -1923,7 +2056,7 @@ export interface components {
              */
             password?: string | null;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateSessionDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -2113,7 +2246,7 @@ export interface components {
              */
             value: unknown;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateTicketDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -2182,7 +2315,7 @@ export interface components {
             expiresAt?: string;
         };
         /**
-         * @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
+         * @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
          * @example {
          *       "criteria": [
          *         {
@@ -2315,6 +2448,49 @@ export interface components {
              * @example 2
              */
             quantity: number;
+        };
+        /**
+         * @description Who reads it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set.
+         * @enum {string}
+         */
+        StorageReadPermission: "NONE" | "OWNER" | "PUBLIC";
+        /**
+         * @description Who writes it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set.
+         * @enum {string}
+         */
+        StorageWritePermission: "NONE" | "OWNER";
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        StorageWriteDto: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /**
+             * Format: uuid
+             * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
+             */
+            ownerUid?: string;
+            /**
+             * @description A JSON object of at most 65536 bytes of compact JSON (STORAGE_VALUE_MAX_BYTES): larger is 413 and nothing of the batch is written. Numbers must be finite; strings and keys may not hold U+0000.
+             * @example {
+             *       "level": 12,
+             *       "checkpoint": "harbour"
+             *     }
+             */
+            value: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Absent: write whatever is stored. `*`: only if the object does not exist yet. A version (a hash,
+             *     as read): only if the object still has it. Otherwise 409 VERSION_CONFLICT, and nothing of the batch
+             *     is written.
+             * @example *
+             */
+            version?: string;
+            /** @description Who reads it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set. */
+            permissionRead?: components["schemas"]["StorageReadPermission"];
+            /** @description Who writes it. A new object defaults to OWNER; a replaced one keeps its own. NONE is an admin's to set. */
+            permissionWrite?: components["schemas"]["StorageWritePermission"];
         };
         /**
          * @example {
@@ -2463,6 +2639,8 @@ export interface components {
              * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
              */
             personaOneUid: string;
+            /** @description Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two. */
+            storageWrites?: components["schemas"]["StorageWriteDto"][];
         };
         /**
          * @description PENDING (waiting for persona two's owner), COMPLETED, FAILED (a quantity was short), CANCELED or DECLINED.
@@ -2490,6 +2668,16 @@ export interface components {
             /** Format: date-time */
             dateModified?: string;
         };
+        StorageAck: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /** Format: uuid */
+            ownerUid: string;
+            /** @example 9f86d081884c7d659a2feaa0c55ad015 */
+            version: string;
+        };
         InventoryTransaction: {
             /** @description PENDING (waiting for persona two's owner), COMPLETED, FAILED (a quantity was short), CANCELED or DECLINED. */
             status: components["schemas"]["TransactionStatus"];
@@ -2508,6 +2696,11 @@ export interface components {
             personaTwoInventoryItemsAfter: components["schemas"]["InventorySnapshot"][];
             /** @description Why a FAILED transaction failed. */
             reason: string | null;
+            /**
+             * @description Not stored: in the answer to a POST /inventories/transaction that carried `storageWrites`, the
+             *     objects' new versions (a retry answered from its Idempotency-Key has none: read the objects).
+             */
+            storageAcks?: components["schemas"]["StorageAck"][];
             /**
              * Format: uuid
              * @description Record identifier (UUID v4), assigned by the service.
@@ -2566,6 +2759,134 @@ export interface components {
              * @example 5
              */
             value: unknown;
+        };
+        WriteStorageDto: {
+            /**
+             * @example [
+             *       {
+             *         "collection": "saves",
+             *         "key": "slot-1",
+             *         "value": {
+             *           "level": 12,
+             *           "checkpoint": "harbour"
+             *         }
+             *       },
+             *       {
+             *         "collection": "settings",
+             *         "key": "audio",
+             *         "value": {
+             *           "music": 0.5,
+             *           "muted": false
+             *         },
+             *         "version": "*"
+             *       }
+             *     ]
+             */
+            objects: components["schemas"]["StorageWriteDto"][];
+        };
+        StorageAcksDto: {
+            /** @description One per write, in the order of the request. */
+            acks: components["schemas"]["StorageAck"][];
+        };
+        StorageRefDto: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /**
+             * Format: uuid
+             * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
+             */
+            ownerUid?: string;
+        };
+        ReadStorageDto: {
+            /**
+             * @example [
+             *       {
+             *         "collection": "saves",
+             *         "key": "slot-1"
+             *       },
+             *       {
+             *         "collection": "settings",
+             *         "key": "audio"
+             *       }
+             *     ]
+             */
+            objects: components["schemas"]["StorageRefDto"][];
+        };
+        StorageObject: {
+            /**
+             * Format: uuid
+             * @description The user who owns it: their storage quota counts it.
+             */
+            ownerUid: string;
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /**
+             * @description The stored JSON object (at most STORAGE_VALUE_MAX_BYTES of compact JSON).
+             * @example {
+             *       "level": 12,
+             *       "checkpoint": "harbour"
+             *     }
+             */
+            value: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A hash of the stored value (also its ETag): state it in a write or delete to make it conditional.
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            version: string;
+            /** @description NONE: only admins (and game servers) read it; OWNER: its owner too; PUBLIC: every signed-in player. */
+            permissionRead: components["schemas"]["StorageReadPermission"];
+            /** @description NONE: only admins write it (progress a client must not forge); OWNER: its owner too. */
+            permissionWrite: components["schemas"]["StorageWritePermission"];
+            /** Format: date-time */
+            dateCreated: string;
+            /** Format: date-time */
+            dateModified: string;
+        };
+        StorageObjectsDto: {
+            /** @description The objects found that the caller may read, in the order of the request (the others are simply absent). */
+            objects: components["schemas"]["StorageObject"][];
+        };
+        StorageDeleteDto: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /**
+             * Format: uuid
+             * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
+             */
+            ownerUid?: string;
+            /**
+             * @description Only if the object still has this version (409 VERSION_CONFLICT otherwise, also when it is gone).
+             * @example 9f86d081884c7d659a2feaa0c55ad015
+             */
+            version?: string;
+        };
+        DeleteStorageDto: {
+            /**
+             * @example [
+             *       {
+             *         "collection": "saves",
+             *         "key": "slot-2"
+             *       }
+             *     ]
+             */
+            objects: components["schemas"]["StorageDeleteDto"][];
+        };
+        StoragePageDto: {
+            /** @description In the order of their keys. */
+            objects: components["schemas"]["StorageObject"][];
+            /**
+             * @description Where the next page starts (send it as `cursor`); null on the last page.
+             * @example c2xvdC0y
+             */
+            cursor: string | null;
         };
         MediaFile: {
             /** @example image/png */
@@ -2677,7 +2998,7 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateMediaAssetDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -2709,7 +3030,7 @@ export interface components {
                 [key: string]: components["schemas"]["MediaFileDto"];
             };
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateMediaAssetDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -2777,7 +3098,7 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateTextAssetDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -2803,7 +3124,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateTextAssetDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -2866,7 +3187,7 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateAchievementDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -2885,7 +3206,7 @@ export interface components {
              */
             badge?: string | null;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateAchievementDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -3129,6 +3450,33 @@ export interface components {
              */
             type: "achievement.unlocked";
         };
+        StorageUpdated: {
+            /** @example saves */
+            collection: string;
+            /** @example slot-1 */
+            key: string;
+            /** Format: uuid */
+            ownerUid: string;
+            /** @example 9f86d081884c7d659a2feaa0c55ad015 */
+            version: string | null;
+        };
+        /**
+         * @example {
+         *       "type": "storage.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        StorageUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description Re-read the object unless you hold this version; null: it was deleted. */
+            data: components["schemas"]["StorageUpdated"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "storage.updated";
+        };
         RealtimeTicketDto: {
             /**
              * @description Open the socket with `/realtime?ticket=<ticket>` within 30 s; it works once.
@@ -3153,7 +3501,7 @@ export interface components {
              * @description What happened (docs/REALTIME.md lists the types and who receives them).
              * @enum {string}
              */
-            type: "ticket.updated" | "session.updated" | "session.deleted" | "session.invited" | "transaction.pending" | "transaction.updated" | "inventory.updated" | "achievement.unlocked";
+            type: "ticket.updated" | "session.updated" | "session.deleted" | "session.invited" | "transaction.pending" | "transaction.updated" | "inventory.updated" | "achievement.unlocked" | "storage.updated";
             /**
              * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
              * @example 1024-57
@@ -8448,6 +8796,463 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    storageWrite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WriteStorageDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageAcksDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner's quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER) would be passed; `left` says what is left. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: a value is larger than STORAGE_VALUE_MAX_BYTES (the field says which), or the body than 1 MiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "a value is larger than STORAGE_VALUE_MAX_BYTES (the field says which), or the body than 1 MiB.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    storageRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteStorageDto"];
+            };
+        };
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT: a stated version does not hold, or the object is gone (storageObject names it). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    storageRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReadStorageDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageObjectsDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    storageList: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The previous page’s cursor. */
+                cursor?: string;
+                /** @description Whose objects: the caller's when absent. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The object's collection. */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoragePageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    storageCount: {
+        parameters: {
+            query?: {
+                /** @description Count only the objects of this owner. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The object's collection. */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    storageFindOne: {
+        parameters: {
+            query?: {
+                /** @description Whose object: the caller's when absent. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The object's collection. */
+                collection: string;
+                /** @description The object's key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The object's version, quoted (`"9f86…"`). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageObject"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     mediaAssetsFindAll: {
         parameters: {
             query?: {
@@ -10343,7 +11148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"])[];
+                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"] | components["schemas"]["StorageUpdatedEvent"])[];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */

@@ -25,6 +25,7 @@ import { RateLimitGuard } from './security/rate-limit.guard.js';
 import { SecurityModule } from './security/security.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { SkillsModule } from './skills/skills.module.js';
+import { StorageModule } from './storage/storage.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -55,6 +56,7 @@ export class AppModule {
         MatchmakerModule,
         EconomyModule,
         SkillsModule,
+        StorageModule,
         AssetsModule,
         AchievementsModule,
         RealtimeModule,

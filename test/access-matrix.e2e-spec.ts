@@ -43,6 +43,8 @@ interface Row {
   credential?: 'jwt' | 'idp1' | 'idp2';
   /** Runs after every other row (truncates). */
   last?: boolean;
+  /** For 'sees' and 'blind': whether the answer shows the cell's record, when it is neither a list of records nor a count. */
+  seen?: (body: any) => boolean;
 }
 
 interface Player {
@@ -75,6 +77,11 @@ interface World {
   session(role: Role): Promise<{ token: string; refreshToken: string; uid: string }>;
   /** A user made for one cell, to ban or unban. */
   user(): Promise<string>;
+  /** A storage object of the owner's (an admin writes it, as a game server would), alone in its collection. */
+  storageObject(permissions?: {
+    permissionRead?: 'NONE' | 'PUBLIC';
+    permissionWrite?: 'NONE';
+  }): Promise<{ collection: string; key: string }>;
 }
 
 const ARCHETYPE = 'warrior';
@@ -87,6 +94,22 @@ const ownSession = async (w: World, role: Role): Promise<Call> =>
   role === 'anonymous' ? {} : { headers: { authorization: `jwt ${(await w.session(role)).token}` } };
 const listOf = (uid: (w: World) => Promise<string> | string) => async (w: World) => ({ query: { uid: await uid(w) } });
 const byId = (uid: (w: World) => Promise<string> | string) => async (w: World) => ({ params: { id: await uid(w) } });
+/** An owner's storage object, named in the body's `objects` (with `value` for a write). */
+const storageBatch =
+  (permissions: Parameters<World['storageObject']>[0], value?: unknown) =>
+  async (w: World): Promise<Call> => {
+    const ref = { ...(await w.storageObject(permissions)), ownerUid: w.owner.uid };
+    return { body: { objects: [value === undefined ? ref : { ...ref, value }] } };
+  };
+/** An owner's storage object in the path (and `ownerUid` in the query). */
+const storagePath =
+  (permissions?: Parameters<World['storageObject']>[0]) =>
+  async (w: World): Promise<Call> => {
+    const { collection, key } = await w.storageObject(permissions);
+    return { params: { collection, key }, query: { ownerUid: w.owner.uid } };
+  };
+const someObjects = (body: { objects?: unknown[] }) => (body.objects?.length ?? 0) > 0;
+
 const inSkill = async (w: World) => {
   const { personaUid, archetypeUid, skillUid, uid } = await w.skill();
   return { params: { personaUid, archetypeUid, skillUid }, query: { uid } };
@@ -209,6 +232,23 @@ const TABLE: Row[] = [
                                                                       cells: [401,      200,     403,     200], call: inSkill },
   { route: 'DELETE /personas/{personaUid}/archetypes/{archetypeUid}/skills',
                                                                       cells: [401,      200,     403,     200], call: inSkill },
+
+  // Cloud save: the owner's objects; players change their own, admins anyone's (and the protected class,
+  // permissionWrite NONE); reads as each object's permissionRead says (NONE: admins only).
+  { route: 'PUT /storage',                                            cells: [401,      200,     403,     200], call: storageBatch({}, { n: 1 }) },
+  { route: 'PUT /storage', variant: 'permissionWrite NONE',           cells: [401,      403,     403,     200], call: storageBatch({ permissionWrite: 'NONE' }, { n: 1 }) },
+  { route: 'DELETE /storage',                                         cells: [401,      204,     403,     204], call: storageBatch({}) },
+  { route: 'DELETE /storage', variant: 'permissionWrite NONE',        cells: [401,      403,     403,     204], call: storageBatch({ permissionWrite: 'NONE' }) },
+  { route: 'POST /storage/read',                                      cells: [401,      'sees',  'blind', 'sees'], call: storageBatch({}), seen: someObjects },
+  { route: 'POST /storage/read', variant: 'permissionRead PUBLIC',    cells: [401,      'sees',  'sees',  'sees'], call: storageBatch({ permissionRead: 'PUBLIC' }), seen: someObjects },
+  { route: 'POST /storage/read', variant: 'permissionRead NONE',      cells: [401,      'blind', 'blind', 'sees'], call: storageBatch({ permissionRead: 'NONE' }), seen: someObjects },
+  { route: 'GET /storage/{collection}',                               cells: [401,      'sees',  'blind', 'sees'], call: storagePath(), seen: someObjects },
+  { route: 'GET /storage/{collection}', variant: 'permissionRead PUBLIC',
+                                                                      cells: [401,      'sees',  'sees',  'sees'], call: storagePath({ permissionRead: 'PUBLIC' }), seen: someObjects },
+  { route: 'GET /storage/{collection}/{key}',                         cells: [401,      200,     404,     200], call: storagePath() },
+  { route: 'GET /storage/{collection}/{key}', variant: 'permissionRead NONE',
+                                                                      cells: [401,      404,     404,     200], call: storagePath({ permissionRead: 'NONE' }) },
+  { route: 'GET /storage/{collection}/count',                         cells: [401,      403,     403,     'sees'], call: storagePath() },
 
   // Media and text assets: catalog data.
   { route: 'GET /assets/media',                                       cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.mediaAsset()) },
@@ -342,6 +382,11 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
         return { ...opened, uid: decodeJwt<{ sid: string }>(opened.token).sid };
       },
       user: async () => (await api.signInPlayer(`matrix-banned-${next()}`)).uid,
+      storageObject: async (permissions = {}) => {
+        const ref = { collection: `matrix-${next()}`, key: 'save' };
+        await ok(api.put('/storage', { objects: [{ ...ref, value: { level: 1 }, ownerUid: owner.uid, ...permissions }] }, as(admin)), 200);
+        return ref;
+      },
       ticket: () => created('/tickets', { numTeams: 2 }, owner),
       partyTicket: () => created('/tickets', { numTeams: 2, teamSize: 2, users: [owner.uid, partner.uid] }, owner),
       pendingTrade: async () => {
@@ -418,9 +463,11 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
 
         let got: Cell = response.status;
         if ((expected === 'sees' || expected === 'blind') && response.status === 200) {
-          const found = Array.isArray(response.body)
-            ? response.body.some((record: { uid?: string }) => record.uid === query?.uid)
-            : response.body.count > 0;
+          const found = row.seen
+            ? row.seen(response.body)
+            : Array.isArray(response.body)
+              ? response.body.some((record: { uid?: string }) => record.uid === query?.uid)
+              : response.body.count > 0;
           got = found ? 'sees' : 'blind';
         }
         const label = `${row.route}${row.variant ? ` [${row.variant}]` : ''} as ${role}`;

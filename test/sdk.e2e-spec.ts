@@ -104,6 +104,37 @@ describe('the typed client (sdk/)', () => {
     expect(await holdings(bob)).toEqual({ [dagger]: 1, [gold]: 60 });
   });
 
+  it('keeps a cloud save from two devices: typed writes, reads, and the 409 of the device that saves on a stale version', async () => {
+    const [phone, tablet] = [await signIn('sdk-saver'), await signIn('sdk-saver')];
+    const created = await phone.PUT('/storage', {
+      body: { objects: [{ collection: 'saves', key: 'slot-1', version: '*', value: { level: 3, gold: 120 } }] },
+    });
+    const first = created.data!.acks[0].version;
+    const read = await tablet.GET('/storage/{collection}/{key}', { params: { path: { collection: 'saves', key: 'slot-1' } } });
+    expect(read.data).toMatchObject({ value: { level: 3, gold: 120 }, version: first, permissionRead: 'OWNER' });
+    expect(read.response.headers.get('etag')).toBe(`"${first}"`);
+    const saved = await tablet.PUT('/storage', {
+      body: { objects: [{ collection: 'saves', key: 'slot-1', version: first, value: { level: 4, gold: 80 } }] },
+    });
+    const stale = await phone.PUT('/storage', {
+      body: { objects: [{ collection: 'saves', key: 'slot-1', version: first, value: { level: 3, gold: 200 } }] },
+    });
+    expect(stale.error).toMatchObject({
+      status: 409,
+      code: 'VERSION_CONFLICT',
+      storageObject: { key: 'slot-1', currentVersion: saved.data!.acks[0].version },
+    });
+    const both = await phone.POST('/storage/read', {
+      body: {
+        objects: [
+          { collection: 'saves', key: 'slot-1' },
+          { collection: 'saves', key: 'slot-2' },
+        ],
+      },
+    });
+    expect(both.data!.objects.map((object) => object.value)).toEqual([{ level: 4, gold: 80 }]);
+  });
+
   it('passes list filters as query parameters and reads errors as ErrorBody', async () => {
     const admin = await signIn('admin');
     for (const name of ['Ashwood bow', 'Ashen cloak', 'Frost lance']) {

@@ -16,6 +16,7 @@ export enum ErrorCode {
   DUPLICATE = 'DUPLICATE',
   ALREADY_QUEUED = 'ALREADY_QUEUED',
   INSUFFICIENT_QUANTITY = 'INSUFFICIENT_QUANTITY',
+  QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
@@ -31,6 +32,32 @@ export class ErrorDetail {
   field: string;
   @ApiProperty({ example: 'must not exceed 1000' })
   message: string;
+}
+
+/** The storage object an error is about (docs/GUIDE.md, "Cloud save"). */
+export class StorageObjectRef {
+  @ApiProperty({ example: 'saves' })
+  collection: string;
+  @ApiProperty({ example: 'slot-1' })
+  key: string;
+  @ApiProperty({ format: 'uuid' })
+  ownerUid: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    required: false,
+    description: 'On VERSION_CONFLICT: the version the object has now (null: there is none).',
+    example: '9f86d081884c7d659a2feaa0c55ad015',
+  })
+  currentVersion?: string | null;
+}
+
+/** What an owner's storage quota leaves (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER). */
+export class StorageQuotaLeft {
+  @ApiProperty({ type: 'integer', description: 'Objects the owner may still add.', example: 3 })
+  objects: number;
+  @ApiProperty({ type: 'integer', description: 'Bytes of values (their JSON) the owner may still add.', example: 10240 })
+  bytes: number;
 }
 
 /** The body of every error response. */
@@ -68,6 +95,14 @@ export class ErrorBody {
   ticketUid?: string;
   @ApiProperty({ format: 'uuid', required: false, description: 'On ALREADY_QUEUED: the user who has no queue place left.' })
   userUid?: string;
+  @ApiProperty({
+    type: StorageObjectRef,
+    required: false,
+    description: 'On VERSION_CONFLICT and FORBIDDEN of a storage write or delete: the object at fault.',
+  })
+  storageObject?: StorageObjectRef;
+  @ApiProperty({ type: StorageQuotaLeft, required: false, description: "On QUOTA_EXCEEDED: what the owner's quota leaves." })
+  left?: StorageQuotaLeft;
 }
 
 /**
@@ -79,7 +114,10 @@ export class ApiException extends HttpException {
     status: HttpStatus,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: Pick<ErrorBody, 'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid'> = {},
+    readonly extra: Pick<
+      ErrorBody,
+      'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid' | 'storageObject' | 'left'
+    > = {},
     readonly retryAfterSeconds?: number,
   ) {
     super(message, status);

@@ -21,4 +21,8 @@ export const LIMITS = {
   /** Characters of a statistic's or criterion's name, and of a string value. */
   ticketNameLength: 64,
   ticketValueLength: 256,
+  /** Objects one storage write, read or delete names (docs/GUIDE.md, "Cloud save"). */
+  storageBatch: 100,
+  /** Storage writes one economy transaction carries, committed with it. */
+  transactionStorageWrites: 10,
 } as const;

@@ -8,6 +8,7 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiParam,
+  ApiPayloadTooLargeResponse,
   ApiQuery,
   ApiResponse,
   ApiUnauthorizedResponse,
@@ -183,7 +184,7 @@ export const NEXT_SKIP_HEADER = {
 export const ApiUidParam = (name = 'id', what = 'record') =>
   ApiParam({ name, description: `The ${what}'s uid (UUID).`, format: 'uuid', type: 'string' });
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 503;
 
 type ErrorResponseOptions = { description: string; example: ErrorBody };
 
@@ -193,6 +194,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, (options: ErrorResponseOptions) => Me
   403: (options) => ApiForbiddenResponse({ type: ErrorBody, ...options }),
   404: (options) => ApiNotFoundResponse({ type: ErrorBody, ...options }),
   409: (options) => ApiConflictResponse({ type: ErrorBody, ...options }),
+  413: (options) => ApiPayloadTooLargeResponse({ type: ErrorBody, ...options }),
   503: (options) => ApiResponse({ status: 503, type: ErrorBody, ...options }),
 };
 
@@ -202,6 +204,7 @@ const DEFAULT_DESCRIPTIONS: Record<ErrorStatus, string> = {
   403: 'FORBIDDEN: signed in, but not allowed to do this.',
   404: 'NOT_FOUND: no such record, or not one the caller may see.',
   409: 'VERSION_CONFLICT: the stated version is not the current one.',
+  413: 'PAYLOAD_TOO_LARGE: the body is larger than 1 MiB.',
   503: 'DATABASE_UNAVAILABLE or PROVIDER_UNAVAILABLE.',
 };
 

@@ -54,7 +54,8 @@ export function sendRecordHeaders(fastify: FastifyInstance): void {
     if (nextSkip !== undefined) void reply.header('X-Next-Skip', String(nextSkip));
     if (config.sendsETag === true) {
       const record = payload as { version?: unknown; uid?: unknown } | null;
-      if (typeof record?.version === 'number') void reply.header('ETag', `"${record.version}"`);
+      // A record's version is a number; a storage object's, a hash of its value.
+      if (typeof record?.version === 'number' || typeof record?.version === 'string') void reply.header('ETag', `"${record.version}"`);
       if (config.sendsLocation === true && reply.statusCode === 201 && typeof record?.uid === 'string') {
         void reply.header('Location', `${url}/${record.uid}`);
       }

@@ -400,6 +400,34 @@ export class Environment {
   REALTIME_INBOX_MAX: number;
 
   @Variable({
+    default: '65536',
+    meaning:
+      "The most bytes a storage object's value may take, as compact JSON (UTF-8); a larger one is 413 `PAYLOAD_TOO_LARGE` " +
+      'and nothing of its batch is written (1 KiB to 1 MiB; a request body holds at most 1 MiB).',
+    comment: 'bytes of JSON one storage value may take',
+  })
+  @Integer(1024, 1024 * 1024)
+  STORAGE_VALUE_MAX_BYTES: number;
+
+  @Variable({
+    default: '1000',
+    meaning:
+      'Storage objects one player may own; a write that would pass it is 409 `QUOTA_EXCEEDED` with what is left. Admins ' +
+      '(a game server) write past it.',
+    comment: 'storage objects per player',
+  })
+  @Integer(1, 10_000_000)
+  STORAGE_OBJECTS_PER_OWNER: number;
+
+  @Variable({
+    default: '10485760',
+    meaning: 'Bytes of storage values (their JSON) one player may own, 10 MiB; past it as `STORAGE_OBJECTS_PER_OWNER`.',
+    comment: 'bytes of storage values per player (10 MiB)',
+  })
+  @Integer(1024, 2 ** 40)
+  STORAGE_BYTES_PER_OWNER: number;
+
+  @Variable({
     default: 'info',
     meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
     comment: 'fatal, error, warn, info, debug, trace or silent',

@@ -134,6 +134,12 @@ export interface AppConfig {
     /** Events kept per user: past it, the oldest are dropped (realtime_events_dropped_total counts them). */
     inboxMaxEvents: number;
   };
+  /** Cloud save: what one value and one player's storage may hold (admins write past the quotas). */
+  storage: {
+    valueMaxBytes: number;
+    objectsPerOwner: number;
+    bytesPerOwner: number;
+  };
 }
 
 export class EnvironmentError extends Error {
@@ -250,6 +256,11 @@ function toAppConfig(environment: Environment): AppConfig {
       pingIntervalMs: environment.REALTIME_PING_INTERVAL,
       maxBufferedBytes: environment.REALTIME_MAX_BUFFER,
       inboxMaxEvents: environment.REALTIME_INBOX_MAX,
+    },
+    storage: {
+      valueMaxBytes: environment.STORAGE_VALUE_MAX_BYTES,
+      objectsPerOwner: environment.STORAGE_OBJECTS_PER_OWNER,
+      bytesPerOwner: environment.STORAGE_BYTES_PER_OWNER,
     },
   };
 }

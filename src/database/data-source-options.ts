@@ -12,6 +12,7 @@ import { InventoryItem } from '../economy/inventory-item.entity.js';
 import { LedgerEntry } from '../economy/ledger-entry.entity.js';
 import { InventoryTransaction } from '../economy/transaction.entity.js';
 import { SkillProgress } from '../skills/skill-progress.entity.js';
+import { StorageObject, StorageUsage } from '../storage/storage-object.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 // Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
@@ -29,6 +30,8 @@ export const ENTITIES = [
   InventoryTransaction,
   LedgerEntry,
   SkillProgress,
+  StorageObject,
+  StorageUsage,
 ];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ItemsModule } from '../items/items.module.js';
 import { PersonasModule } from '../personas/personas.module.js';
+import { StorageModule } from '../storage/storage.module.js';
 import { InventoriesController } from './inventories.controller.js';
 import { InventoriesService } from './inventories.service.js';
 import { InventoryRepository } from './inventory.repository.js';
@@ -15,7 +16,7 @@ import { TransactionsService } from './transactions.service.js';
  * the quantities; the repositories own the SQL.
  */
 @Module({
-  imports: [PersonasModule, ItemsModule],
+  imports: [PersonasModule, ItemsModule, StorageModule],
   controllers: [InventoriesController, TransactionsController],
   providers: [InventoriesService, InventoryRepository, TransactionsService, TransactionProcessor, TransactionsRepository],
 })

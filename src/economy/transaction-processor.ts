@@ -16,6 +16,7 @@ import {
   planMovements,
   type TransactionRequest,
 } from './inventory-plan.js';
+import { type StorageBatch, StorageService } from '../storage/storage.service.js';
 import type { InventorySnapshot, InventoryTransaction } from './transaction.entity.js';
 import { TransactionsRepository, type UnsettledTransaction } from './transactions.repository.js';
 
@@ -32,6 +33,7 @@ export class TransactionProcessor {
   constructor(
     private readonly inventories: InventoryRepository,
     private readonly transactions: TransactionsRepository,
+    private readonly storage: StorageService,
   ) {}
 
   /**
@@ -44,9 +46,15 @@ export class TransactionProcessor {
 
   /**
    * Processes the transaction, stored PENDING or not stored yet (then its record is stored settled);
-   * `locked`: its inventories, if the caller has locked them already (`lock`).
+   * `locked`: its inventories, if the caller has locked them already (`lock`); `storage`: objects to
+   * write with it, only if it completes (a refused write, a version conflict say, rolls back both).
    */
-  async process(db: Transaction, transaction: UnsettledTransaction, locked?: LockedInventories): Promise<InventoryTransaction> {
+  async process(
+    db: Transaction,
+    transaction: UnsettledTransaction,
+    locked?: LockedInventories,
+    storage?: StorageBatch,
+  ): Promise<InventoryTransaction> {
     const request = requestOf(transaction);
     const personaUids = personasOf(request);
     if (!locked) await this.inventories.lockInventories(db, personaUids);
@@ -68,8 +76,11 @@ export class TransactionProcessor {
       return this.transactions.settle(db, transaction, { status: 'FAILED', reason, movements: [], held, ...snapshots });
     }
 
+    // After the personas' locks, as every economy transaction takes them: the owners' storage is locked second.
+    const storageAcks = storage ? await this.storage.applyWrites(db, storage) : undefined;
     const movements = planMovements(request);
     const settled = await this.transactions.settle(db, transaction, { status: 'COMPLETED', reason: null, movements, held, ...snapshots });
+    if (storageAcks) settled.storageAcks = storageAcks;
     // With both personas locked nothing else can touch these rows; if they still disagree with the plan,
     // something is badly wrong: throwing rolls everything back rather than commit a doubtful state.
     const expected = applyMovements(held, movements);

@@ -4,6 +4,7 @@ import { User } from '../auth/user.entity.js';
 import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { Persona } from '../personas/persona.entity.js';
+import { StorageAck } from '../storage/dto/storage-answers.dto.js';
 import { MAX_QUANTITY, TRANSACTION_TYPES, type TransactionType } from './inventory-plan.js';
 
 export const TRANSACTION_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELED', 'DECLINED'] as const;
@@ -124,4 +125,10 @@ export class InventoryTransaction extends RecordEntity {
   @ApiHideProperty()
   @Secret()
   requestHash: string | null;
+  /**
+   * Not stored: in the answer to a POST /inventories/transaction that carried `storageWrites`, the
+   * objects' new versions (a retry answered from its Idempotency-Key has none: read the objects).
+   */
+  @ApiProperty({ type: [StorageAck], required: false })
+  storageAcks?: StorageAck[];
 }

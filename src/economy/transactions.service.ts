@@ -9,6 +9,7 @@ import { withRetry } from '../common/retry.js';
 import { ItemsRepository } from '../items/items.repository.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { PersonasRepository } from '../personas/personas.repository.js';
+import { type StorageBatch, StorageService } from '../storage/storage.service.js';
 import type { CreateTransactionDto } from './dto/create-transaction.dto.js';
 import { isProcessedAtOnce, requireMayAnswer, requireMayMake, requireMayOfferFrom } from './economy.policy.js';
 import { itemsOf, personasOf, type TransactionRequest } from './inventory-plan.js';
@@ -36,6 +37,7 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     private readonly personas: PersonasRepository,
     private readonly items: ItemsRepository,
     private readonly metrics: MetricsService,
+    private readonly storage: StorageService,
   ) {
     super(transactions);
   }
@@ -47,17 +49,20 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     const request = normalise(body);
     checkShape(request, caller);
     const atOnce = isProcessedAtOnce(caller, request.type, request.personaTwoInventoryItems.length);
+    const storage = this.storageWritesOf(body, caller, atOnce);
     // A transaction processed now checks its references where it locks its personas (one round trip).
     if (!atOnce) {
       const [owners, missingItems] = await Promise.all([this.personas.owners(personasOf(request)), this.items.missing(itemsOf(request))]);
       checkReferences(request, caller, { owners, missingItems });
     }
-    const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('base64url');
+    // Storage writes count in the hash only when sent: a retry's hash is what it was before they existed.
+    const hashed = storage ? { ...request, storageWrites: body.storageWrites } : request;
+    const requestHash = createHash('sha256').update(JSON.stringify(hashed)).digest('base64url');
 
     // A transaction processed now queues behind this instance's others on the same personas first.
     const personas = atOnce ? personasOf(request) : [];
     const transaction = await this.personaQueue.run(personas, () =>
-      this.retrying((db) => this.createOnce(db, request, caller, idempotencyKey, requestHash, atOnce)),
+      this.retrying((db) => this.createOnce(db, request, caller, idempotencyKey, requestHash, atOnce, storage)),
     );
     return failedAsError(transaction);
   }
@@ -98,13 +103,14 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     idempotencyKey: string | undefined,
     requestHash: string,
     atOnce: boolean,
+    storage: StorageBatch | undefined,
   ): Promise<InventoryTransaction> {
     const locked = atOnce ? await this.processor.lock(db, request) : undefined;
     if (locked) checkReferences(request, caller, locked);
     if (locked && idempotencyKey === undefined) {
       // Nothing for a retry to find: the record is stored once, settled (no PENDING row to update after).
       const unstored = { ...request, uid: randomUUID(), createdByUid: caller.uid, idempotencyKey: null, requestHash };
-      return this.processor.process(db, unstored, locked);
+      return this.processor.process(db, unstored, locked, storage);
     }
     const created = await this.transactions.insertUnlessConflict(
       { ...request, status: 'PENDING', createdByUid: caller.uid, idempotencyKey: idempotencyKey ?? null, requestHash },
@@ -118,7 +124,22 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
       }
       return original;
     }
-    return locked ? this.processor.process(db, created, locked) : this.transactions.offer(db, created);
+    return locked ? this.processor.process(db, created, locked, storage) : this.transactions.offer(db, created);
+  }
+
+  /**
+   * The storage writes a transaction carries, checked as a storage batch is, or none. Only with a
+   * transaction processed at once: one that waits for persona two would have to hold them, unapplied,
+   * for days, and its versions would be stale by then.
+   */
+  private storageWritesOf(body: CreateTransactionDto, caller: Caller, atOnce: boolean): StorageBatch | undefined {
+    if (!body.storageWrites?.length) return undefined;
+    if (!atOnce) {
+      throw badRequest("storageWrites travel only with a transaction processed at once (a gift, or an admin's transaction)", [
+        { field: 'storageWrites', message: 'not with a trade that waits for persona two' },
+      ]);
+    }
+    return this.storage.prepareWrites(caller, body.storageWrites, 'storageWrites');
   }
 
   /** One database transaction, run again on serialization failures and deadlocks (counted in /metrics). */

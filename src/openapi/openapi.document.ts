@@ -6,6 +6,9 @@ import { ErrorBody, ErrorCode } from '../common/errors.js';
 import { declaredSchemaExamples, hiddenFromDocs, lineage, REQUIRED_KEYS } from '../common/fields.js';
 import { ENTITIES } from '../database/data-source-options.js';
 import { documentRateLimits } from '../security/rate-limit.openapi.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
+import { documentStorageLimits } from '../storage/storage.openapi.js';
 import {
   declareAlternatives,
   dropDefaultsFromUpdates,
@@ -26,6 +29,7 @@ import { describeOperations, TAGS } from './operation-docs.js';
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, documentConfig(), { extraModels: [ErrorBody], operationIdFactory });
   documentRateLimits(document);
+  documentStorageLimits(document, app.get<AppConfig>(APP_CONFIG));
   declareSecurity(document);
   declareCommonErrors(document);
   declareRequestIds(document);

@@ -20,6 +20,7 @@ export const TAGS = [
   { name: 'media assets', description: 'Catalog media: files by variant (admins write them).' },
   { name: 'text assets', description: 'Catalog text by language, resolved with fallbacks (admins write them).' },
   { name: 'achievements', description: "Achievement definitions and the caller's unlocks." },
+  { name: 'storage', description: "Cloud save: players' JSON objects by collection and key, with versions, permissions and quotas." },
   { name: 'realtime', description: "The realtime socket's tickets and the event inbox over REST (docs/REALTIME.md)." },
   { name: 'operations', description: 'Liveness, readiness and metrics, for load balancers and monitoring.' },
 ];

@@ -18,6 +18,7 @@ describe('the map of events', () => {
       'TransactionUpdatedEvent',
       'InventoryUpdatedEvent',
       'AchievementUnlockedEvent',
+      'StorageUpdatedEvent',
     ]);
     expect(EVENT_SCHEMAS).toHaveLength(EVENT_TYPES.length);
   });

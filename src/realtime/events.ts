@@ -2,6 +2,7 @@ import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js'
 import { InventoryChange } from '../economy/dto/inventory-change.dto.js';
 import { InventoryTransaction } from '../economy/transaction.entity.js';
 import { SessionBrief, SessionChange, SessionRemoval } from '../sessions/dto/session-events.dto.js';
+import { StorageUpdated } from '../storage/dto/storage-answers.dto.js';
 import { TicketChange } from '../tickets/dto/ticket-change.dto.js';
 
 /**
@@ -21,6 +22,7 @@ export const EVENTS = {
   'transaction.updated': { data: InventoryTransaction, description: 'COMPLETED, DECLINED, CANCELED or FAILED.' },
   'inventory.updated': { data: InventoryChange },
   'achievement.unlocked': { data: AchievementUnlock },
+  'storage.updated': { data: StorageUpdated, description: 'Re-read the object unless you hold this version; null: it was deleted.' },
 } as const satisfies Record<string, { data: new () => object; description?: string }>;
 
 export type EventType = keyof typeof EVENTS;

@@ -1,4 +1,4 @@
-import { nonFiniteNumberPath, PROGRESS_LIMIT, PROGRESS_SUM_OUT_OF_RANGE, progressValueProblem } from './progress-value.js';
+import { PROGRESS_LIMIT, PROGRESS_SUM_OUT_OF_RANGE, progressValueProblem } from './progress-value.js';
 
 describe('progress values', () => {
   it.each([
@@ -33,12 +33,6 @@ describe('progress values', () => {
     ['an object over 16 KiB', { notes: 'x'.repeat(16 * 1024) }, 'value must be a finite number'],
   ])('refuses %s, saying where', (_case, value, problem) => {
     expect(progressValueProblem(value)).toContain(problem);
-  });
-
-  it('finds the first non-finite number, or none', () => {
-    expect(nonFiniteNumberPath({ a: [{ b: 1 }, { c: Infinity }], d: NaN })).toEqual(['a', '1', 'c']);
-    expect(nonFiniteNumberPath(-Infinity)).toEqual([]);
-    expect(nonFiniteNumberPath({ a: [{ b: 1 }], c: 'Infinity', d: null })).toBeUndefined();
   });
 
   it('states the limit as JSON writes it, in the refusal of a sum', () => {

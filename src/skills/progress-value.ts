@@ -1,3 +1,5 @@
+import { nonFiniteNumberPath } from '../common/json-values.js';
+
 /**
  * What may be stored as skill progress. jsonb keeps numbers as exact decimals of any size, so nothing in
  * the database stops a sum beyond the largest double; but every JSON reader, this service's first, turns
@@ -24,18 +26,6 @@ export function progressValueProblem(value: unknown): string | undefined {
   return accepted
     ? undefined
     : 'value must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)';
-}
-
-/** Where (`['xp', '0']`; `[]`: the value itself) the first number in a parsed JSON value that is not finite is, if any. */
-export function nonFiniteNumberPath(value: unknown): string[] | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : [];
-  if (value === null || typeof value !== 'object') return undefined;
-  // The validation pipe has refused bodies nested deeper than 64 levels already: the recursion is bounded.
-  for (const [key, inner] of Object.entries(value)) {
-    const found = nonFiniteNumberPath(inner);
-    if (found) return [key, ...found];
-  }
-  return undefined;
 }
 
 /** Why an add of `value` was refused: its sum would leave the range. */

@@ -133,6 +133,38 @@ public static class Integration
         await Eventually(() => events.OfType<TransactionUpdatedEvent>().Any(e => e.Data.Uid == offer.Uid && e.Data.Status == TransactionStatus.COMPLETED), "the trade's event");
         Check(events.OfType<InventoryUpdatedEvent>().Any(e => e.Data.PersonaUid == aliceMe.Uid), "realtime events received, typed");
 
+        // Cloud save from two devices: the phone creates the save, the tablet (Alice signed in again) reads it and
+        // saves on its version, and the phone, still on the old one, is refused instead of overwriting.
+        var tablet = new Client(BaseUrl);
+        await tablet.SignInWithIdp1Async(await HarnessText("provider-token?subject=cs-alice"));
+        var saved = await alice.WriteSaveAsync("saves", "slot-1", new SaveGame { Level = 3, Gold = 120 }, CloudSave.OnlyIfAbsent);
+        await Eventually(() => events.OfType<StorageUpdatedEvent>().Any(e => e.Data.Key == "slot-1" && e.Data.Version == saved), "the save's storage.updated");
+        var onTablet = await tablet.ReadSaveAsync<SaveGame>("saves", "slot-1");
+        Check(onTablet.Value.Level == 3 && onTablet.Value.Gold == 120 && onTablet.Version == saved, "a save written on one device, read on another");
+        var newer = await tablet.WriteSaveAsync("saves", "slot-1", new SaveGame { Level = 4, Gold = 80 }, onTablet.Version);
+        try
+        {
+            await alice.WriteSaveAsync("saves", "slot-1", new SaveGame { Level = 3, Gold = 200 }, saved);
+            throw new Exception("a save on a stale version was taken");
+        }
+        catch (ApiException error)
+        {
+            Check(error.IsVersionConflict() && error.CurrentStorageVersion() == newer, "a save on a stale version is a 409 with the version now");
+        }
+        Check(await bob.ReadSaveAsync<SaveGame>("saves", "slot-1", alice.Session.UserUid) == null &&
+              (await alice.ReadSaveAsync<SaveGame>("saves", "slot-1")).Value.Level == 4, "another player does not read an OWNER save");
+        var batch = await alice.Api.StorageWriteAsync(new WriteStorageDto
+        {
+            Objects = new List<StorageWriteDto>
+            {
+                CloudSave.Write("settings", "audio", new Dictionary<string, object> { ["music"] = 0.5, ["muted"] = false }),
+                CloudSave.Write("settings", "controls", new Dictionary<string, object> { ["invertY"] = true }),
+            },
+        });
+        var page = await alice.Api.StorageListAsync("settings");
+        Check(batch.Acks.Count == 2 && page.Objects.Select(o => o.Key).SequenceEqual(new[] { "audio", "controls" }) && page.Cursor == null &&
+              page.Objects[1].ValueAs<Dictionary<string, bool>>()["invertY"], "a batch of writes, listed back");
+
         // A two-player match through tickets: both queue, the matchmaker runs, both are placed together.
         var criteria = new List<CriterionDto> { new CriterionDto { Name = "skill", MinValue = 1000, MaxValue = 1400 } };
         var aliceTicket = await alice.Api.TicketsCreateAsync(new CreateTicketDto
@@ -200,6 +232,12 @@ public static class Integration
         await HarnessPost("fail?method=POST&path=/inventories/transaction&status=503&retryAfter=1&times=1");
         var keyed = await admin.Api.InventoriesCreateTransactionAsync(new AwardTransactionDto { PersonaOneUid = adminMe.Uid, PersonaOneInventoryItems = items(gold.Uid, 1) }, idempotency_Key: "award-" + Guid.NewGuid());
         Check(keyed.Status == TransactionStatus.COMPLETED && retries.Count == 2, "a POST with an Idempotency-Key is retried");
+    }
+
+    public sealed class SaveGame
+    {
+        public int Level { get; set; }
+        public int Gold { get; set; }
     }
 
     private static void Check(bool condition, string what)

@@ -26,6 +26,10 @@ export type TextAssetBody = Schema<'TextAsset'>;
 export type ResolvedTextBody = Schema<'ResolvedTextDto'>;
 export type AchievementBody = Schema<'AchievementDefinition'>;
 export type UnlockBody = Schema<'AchievementUnlock'>;
+export type StorageObjectBody = Schema<'StorageObject'>;
+export type StorageAcksBody = Schema<'StorageAcksDto'>;
+export type StorageObjectsBody = Schema<'StorageObjectsDto'>;
+export type StoragePageBody = Schema<'StoragePageDto'>;
 
 /**
  * The JSON error body of docs/CONTRACT.md section 4, as a client reads it: the document's ErrorBody and

@@ -69,6 +69,8 @@ namespace GameBackend
         public event Action<TransactionUpdatedEvent> TransactionUpdated;
         public event Action<InventoryUpdatedEvent> InventoryUpdated;
         public event Action<AchievementUnlockedEvent> AchievementUnlocked;
+        /// <summary>A storage object of the player changed on another device (or by the game server): re-read it unless you hold its version.</summary>
+        public event Action<StorageUpdatedEvent> StorageUpdated;
         /// <summary>A frame that could not be read, or a handler that threw: reported, never fatal.</summary>
         public event Action<Exception> Error;
 
@@ -272,6 +274,7 @@ namespace GameBackend
                 Invoke(TransactionUpdated, frame as TransactionUpdatedEvent);
                 Invoke(InventoryUpdated, frame as InventoryUpdatedEvent);
                 Invoke(AchievementUnlocked, frame as AchievementUnlockedEvent);
+                Invoke(StorageUpdated, frame as StorageUpdatedEvent);
             });
         }
 

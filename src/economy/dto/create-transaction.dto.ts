@@ -2,6 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import { Alternatives } from '../../common/fields.js';
+import { LIMITS } from '../../common/limits.js';
+import { StorageWriteDto } from '../../storage/dto/write-storage.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { TRANSACTION_TYPES, type TransactionType } from '../inventory-plan.js';
 
@@ -70,6 +72,17 @@ export class CreateTransactionDto {
   @EachNested()
   @Type(() => ItemQuantityDto)
   personaTwoInventoryItems?: ItemQuantityDto[];
+  /**
+   * Storage objects written in the same database transaction (docs/GUIDE.md, "Cloud save"): all of them and
+   * the trade, or nothing (a version conflict fails both). Only with a transaction processed at once.
+   */
+  @ApiProperty({ type: [StorageWriteDto], required: false, maxItems: LIMITS.transactionStorageWrites })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.transactionStorageWrites)
+  @EachNested()
+  @Type(() => StorageWriteDto)
+  storageWrites?: StorageWriteDto[];
 }
 
 // The body's three shapes, for the OpenAPI document (CreateTransactionDto validates them all, with the
@@ -77,6 +90,8 @@ export class CreateTransactionDto {
 // the document's CreateTransactionDto their base, told apart by `type`, and each of them an allOf of it.
 const ITEM_LIST_EXAMPLE = [{ itemUid: '7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d', quantity: 1 }];
 const PERSONA_ONE_EXAMPLE = '2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b';
+const STORAGE_WRITES =
+  'Storage objects written in the same database transaction: all of them and the transaction, or nothing. Not with a trade that waits for persona two.';
 
 /**
  * A trade between two personas (the default type). persona two must differ from persona one, the two
@@ -94,6 +109,9 @@ export class TradeTransactionDto {
 
   @ApiProperty({ type: [ItemQuantityDto], required: false, maxItems: 100, example: [] })
   personaTwoInventoryItems?: ItemQuantityDto[];
+
+  @ApiProperty({ type: [StorageWriteDto], required: false, maxItems: LIMITS.transactionStorageWrites, description: STORAGE_WRITES })
+  storageWrites?: StorageWriteDto[];
 }
 
 /**
@@ -106,6 +124,9 @@ class OnePersonaTransactionDto {
 
   @ApiProperty({ type: [ItemQuantityDto], minItems: 1, maxItems: 100, example: ITEM_LIST_EXAMPLE })
   personaOneInventoryItems: ItemQuantityDto[];
+
+  @ApiProperty({ type: [StorageWriteDto], required: false, maxItems: LIMITS.transactionStorageWrites, description: STORAGE_WRITES })
+  storageWrites?: StorageWriteDto[];
 }
 
 /** Adds persona one's list to its inventory (admins). */
