@@ -7,12 +7,16 @@ import { bannedNow } from './users.repository.js';
 import { transact } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';
 import { runStatement, statement } from '../database/statement.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 
 /** A player session: one sign-in, kept alive by refreshes until it expires or is revoked. */
 export interface PlayerSessionRow {
   uid: string;
   userUid: string;
   provider: string;
+  /** The identity that opened it (null: unlinked since, and the session revoked with it). */
+  identityUid: string | null;
   address: string | null;
   userAgent: string | null;
   dateCreated: Date;
@@ -30,9 +34,9 @@ export interface ClientInfo {
 /** A refresh token presented, with what decides its fate (computed by PostgreSQL, on its clock). */
 export interface PresentedRefreshToken {
   session: PlayerSessionRow;
-  /** The user's identity (roles are recomputed from it). */
-  provider: string;
-  subject: string;
+  /** The identity that opened the session (roles are recomputed from it); null when it was unlinked. */
+  provider: string | null;
+  subject: string | null;
   spent: boolean;
   /** Spent within the reuse grace: a concurrent refresh, not a replay. */
   spentRecently: boolean;
@@ -49,26 +53,38 @@ export interface RecentRevocations {
 
 export const REVOCATIONS_CHANNEL = 'revocations';
 
-const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s.address, s."userAgent", s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt"`;
+const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s."identityUid", s.address, s."userAgent", s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt"`;
 
-const OPEN = statement<ClientInfo & { userUid: string; provider: string; ttlSeconds: number; hash: string }, PlayerSessionRow>(
+const OPEN = statement<
+  ClientInfo & { userUid: string; provider: string; identityUid: string; ttlSeconds: number; hash: string; keepOthers: number },
+  PlayerSessionRow & { evicted: string[] }
+>(
   'open_player_session',
+  // The new session is not visible to the eviction (one snapshot per statement): it keeps the
+  // `keepOthers` newest of the others.
   (p) => `WITH s AS (
-         INSERT INTO auth_sessions ("userUid", provider, address, "userAgent", "expiresAt")
-         VALUES (${p.userUid}, ${p.provider}, ${p.address}, ${p.userAgent}, now() + make_interval(secs => ${p.ttlSeconds}))
+         INSERT INTO auth_sessions ("userUid", provider, "identityUid", address, "userAgent", "expiresAt")
+         VALUES (${p.userUid}, ${p.provider}, ${p.identityUid}, ${p.address}, ${p.userAgent}, now() + make_interval(secs => ${p.ttlSeconds}))
          RETURNING *
        ), t AS (
          INSERT INTO auth_refresh_tokens (hash, "sessionUid") SELECT ${p.hash}, uid FROM s
+       ), evicted AS (
+         UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = 'session-limit'
+         WHERE uid IN (
+           SELECT uid FROM auth_sessions WHERE "userUid" = ${p.userUid} AND "revokedAt" IS NULL AND "expiresAt" > now()
+           ORDER BY "dateCreated" DESC, uid DESC OFFSET ${p.keepOthers}
+         )
+         RETURNING uid
        )
-       SELECT ${SESSION_COLUMNS} FROM s`,
+       SELECT ${SESSION_COLUMNS}, ARRAY(SELECT uid FROM evicted) AS evicted FROM s`,
 );
 
 const LOCK_BY_REFRESH_TOKEN = statement<
   { hash: string; reuseGraceMs: number },
-  Omit<PresentedRefreshToken, 'session' | 'provider'> & PlayerSessionRow & { userProvider: string }
+  Omit<PresentedRefreshToken, 'session' | 'provider'> & PlayerSessionRow & { identityProvider: string | null }
 >(
   'lock_by_refresh_token',
-  (p) => `SELECT ${SESSION_COLUMNS}, u.provider AS "userProvider", u.subject,
+  (p) => `SELECT ${SESSION_COLUMNS}, i.provider AS "identityProvider", i.subject,
               t."spentAt" IS NOT NULL AS spent,
               t."spentAt" > now() - make_interval(secs => ${p.reuseGraceMs}::double precision / 1000) AS "spentRecently",
               s."expiresAt" <= now() AS expired,
@@ -76,6 +92,7 @@ const LOCK_BY_REFRESH_TOKEN = statement<
        FROM auth_refresh_tokens t
        JOIN auth_sessions s ON s.uid = t."sessionUid"
        JOIN users u ON u.uid = s."userUid"
+       LEFT JOIN user_identities i ON i.uid = s."identityUid"
        WHERE t.hash = ${p.hash}
        FOR NO KEY UPDATE OF t, s`,
 );
@@ -105,13 +122,10 @@ const REVOKE_ALL_OF = statement<{ userUid: string; reason: string }, { uid: stri
     `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = ${p.reason} WHERE "userUid" = ${p.userUid} AND "revokedAt" IS NULL RETURNING uid`,
 );
 
-const REVOKE_BEYOND = statement<{ userUid: string; keep: number; reason: string }, { uid: string }>(
-  'revoke_player_sessions_beyond',
+const REVOKE_OPENED_BY = statement<{ identityUids: string[]; reason: string }, { uid: string }>(
+  'revoke_player_sessions_opened_by',
   (p) => `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = ${p.reason}
-       WHERE uid IN (
-         SELECT uid FROM auth_sessions WHERE "userUid" = ${p.userUid} AND "revokedAt" IS NULL AND "expiresAt" > now()
-         ORDER BY "dateCreated" DESC, uid DESC OFFSET ${p.keep}
-       )
+       WHERE "identityUid" = ANY(${p.identityUids}::uuid[]) AND "revokedAt" IS NULL
        RETURNING uid`,
 );
 
@@ -163,24 +177,38 @@ const PRUNE_SPENT_TOKENS = statement<{ spentSeconds: number }>(
  */
 @Injectable()
 export class PlayerSessionsRepository {
+  private readonly prepared: boolean;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly fanout: Fanout,
-  ) {}
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.prepared = config.preparedStatements;
+  }
 
   transaction<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> {
     return transact(this.dataSource, work);
   }
 
-  /** Opens a session for a sign-in, with its first refresh token. */
+  /**
+   * Opens a session for a sign-in, with its first refresh token, and revokes the user's active sessions
+   * beyond the `keep` newest (this one included): `evicted` are their ids.
+   */
   async open(
     transaction: Transaction,
-    values: ClientInfo & { userUid: string; provider: string },
+    values: ClientInfo & { userUid: string; provider: string; identityUid: string },
     ttlSeconds: number,
-  ): Promise<{ session: PlayerSessionRow; refreshToken: string }> {
+    keep: number,
+  ): Promise<{ session: PlayerSessionRow; refreshToken: string; evicted: string[] }> {
     const { token, hash } = newSecretToken();
-    const [session] = await runStatement(transaction, OPEN, { ...values, ttlSeconds, hash });
-    return { session, refreshToken: token };
+    const [{ evicted, ...session }] = await runStatement(
+      transaction,
+      OPEN,
+      { ...values, ttlSeconds, hash, keepOthers: keep - 1 },
+      this.prepared,
+    );
+    return { session, refreshToken: token, evicted };
   }
 
   /**
@@ -190,11 +218,12 @@ export class PlayerSessionsRepository {
   async lockByRefreshToken(transaction: Transaction, hash: string, reuseGraceMs: number): Promise<PresentedRefreshToken | undefined> {
     const [row] = await runStatement(transaction, LOCK_BY_REFRESH_TOKEN, { hash, reuseGraceMs });
     if (!row) return undefined;
-    const { spent, spentRecently, expired, banned, bannedUntil, subject, userProvider } = row;
+    const { spent, spentRecently, expired, banned, bannedUntil, subject, identityProvider } = row;
     const session: PlayerSessionRow = {
       uid: row.uid,
       userUid: row.userUid,
       provider: row.provider,
+      identityUid: row.identityUid,
       address: row.address,
       userAgent: row.userAgent,
       dateCreated: row.dateCreated,
@@ -202,7 +231,7 @@ export class PlayerSessionsRepository {
       expiresAt: row.expiresAt,
       revokedAt: row.revokedAt,
     };
-    return { session, provider: userProvider, subject, spent, spentRecently: spentRecently === true, expired, banned, bannedUntil };
+    return { session, provider: identityProvider, subject, spent, spentRecently: spentRecently === true, expired, banned, bannedUntil };
   }
 
   /** Spends a refresh token and issues the session's next one; the session lives `ttlSeconds` from now. */
@@ -229,9 +258,9 @@ export class PlayerSessionsRepository {
     return rows.map(({ uid }) => uid);
   }
 
-  /** Revokes the user's active sessions beyond the `keep` newest; answers their ids. */
-  async revokeBeyond(transaction: Transaction, userUid: string, keep: number, reason: string): Promise<string[]> {
-    const rows = await runStatement(transaction, REVOKE_BEYOND, { userUid, keep, reason });
+  /** Revokes the sessions these identities opened that still stand; answers their ids. */
+  async revokeOpenedBy(transaction: Transaction, identityUids: string[], reason: string): Promise<string[]> {
+    const rows = await runStatement(transaction, REVOKE_OPENED_BY, { identityUids, reason });
     return rows.map(({ uid }) => uid);
   }
 

@@ -21,4 +21,9 @@ export const LIMITS = {
   /** Characters of a statistic's or criterion's name, and of a string value. */
   ticketNameLength: 64,
   ticketValueLength: 256,
+  /** Characters of a device id: long enough to be a secret nobody guesses (a UUID is 36). */
+  deviceIdMinLength: 16,
+  deviceIdMaxLength: 128,
+  /** Devices linked to one account (a phone, a tablet, a PC, a few replaced ones); unlink one to link another. */
+  devicesPerUser: 10,
 } as const;
