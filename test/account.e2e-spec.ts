@@ -125,6 +125,30 @@ describe('guest sign-in on a device, and linking', () => {
       expect(signIns.filter(({ detail }) => detail?.created === true)).toHaveLength(1);
     });
 
+    it('keeps 50 sessions per user: the 51st sign-in ends the oldest, here and on another instance', async () => {
+      const other = await TestApp.start({ DATABASE_URL: api.databaseUrl });
+      try {
+        const oldest = await api.signInDevice();
+        for (let count = 2; count <= 50; count++) await api.signInDevice(oldest.deviceId);
+        expect(await works(oldest.token)).toBe(200);
+        expect((await other.get('/personas', { token: oldest.token })).status).toBe(200);
+        const newest = await api.signInDevice(oldest.deviceId);
+        expect(await works(oldest.token)).toBe(401);
+        expect(await works(newest.token)).toBe(200);
+        // The other instance hears of it from the sign-in's own NOTIFY.
+        let status = 200;
+        for (let poll = 0; poll < 100 && status === 200; poll++) {
+          status = (await other.get('/personas', { token: oldest.token })).status;
+          if (status === 200) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(status).toBe(401);
+        expect(await api.found<PlayerSessionBody[]>('/auth/sessions', newest.token)).toHaveLength(50);
+        expect((await api.post('/auth/refresh', { refreshToken: oldest.refreshToken })).status).toBe(401);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('keeps the device id secret: stored only as a keyed hash, never answered, audited or logged', async () => {
       const mark = logs.mark();
       const deviceId = `secret-device-${randomUUID()}`;

@@ -55,7 +55,7 @@ export class AccountService {
     await this.identities.transaction(async (transaction) => {
       const held = await this.identities.lockIdentities(transaction, caller.uid);
       if (!held) throw notFound('user', caller.uid);
-      const owner = await this.identities.ownerOf(transaction, identity);
+      const owner = await this.identities.ownerOf(identity, transaction);
       if (owner !== undefined && owner !== caller.uid) throw identityInUse(identity.provider);
       switch (linkVerdict(held, identity, LIMITS.devicesPerUser)) {
         case 'already-linked':

@@ -2,16 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { ApiException, conflict, ErrorCode, unauthorized } from '../common/errors.js';
-import type { Transaction } from '../common/record.repository.js';
 import { hashSecretToken, SECRET_TOKEN_PATTERN } from '../common/secret-token.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { AuditEvent, AuthAuditRepository } from './auth-audit.repository.js';
 import type { TokenDto } from './dto/token.dto.js';
 import type { VerifiedIdentity } from './identity.js';
-import { IdentitiesRepository, type SigningIn } from './identities.repository.js';
 import { DeviceIds } from './device-ids.js';
-import { type ClientInfo, type PlayerSessionRow, PlayerSessionsRepository } from './player-sessions.repository.js';
+import { IdentitiesRepository } from './identities.repository.js';
+import { type ClientInfo, type PlayerSessionRow, PlayerSessionsRepository, type SignInRequest } from './player-sessions.repository.js';
 import { refreshVerdict } from './refresh.rules.js';
 import type { Revocation } from './revocation.js';
 import { RevocationList } from './revocation-list.js';
@@ -40,8 +39,9 @@ export const banned = (until: Date | null) =>
   });
 
 /**
- * Signing in and staying signed in: a verified provider identity opens a player session, and the
- * session's single-use refresh tokens renew its access tokens (docs/SECURITY.md).
+ * Signing in and staying signed in: a verified identity (a device id, or an identity provider's
+ * token) opens a player session, and the session's single-use refresh tokens renew its access tokens
+ * (SECURITY.md).
  */
 @Injectable()
 export class AuthService {
@@ -59,47 +59,34 @@ export class AuthService {
    * Exchanges a verified identity for our tokens, opening a player session. An identity nobody has
    * yet creates its account (the user and a default persona) unless `create` is false: then 404
    * NO_SUCH_ACCOUNT, and the lookup was all the database did. A banned user is refused (and the
-   * attempt audited).
+   * attempt audited). The sign-in is one statement (PlayerSessionsRepository.signIn).
    */
   async signIn(identity: VerifiedIdentity, client: ClientInfo, create = true): Promise<TokenDto> {
-    const outcome = await this.revocations.transaction(async (transaction) => {
-      const account = await this.findOrRegister(transaction, identity, create);
-      if (!account || account.banned) return { account };
-      const { userUid, identityUid } = account;
-      const opened = await this.sessions.open(
-        transaction,
-        { userUid, provider: identity.provider, identityUid, ...client },
-        this.refreshTtl,
-        MAX_SESSIONS_PER_USER,
-      );
-      await this.audit.record(
-        {
-          userUid,
-          event: AuditEvent.SIGN_IN,
-          outcome: 'success',
-          sessionUid: opened.session.uid,
-          ...client,
-          detail: { provider: identity.provider, ...(account.created ? { created: true } : {}) },
-        },
-        transaction,
-      );
-      const revocation: Revocation | undefined =
-        opened.evicted.length > 0 ? { userUid, sessionUids: opened.evicted, reason: 'session-limit' } : undefined;
-      return { account, opened, revocation };
-    });
-    const { account, opened } = outcome;
-    if (!account) throw noSuchAccount(identity.provider);
-    if (!opened) {
-      await this.audit.record({
-        userUid: account.userUid,
-        event: AuditEvent.SIGN_IN,
-        outcome: 'refused',
-        ...client,
-        detail: { provider: identity.provider, reason: 'banned' },
-      });
-      throw banned(account.bannedUntil);
+    // The sign-in statement writes (even when it finds nothing to write, it takes the locks a write
+    // takes): an identity that must not create its account is looked up first, read-only.
+    if (!create && (await this.identities.ownerOf(identity)) === undefined) throw noSuchAccount(identity.provider);
+    const request: SignInRequest = {
+      identity,
+      create,
+      newAccount: { userUid: randomUUID(), personaName: defaultPersonaName(identity) },
+      ...client,
+      ttlSeconds: this.refreshTtl,
+      keep: MAX_SESSIONS_PER_USER,
+    };
+    let outcome = await this.sessions.signIn(request);
+    // Of first sign-ins racing each other, one registers the account; the others sign in to it.
+    for (let attempt = 1; outcome.kind === 'unknown' && create && attempt < 3; attempt++) outcome = await this.sessions.signIn(request);
+    switch (outcome.kind) {
+      case 'unknown':
+        throw noSuchAccount(identity.provider);
+      case 'banned':
+        throw banned(outcome.bannedUntil);
+      case 'opened':
+        if (outcome.evicted.length > 0) {
+          this.revocations.apply({ userUid: outcome.userUid, sessionUids: outcome.evicted, reason: 'session-limit' });
+        }
+        return this.tokens(identity, outcome.session, outcome.refreshToken);
     }
-    return this.tokens(identity, opened.session, opened.refreshToken);
   }
 
   /** Signs a guest in with the device id the game keeps (the first sign-in creates the account, unless `create` is false). */
@@ -176,24 +163,6 @@ export class AuthService {
     return this.config.sessions.refreshTtlSeconds;
   }
 
-  /**
-   * The account of an identity: found, or registered at its first sign-in (when `create`). Of two first
-   * sign-ins racing each other, one registers and the other signs in to that account.
-   */
-  private async findOrRegister(
-    transaction: Transaction,
-    identity: VerifiedIdentity,
-    create: boolean,
-  ): Promise<(SigningIn & { created: boolean }) | undefined> {
-    const found = await this.identities.findForSignIn(transaction, identity);
-    if (found) return { ...found, created: false };
-    if (!create) return undefined;
-    const userUid = randomUUID();
-    const registered = await this.identities.register(transaction, identity, userUid, defaultPersonaName(identity));
-    if (registered) return { identityUid: registered.identityUid, userUid, banned: false, bannedUntil: null, created: true };
-    const winner = await this.identities.findForSignIn(transaction, identity);
-    return winner && { ...winner, created: false };
-  }
 }
 
 /** The first persona's name: the provider's name for the person, else their subject; "Guest" on a device. */

@@ -7,15 +7,6 @@ import { transact } from '../database/after-commit.js';
 import { runStatement, type Statement, statement } from '../database/statement.js';
 import type { VerifiedIdentity } from './identity.js';
 import { UserIdentity } from './user-identity.entity.js';
-import { bannedNow } from './users.repository.js';
-
-/** An identity signing in: whose it is, and whether that user may sign in now. */
-export interface SigningIn {
-  identityUid: string;
-  userUid: string;
-  banned: boolean;
-  bannedUntil: Date | null;
-}
 
 export interface IdentityRow {
   uid: string;
@@ -26,49 +17,6 @@ export interface IdentityRow {
 }
 
 const IDENTITY_COLUMNS = `i.uid, i."userUid", i.provider, i.subject, i."dateCreated"`;
-
-// The sign-in of every identity runs these two, prepared where statements are (docs/PERFORMANCE.md).
-const FIND_FOR_SIGN_IN = statement<{ provider: string; subject: string }, SigningIn>(
-  'find_identity_for_sign_in',
-  // FOR SHARE of the user: a ban being written waits for the sign-in to commit (and then revokes the
-  // session it opened), or the sign-in waits and sees the ban.
-  (p) => `SELECT i.uid AS "identityUid", i."userUid", ${bannedNow('u')} AS banned, u."bannedUntil"
-       FROM user_identities i JOIN users u ON u.uid = i."userUid"
-       WHERE i.provider = ${p.provider} AND i.subject = ${p.subject}
-       FOR SHARE OF u`,
-);
-
-/**
- * The account of an identity's first sign-in: the identity, its user and the user's default persona,
- * in one statement (the foreign keys are checked at its end). The identity goes first: of two first
- * sign-ins racing, the second waits on the unique key, inserts nothing and answers no row.
- */
-const REGISTER = statement<
-  {
-    userUid: string;
-    provider: string;
-    subject: string;
-    originSubject: string | null;
-    name: string | null;
-    email: string | null;
-    personaName: string;
-  },
-  { identityUid: string }
->(
-  'register_account',
-  (p) => `WITH claimed AS (
-         INSERT INTO user_identities ("userUid", provider, subject) VALUES (${p.userUid}, ${p.provider}, ${p.subject})
-         ON CONFLICT (provider, subject) DO NOTHING
-         RETURNING uid, "userUid"
-       ), registered AS (
-         INSERT INTO users (uid, provider, subject, name, email)
-         SELECT "userUid", ${p.provider}, ${p.originSubject}, ${p.name}, ${p.email} FROM claimed
-         RETURNING uid
-       ), persona AS (
-         INSERT INTO personas ("userUid", name) SELECT uid, ${p.personaName} FROM registered
-       )
-       SELECT uid AS "identityUid" FROM claimed`,
-);
 
 const LOCK_ACCOUNT = statement<{ userUid: string }, { uid: string }>(
   'lock_account',
@@ -101,9 +49,9 @@ const UNLINK = statement<{ userUid: string; uids: string[] }, { uid: string }>(
 );
 
 /**
- * The SQL of identities, the ways into an account. Sign-in finds an identity's user, or registers the
- * account at its first sign-in; linking and unlinking change a user's identities under a lock on the
- * user, so that the rules about what remains (LAST_IDENTITY) hold against concurrent requests.
+ * The SQL of identities, the ways into an account (sign-in reads them in PlayerSessionsRepository's
+ * one statement). Linking and unlinking change a user's identities under a lock on the user, so that
+ * the rules about what remains (LAST_IDENTITY) hold against concurrent requests.
  */
 @Injectable()
 export class IdentitiesRepository {
@@ -125,36 +73,6 @@ export class IdentitiesRepository {
     return runStatement(transaction, named, values, this.prepared);
   }
 
-  /** The user of an identity, with their ban, share-locked for the sign-in; undefined: an identity nobody has. */
-  async findForSignIn(transaction: Transaction, identity: VerifiedIdentity): Promise<SigningIn | undefined> {
-    const [row] = await this.run(transaction, FIND_FOR_SIGN_IN, { provider: identity.provider, subject: identity.subject });
-    return row;
-  }
-
-  /**
-   * Creates the account of an identity's first sign-in (user `userUid`, its identity, its default
-   * persona). Undefined when a concurrent sign-in registered the identity first (it has committed by
-   * then: find it).
-   */
-  async register(
-    transaction: Transaction,
-    identity: VerifiedIdentity,
-    userUid: string,
-    personaName: string,
-  ): Promise<{ identityUid: string } | undefined> {
-    const [row] = await this.run(transaction, REGISTER, {
-      userUid,
-      provider: identity.provider,
-      subject: identity.subject,
-      // A device's subject is a hash of a secret: the account's origin names only its provider.
-      originSubject: identity.provider === 'device' ? null : identity.subject,
-      name: identity.name ?? null,
-      email: identity.email ?? null,
-      personaName,
-    });
-    return row;
-  }
-
   /**
    * Locks the user's account for a change of its identities (links and unlinks of one user take turns)
    * and answers its identities, oldest first; undefined: no such user.
@@ -166,7 +84,7 @@ export class IdentitiesRepository {
   }
 
   /** Whose the identity is; undefined: nobody's. */
-  async ownerOf(transaction: Transaction, identity: VerifiedIdentity): Promise<string | undefined> {
+  async ownerOf(identity: VerifiedIdentity, transaction: Transaction = this.dataSource.manager): Promise<string | undefined> {
     const row = await transaction
       .createQueryBuilder(UserIdentity, 'i')
       .select('i.userUid', 'userUid')
