@@ -7,8 +7,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
-        get: operations["MetricsController_scrape"];
+        /**
+         * Prometheus metrics
+         * @description Prometheus text format. Holds no player data; restrict it at the load balancer if needed.
+         */
+        get: operations["metricsScrape"];
         put?: never;
         post?: never;
         delete?: never;
@@ -24,8 +27,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness probe */
-        get: operations["HealthController_live"];
+        /**
+         * Liveness probe
+         * @description Liveness: the process answers. It does not touch the database, so an outage does not get it restarted.
+         */
+        get: operations["healthLive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -41,8 +47,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness probe (database reachable; Redis, if configured, reported) */
-        get: operations["HealthController_ready"];
+        /**
+         * Readiness probe (database reachable; Redis, if configured, reported)
+         * @description Readiness: the database answers within 3 s. A load balancer should stop sending traffic on 503.
+         *     Redis is optional: without it the instance still serves (200, `degraded`).
+         */
+        get: operations["healthReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -62,7 +72,7 @@ export interface paths {
          * Sign in with an idp1 (OpenID Connect) token
          * @description Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
          */
-        get: operations["AuthController_signInWithIdp1"];
+        get: operations["authSignInWithIdp1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -82,7 +92,7 @@ export interface paths {
          * Sign in with an idp2 (OAuth 2.0 introspection) token
          * @description Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
          */
-        get: operations["AuthController_signInWithIdp2"];
+        get: operations["authSignInWithIdp2"];
         put?: never;
         post?: never;
         delete?: never;
@@ -104,7 +114,7 @@ export interface paths {
          * Sign in with a device id (guest)
          * @description The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
          */
-        post: operations["AuthController_signInWithDevice"];
+        post: operations["authSignInWithDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -124,7 +134,7 @@ export interface paths {
          * Trade a refresh token for a new token pair
          * @description The refresh token is spent: keep the new one. Presenting a spent token again signs the whole session out (a leaked copy becomes useless), except within REFRESH_REUSE_GRACE of its use, when it is taken for a concurrent refresh and refused with 409 without revoking anything. Each refresh keeps the session alive REFRESH_TTL longer. No access token needed: it may have expired.
          */
-        post: operations["AuthController_refresh"];
+        post: operations["authRefresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -144,7 +154,7 @@ export interface paths {
          * Sign out (this session)
          * @description Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
          */
-        post: operations["PlayerSessionsController_logout"];
+        post: operations["playerSessionsLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -164,7 +174,7 @@ export interface paths {
          * Sign out everywhere
          * @description Revokes every session of your user, and every token issued until now; each device must sign in again.
          */
-        post: operations["PlayerSessionsController_logoutAll"];
+        post: operations["playerSessionsLogoutAll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -182,7 +192,7 @@ export interface paths {
          * List your active sessions
          * @description Newest first: where and when each sign-in happened, and when it was last refreshed. `current` marks this one.
          */
-        get: operations["PlayerSessionsController_list"];
+        get: operations["playerSessionsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -205,7 +215,7 @@ export interface paths {
          * Revoke one of your sessions
          * @description Signs that device out (admins: anyone's). Revoking one already over changes nothing.
          */
-        delete: operations["PlayerSessionsController_revoke"];
+        delete: operations["playerSessionsRevoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -222,7 +232,7 @@ export interface paths {
          * Your account and the identities that sign in to it
          * @description A device is shown by its provider only: its id is a secret.
          */
-        get: operations["AccountController_account"];
+        get: operations["accountAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -244,7 +254,7 @@ export interface paths {
          * Link a device to your account
          * @description Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE). At most 10 devices.
          */
-        post: operations["AccountController_linkDevice"];
+        post: operations["accountLinkDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -264,7 +274,7 @@ export interface paths {
          * Link an idp1 (OpenID Connect) identity to your account
          * @description The idp1 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
          */
-        post: operations["AccountController_linkIdp1"];
+        post: operations["accountLinkIdp1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -284,7 +294,7 @@ export interface paths {
          * Link an idp2 (OAuth 2.0) identity to your account
          * @description The idp2 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
          */
-        post: operations["AccountController_linkIdp2"];
+        post: operations["accountLinkIdp2"];
         delete?: never;
         options?: never;
         head?: never;
@@ -304,7 +314,7 @@ export interface paths {
          * Unlink an identity from your account
          * @description A device is named by its `deviceId` (required for a device, refused for the others). The player sessions the identity opened end on every instance within a second, this one too if it was one of them. An account keeps at least one identity.
          */
-        post: operations["AccountController_unlink"];
+        post: operations["accountUnlink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -322,7 +332,7 @@ export interface paths {
          * List users (admins)
          * @description With their identities, ban and active sessions.
          */
-        get: operations["UsersController_findAll"];
+        get: operations["usersFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -338,8 +348,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a user by id (admins) */
-        get: operations["UsersController_findOne"];
+        /**
+         * Find a user by id (admins)
+         * @description A user with their provider, roles, ban and active player sessions.
+         */
+        get: operations["usersFindOne"];
         put?: never;
         post?: never;
         delete?: never;
@@ -361,7 +374,7 @@ export interface paths {
          * Ban a user (admins)
          * @description Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
          */
-        post: operations["UsersController_ban"];
+        post: operations["usersBan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -381,7 +394,7 @@ export interface paths {
          * Lift a ban (admins)
          * @description The user may sign in again; the sessions and tokens the ban voided stay void.
          */
-        post: operations["UsersController_unban"];
+        post: operations["usersUnban"];
         delete?: never;
         options?: never;
         head?: never;
@@ -402,7 +415,7 @@ export interface paths {
          * Remove a user's identity (admins)
          * @description A support case: the identity of that provider (every device, for `device`) no longer signs in to the account, and the player sessions it opened end on every instance within a second. The user keeps at least one identity.
          */
-        delete: operations["UsersController_unlinkIdentity"];
+        delete: operations["usersUnlinkIdentity"];
         options?: never;
         head?: never;
         patch?: never;
@@ -419,7 +432,7 @@ export interface paths {
          * Read a user's sign-in audit (admins)
          * @description Sign-ins, refreshes, replays detected, sign-outs, revocations, bans, and identities linked and unlinked, newest first, with time, address and outcome.
          */
-        get: operations["UsersController_audit"];
+        get: operations["usersAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -439,10 +452,13 @@ export interface paths {
          * List the caller's personas
          * @description The caller's personas (an admin sees everyone's).
          */
-        get: operations["PersonasController_findAll"];
+        get: operations["personasFindAll"];
         put?: never;
-        /** Create a persona */
-        post: operations["PersonasController_create"];
+        /**
+         * Create a persona
+         * @description Creates another persona for the caller.
+         */
+        post: operations["personasCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -456,8 +472,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a persona by id */
-        get: operations["PersonasController_findById"];
+        /**
+         * Find a persona by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["personasFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -473,11 +492,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List items */
-        get: operations["ItemsController_findAll"];
+        /**
+         * List items
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["itemsFindAll"];
         put?: never;
-        /** Create an item (admins) */
-        post: operations["ItemsController_create"];
+        /**
+         * Create an item (admins)
+         * @description Creates the record, version 0, and answers it with `ETag` and `Location`.
+         */
+        post: operations["itemsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -491,16 +516,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an item by id */
-        get: operations["ItemsController_findById"];
+        /**
+         * Find an item by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["itemsFindById"];
         /**
          * Update an item (admins)
          * @description Merges the given fields into the item. State the version you read (body or If-Match) to be safe.
          */
-        put: operations["ItemsController_update"];
+        put: operations["itemsUpdate"];
         post?: never;
-        /** Delete an item (admins) */
-        delete: operations["ItemsController_remove"];
+        /**
+         * Delete an item (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["itemsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -513,8 +544,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count items */
-        get: operations["ItemsController_count"];
+        /**
+         * Count items
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+         */
+        get: operations["itemsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -534,15 +568,18 @@ export interface paths {
          * List sessions
          * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
          */
-        get: operations["SessionsController_findAll"];
+        get: operations["sessionsFindAll"];
         put?: never;
         /**
          * Create a session
          * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
          */
-        post: operations["SessionsController_create"];
-        /** Delete every session (admins) */
-        delete: operations["SessionsController_truncate"];
+        post: operations["sessionsCreate"];
+        /**
+         * Delete every session (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["sessionsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -555,16 +592,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a session by id */
-        get: operations["SessionsController_findById"];
+        /**
+         * Find a session by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["sessionsFindById"];
         /**
          * Update a session (host or admin)
          * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user. They hold for the session as it is after the update.
          */
-        put: operations["SessionsController_update"];
+        put: operations["sessionsUpdate"];
         post?: never;
-        /** Delete a session (host or admin) */
-        delete: operations["SessionsController_remove"];
+        /**
+         * Delete a session (host or admin)
+         * @description Deletes the record for good. Its members hear of it (session.deleted).
+         */
+        delete: operations["sessionsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -581,7 +624,7 @@ export interface paths {
          * Count sessions
          * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
          */
-        get: operations["SessionsController_count"];
+        get: operations["sessionsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -601,7 +644,7 @@ export interface paths {
          * Join a session
          * @description A session with a password needs it, in the `X-Session-Password` header (or `?password=`, kept for older clients: a URL may end up in proxies' logs). Wrong passwords are counted per player and per session (SESSION_PASSWORD_ATTEMPTS a minute, SESSION_PASSWORD_ATTEMPTS_PER_SESSION): past either, 429 with `Retry-After`.
          */
-        get: operations["SessionsController_join"];
+        get: operations["sessionsJoin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -619,8 +662,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Show presence in a session (members) */
-        post: operations["SessionsController_heartbeat"];
+        /**
+         * Show presence in a session (members)
+         * @description The caller is still in the session. A member shows presence with this or an open /realtime socket;
+         *     one silent for SESSION_MEMBER_TIMEOUT is removed (the host passes on; an empty session waiting for
+         *     players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
+         */
+        post: operations["sessionsHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -634,8 +682,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Leave a session */
-        get: operations["SessionsController_leave"];
+        /**
+         * Leave a session
+         * @description Removes the caller from the session (nothing happens if they were not in it); a leaving host hands
+         *     over, and a session waiting for players that its last member leaves ends.
+         */
+        get: operations["sessionsLeave"];
         put?: never;
         post?: never;
         delete?: never;
@@ -655,15 +707,18 @@ export interface paths {
          * List tickets
          * @description The tickets the caller hosts or is on (an admin sees all).
          */
-        get: operations["TicketsController_findAll"];
+        get: operations["ticketsFindAll"];
         put?: never;
         /**
          * Create a matchmaking ticket
          * @description Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
          */
-        post: operations["TicketsController_create"];
-        /** Delete every ticket (admins) */
-        delete: operations["TicketsController_truncate"];
+        post: operations["ticketsCreate"];
+        /**
+         * Delete every ticket (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["ticketsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -676,16 +731,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a ticket by id */
-        get: operations["TicketsController_findById"];
+        /**
+         * Find a ticket by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["ticketsFindById"];
         /**
          * Update a ticket (host or admin)
          * @description Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL. They hold for the ticket as it is after the update.
          */
-        put: operations["TicketsController_update"];
+        put: operations["ticketsUpdate"];
         post?: never;
-        /** Delete a ticket (host or admin) */
-        delete: operations["TicketsController_remove"];
+        /**
+         * Delete a ticket (host or admin)
+         * @description Deletes the record for good.
+         */
+        delete: operations["ticketsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -702,7 +763,7 @@ export interface paths {
          * Count tickets
          * @description The tickets the caller hosts or is on (an admin sees all).
          */
-        get: operations["TicketsController_count"];
+        get: operations["ticketsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -722,7 +783,7 @@ export interface paths {
          * Queue insight
          * @description SEARCHING tickets by numTeams and teamSize, for everyone; for admins also the median and 95th percentile wait of tickets matched in the last ten minutes and the matches per minute (also in /metrics).
          */
-        get: operations["TicketsController_stats"];
+        get: operations["ticketsStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -740,8 +801,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a party ticket (a user it names) */
-        post: operations["TicketsController_accept"];
+        /**
+         * Accept a party ticket (a user it names)
+         * @description Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
+         */
+        post: operations["ticketsAccept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -757,8 +821,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline a party ticket (a user it names, not its host) */
-        post: operations["TicketsController_decline"];
+        /**
+         * Decline a party ticket (a user it names, not its host)
+         * @description The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
+         */
+        post: operations["ticketsDecline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -776,7 +843,7 @@ export interface paths {
          * List inventory items
          * @description What the caller's personas hold (an admin sees every inventory).
          */
-        get: operations["InventoriesController_findAll"];
+        get: operations["inventoriesFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -792,8 +859,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an inventory item by id */
-        get: operations["InventoriesController_findById"];
+        /**
+         * Find an inventory item by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["inventoriesFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -813,7 +883,7 @@ export interface paths {
          * Count inventory items
          * @description What the caller's personas hold (an admin sees every inventory).
          */
-        get: operations["InventoriesController_count"];
+        get: operations["inventoriesCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -835,7 +905,7 @@ export interface paths {
          * Create and process a transaction (trade, award, removal)
          * @description Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
          */
-        post: operations["InventoriesController_createTransaction"];
+        post: operations["inventoriesCreateTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -853,7 +923,7 @@ export interface paths {
          * List transactions
          * @description Transactions involving the caller's personas (an admin sees all).
          */
-        get: operations["TransactionsController_findAll"];
+        get: operations["transactionsFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -869,8 +939,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a transaction by id */
-        get: operations["TransactionsController_findById"];
+        /**
+         * Find a transaction by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["transactionsFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -890,7 +963,7 @@ export interface paths {
          * Count transactions
          * @description Transactions involving the caller's personas (an admin sees all).
          */
-        get: operations["TransactionsController_count"];
+        get: operations["transactionsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -908,8 +981,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a pending trade (persona two) */
-        post: operations["TransactionsController_accept"];
+        /**
+         * Accept a pending trade (persona two)
+         * @description Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
+         */
+        post: operations["transactionsAccept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -925,8 +1001,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline a pending trade (persona two) */
-        post: operations["TransactionsController_decline"];
+        /**
+         * Decline a pending trade (persona two)
+         * @description Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
+         */
+        post: operations["transactionsDecline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -942,8 +1021,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a pending trade (persona one) */
-        post: operations["TransactionsController_cancel"];
+        /**
+         * Cancel a pending trade (persona one)
+         * @description Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
+         */
+        post: operations["transactionsCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -957,12 +1039,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a persona's progress in an archetype's skills */
-        get: operations["SkillsController_findAllByArchetype"];
+        /**
+         * List a persona's progress in an archetype's skills
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2). Only the archetype's skills.
+         */
+        get: operations["skillsFindAllByArchetype"];
         put?: never;
         post?: never;
-        /** Reset a persona's progress in an archetype (owner or admin) */
-        delete: operations["SkillsController_truncateByArchetype"];
+        /**
+         * Reset a persona's progress in an archetype (owner or admin)
+         * @description Removes the persona's progress in every skill of the archetype.
+         */
+        delete: operations["skillsTruncateByArchetype"];
         options?: never;
         head?: never;
         patch?: never;
@@ -975,8 +1063,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count a persona's skills in an archetype */
-        get: operations["SkillsController_countByArchetype"];
+        /**
+         * Count a persona's skills in an archetype
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it). Only the archetype's skills.
+         */
+        get: operations["skillsCountByArchetype"];
         put?: never;
         post?: never;
         delete?: never;
@@ -992,12 +1083,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A persona's progress in one skill */
-        get: operations["SkillsController_findById"];
+        /**
+         * A persona's progress in one skill
+         * @description 404 for a skill the persona never started. (`count` is not a usable skill id: it names the route above.)
+         */
+        get: operations["skillsFindById"];
         put?: never;
         post?: never;
-        /** Delete a persona's progress in one skill (owner or admin) */
-        delete: operations["SkillsController_remove"];
+        /**
+         * Delete a persona's progress in one skill (owner or admin)
+         * @description Removes the persona's progress in the skill: it starts again from nothing.
+         */
+        delete: operations["skillsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1012,8 +1109,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add progress to a skill */
-        post: operations["SkillsController_addProgress"];
+        /**
+         * Add progress to a skill
+         * @description Adds progress: a number adds to a numeric progress (starting from 0), any other value replaces
+         *     it; the record is created on first progress. Owner or admin; anonymous only with ANONYMOUS_WRITES.
+         */
+        post: operations["skillsAddProgress"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1027,8 +1128,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a persona's progress in every skill */
-        get: operations["SkillsController_findAll"];
+        /**
+         * List a persona's progress in every skill
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["skillsFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1044,8 +1148,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count a persona's skills */
-        get: operations["SkillsController_count"];
+        /**
+         * Count a persona's skills
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+         */
+        get: operations["skillsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1065,13 +1172,13 @@ export interface paths {
          * List media assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["MediaAssetsController_findAll"];
+        get: operations["mediaAssetsFindAll"];
         put?: never;
         /**
          * Create a media asset (admins)
          * @description The service gives every file variant a uid, dateCreated, dateModified and version 0.
          */
-        post: operations["MediaAssetsController_create"];
+        post: operations["mediaAssetsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1085,16 +1192,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a media asset by id */
-        get: operations["MediaAssetsController_findById"];
+        /**
+         * Find a media asset by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["mediaAssetsFindById"];
         /**
          * Update a media asset (admins)
          * @description Variants sent unchanged keep their uid, dates and version; changed ones keep their uid and dateCreated and get version + 1; new ones are stamped afresh; variants left out are removed.
          */
-        put: operations["MediaAssetsController_update"];
+        put: operations["mediaAssetsUpdate"];
         post?: never;
-        /** Delete a media asset (admins) */
-        delete: operations["MediaAssetsController_remove"];
+        /**
+         * Delete a media asset (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["mediaAssetsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1111,7 +1224,7 @@ export interface paths {
          * Count media assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["MediaAssetsController_count"];
+        get: operations["mediaAssetsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1131,10 +1244,13 @@ export interface paths {
          * List text assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["TextAssetsController_findAll"];
+        get: operations["textAssetsFindAll"];
         put?: never;
-        /** Create a text asset (admins) */
-        post: operations["TextAssetsController_create"];
+        /**
+         * Create a text asset (admins)
+         * @description Creates the record, version 0, and answers it with `ETag` and `Location`.
+         */
+        post: operations["textAssetsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1148,16 +1264,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a text asset by id */
-        get: operations["TextAssetsController_findById"];
+        /**
+         * Find a text asset by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one. GET /assets/text/{id}/resolve picks the text of one language.
+         */
+        get: operations["textAssetsFindById"];
         /**
          * Update a text asset (admins)
          * @description Merges the given fields; `text`, when sent, replaces the whole map. State the version you read to be safe.
          */
-        put: operations["TextAssetsController_update"];
+        put: operations["textAssetsUpdate"];
         post?: never;
-        /** Delete a text asset (admins) */
-        delete: operations["TextAssetsController_remove"];
+        /**
+         * Delete a text asset (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["textAssetsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1174,7 +1296,7 @@ export interface paths {
          * Count text assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["TextAssetsController_count"];
+        get: operations["textAssetsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1194,7 +1316,7 @@ export interface paths {
          * Resolve a text asset in the reader's language
          * @description Picks the text for `lang`, or else for the languages of `Accept-Language` in order of preference: the exact tag (case does not matter), then ever shorter forms of it (pt-BR, then pt), then the next preferred language; when none is there, the `default` text. The stored record is not changed. The answer carries `Content-Language` when a language matched, and `Vary: Accept-Language`.
          */
-        get: operations["TextAssetsController_resolve"];
+        get: operations["textAssetsResolve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1210,16 +1332,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List achievement definitions */
-        get: operations["AchievementsController_findAll"];
+        /**
+         * List achievement definitions
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["achievementsFindAll"];
         put?: never;
         /**
          * Create an achievement definition (admins; optional auth)
          * @description Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
          */
-        post: operations["AchievementsController_create"];
-        /** Delete every achievement definition and every unlock (admins) */
-        delete: operations["AchievementsController_truncate"];
+        post: operations["achievementsCreate"];
+        /**
+         * Delete every achievement definition and every unlock (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["achievementsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1232,16 +1360,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an achievement definition by id */
-        get: operations["AchievementsController_findById"];
+        /**
+         * Find an achievement definition by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["achievementsFindById"];
         /**
          * Update an achievement definition (admins)
          * @description Merges the given fields. State the version you read (body or If-Match) to be safe.
          */
-        put: operations["AchievementsController_update"];
+        put: operations["achievementsUpdate"];
         post?: never;
-        /** Delete an achievement definition and its unlocks (admins) */
-        delete: operations["AchievementsController_remove"];
+        /**
+         * Delete an achievement definition and its unlocks (admins)
+         * @description Deletes the record for good. Its unlocks go with it.
+         */
+        delete: operations["achievementsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1258,7 +1392,7 @@ export interface paths {
          * Count achievement definitions (optional auth)
          * @description Works without a token. The list parameters are an addition to the interface document.
          */
-        get: operations["AchievementsController_count"];
+        get: operations["achievementsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1274,8 +1408,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's unlocked achievements */
-        get: operations["AchievementsController_findUnlocked"];
+        /**
+         * List the caller's unlocked achievements
+         * @description An addition to the interface document: what the caller has unlocked, with the list rules.
+         */
+        get: operations["achievementsFindUnlocked"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1295,7 +1432,7 @@ export interface paths {
          * Unlock an achievement for the caller
          * @description Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
          */
-        get: operations["AchievementsController_unlock"];
+        get: operations["achievementsUnlock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1317,7 +1454,7 @@ export interface paths {
          * Get a ticket to open the realtime socket (browsers)
          * @description Browsers cannot set headers on a WebSocket: open `/realtime?ticket=<ticket>` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt <token>` on the upgrade instead.
          */
-        post: operations["RealtimeController_issueTicket"];
+        post: operations["realtimeIssueTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1335,7 +1472,7 @@ export interface paths {
          * Read your events (the realtime inbox, without a socket)
          * @description The events the socket would send, oldest first: every event after `after` (the id of the last one you got), up to `limit`. Without `after`: from the oldest kept (REALTIME_RETENTION). Poll with the last id to follow along.
          */
-        get: operations["RealtimeController_notifications"];
+        get: operations["realtimeNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1555,6 +1692,8 @@ export interface components {
              */
             deviceId?: string;
         };
+        /** @enum {string} */
+        SortDirection: "ASC" | "DESC";
         UserAccountDto: {
             /** Format: uuid */
             readonly uid: string;
@@ -1641,11 +1780,17 @@ export interface components {
             dateCreated: string;
         };
         Persona: {
-            /** @description The user who owns the persona and may act for it. */
+            /**
+             * Format: uuid
+             * @description The user who owns the persona and may act for it.
+             */
             userUid: string;
             /** @description The name shown to other players. */
             name: string;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1660,31 +1805,14 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreatePersonaDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description The name shown to other players.
              * @example Mira the Swift
@@ -1698,10 +1826,10 @@ export interface components {
              */
             name: string;
             /**
-             * @description A string, number or boolean.
+             * @description A string, number or boolean. A string, a number or a boolean.
              * @example 12
              */
-            value: string | number | boolean;
+            value: unknown;
         };
         Item: {
             /** @example Iron sword */
@@ -1726,7 +1854,10 @@ export interface components {
              * @description The item this one derives from; must exist, and may not make a cycle.
              */
             parentUID: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1749,36 +1880,22 @@ export interface components {
             count: number;
         };
         StatDto: {
-            /** @example 12 */
-            value: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean (a string of at most 1000 characters).
+             * @example 12
+             */
+            value: unknown;
             /** @description The statistic's name, e.g. `damage`. */
             name: string;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateItemDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword */
             name?: string;
             /** @example A plain but trusty blade. */
@@ -1820,31 +1937,14 @@ export interface components {
              */
             parentUID?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateItemDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword */
             name: string;
             /** @example A plain but trusty blade. */
@@ -1936,7 +2036,10 @@ export interface components {
              * @description The game server running the session, when one is assigned.
              */
             serverUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1961,31 +2064,14 @@ export interface components {
              */
             members: string[];
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateSessionDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description How many teams (1..100).
              * @example 2
@@ -2043,42 +2129,15 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly serverUid?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateSessionDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description How many teams (1..100).
              * @example 2
@@ -2127,7 +2186,6 @@ export interface components {
             invited?: string[];
             /**
              * @description Let the matchmaker fill open seats with compatible SEARCHING tickets (default false).
-             * @default false
              * @example false
              */
             backfill?: boolean;
@@ -2136,16 +2194,6 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly serverUid?: string | null;
         };
         /**
          * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
@@ -2156,16 +2204,25 @@ export interface components {
         Criterion: {
             /** @example skill */
             name: string;
-            /** @example 1000 */
-            minValue?: string | number | boolean;
-            /** @example 1400 */
-            maxValue?: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1000
+             */
+            minValue?: unknown;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1400
+             */
+            maxValue?: unknown;
         };
         Statistic: {
             /** @example skill */
             name: string;
-            /** @example 1200 */
-            value: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1200
+             */
+            value: unknown;
         };
         /**
          * @description Why the ticket ended INVALID; null while it is queued or once matched.
@@ -2219,7 +2276,10 @@ export interface components {
              * @description The session the matchmaker placed the ticket in (also pushed as ticket.updated).
              */
             sessionUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2241,47 +2301,33 @@ export interface components {
              */
             name: string;
             /**
-             * @description Inclusive lower bound (a string, number or boolean; compared with values of the same type).
+             * @description Inclusive lower bound (a string, number or boolean; compared with values of the same type). A string, a number or a boolean (a string of at most 256 characters).
              * @example 1000
              */
-            minValue?: string | number | boolean;
+            minValue?: unknown;
             /**
-             * @description Inclusive upper bound.
+             * @description Inclusive upper bound. A string, a number or a boolean (a string of at most 256 characters).
              * @example 1400
              */
-            maxValue?: string | number | boolean;
+            maxValue?: unknown;
         };
         StatisticDto: {
             /** @example skill */
             name: string;
-            /** @example 1200 */
-            value: string | number | boolean;
-        };
-        CreateTicketDto: {
             /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             * @description A string, a number or a boolean (a string of at most 256 characters).
+             * @example 1200
              */
-            readonly uid?: string;
+            value: unknown;
+        };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        CreateTicketDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description Teams in the session wanted (1..100).
              * @example 2
@@ -2341,32 +2387,26 @@ export interface components {
              * @example 2026-11-24T12:05:00.000Z
              */
             expiresAt?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * @example [
-             *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
-             *     ]
-             */
-            readonly accepted?: string[];
-            /** @example null */
-            readonly reason?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly sessionUid?: string | null;
         };
+        /**
+         * @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
+         * @example {
+         *       "criteria": [
+         *         {
+         *           "name": "skill",
+         *           "minValue": 900,
+         *           "maxValue": 1500
+         *         }
+         *       ],
+         *       "statistics": [
+         *         {
+         *           "name": "skill",
+         *           "value": 1200
+         *         }
+         *       ]
+         *     }
+         */
         UpdateTicketDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -2374,25 +2414,12 @@ export interface components {
              */
             version?: number;
             /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
              * @description Teams in the session wanted (1..100).
              * @example 2
              */
             numTeams?: number;
             /**
              * @description Seats per team (1..100, default 1; numTeams × teamSize at most 100, as for a session). The ticket's users must fit on one team.
-             * @default 1
              * @example 2
              */
             teamSize?: number;
@@ -2433,7 +2460,6 @@ export interface components {
             /**
              * @description SEARCHING (default) is matched; INITIALIZING holds the ticket; INVALID ends it. A party waits
              *     INITIALIZING until everyone it names has accepted, whatever is asked. MATCH_FOUND cannot be set.
-             * @default SEARCHING
              * @enum {string}
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
@@ -2444,24 +2470,6 @@ export interface components {
              * @example 2026-11-24T12:05:00.000Z
              */
             expiresAt?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * @example [
-             *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
-             *     ]
-             */
-            readonly accepted?: string[];
-            /** @example null */
-            readonly reason?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly sessionUid?: string | null;
         };
         QueueDepthDto: {
             /** @example 2 */
@@ -2515,17 +2523,21 @@ export interface components {
              */
             quantity: number;
         };
-        TradeTransactionDto: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "TRADE";
-            /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
-             */
-            personaOneUid: string;
+        /**
+         * @example {
+         *       "type": "TRADE",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaTwoUid": "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ],
+         *       "personaTwoInventoryItems": []
+         *     }
+         */
+        TradeTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * Format: uuid
              * @example d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60
@@ -2542,13 +2554,26 @@ export interface components {
             personaOneInventoryItems?: components["schemas"]["ItemQuantityDto"][];
             /** @example [] */
             personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
-        };
-        AwardTransactionDto: {
+        } & {
             /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            personaOneUid: string;
+            type: "TRADE";
+        };
+        /**
+         * @example {
+         *       "type": "AWARD",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ]
+         *     }
+         */
+        AwardTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * @example [
              *       {
@@ -2558,28 +2583,26 @@ export interface components {
              *     ]
              */
             personaOneInventoryItems: components["schemas"]["ItemQuantityDto"][];
-            /**
-             * @description No place in an award or a removal.
-             * @example null
-             */
-            personaTwoUid?: null;
-            /**
-             * @description Empty, if sent.
-             * @example []
-             */
-            personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+        } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "AWARD";
         };
-        RemovalTransactionDto: {
-            /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
-             */
-            personaOneUid: string;
+        /**
+         * @example {
+         *       "type": "REMOVAL",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ]
+         *     }
+         */
+        RemovalTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * @example [
              *       {
@@ -2589,16 +2612,7 @@ export interface components {
              *     ]
              */
             personaOneInventoryItems: components["schemas"]["ItemQuantityDto"][];
-            /**
-             * @description No place in an award or a removal.
-             * @example null
-             */
-            personaTwoUid?: null;
-            /**
-             * @description Empty, if sent.
-             * @example []
-             */
-            personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+        } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2615,7 +2629,10 @@ export interface components {
              * @example 3
              */
             quantity: number;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2634,6 +2651,7 @@ export interface components {
         TransactionType: "TRADE" | "AWARD" | "REMOVAL";
         /**
          * @example {
+         *       "type": "TRADE",
          *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
          *       "personaTwoUid": "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60",
          *       "personaOneInventoryItems": [
@@ -2644,7 +2662,15 @@ export interface components {
          *       ]
          *     }
          */
-        CreateTransactionDto: components["schemas"]["TradeTransactionDto"] | components["schemas"]["AwardTransactionDto"] | components["schemas"]["RemovalTransactionDto"];
+        CreateTransactionDto: {
+            /** @description TRADE, AWARD or REMOVAL: the shape of the body. Required here so that clients name the shape; a body without it is taken as a TRADE. */
+            type: components["schemas"]["TransactionType"];
+            /**
+             * Format: uuid
+             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
+             */
+            personaOneUid: string;
+        };
         /**
          * @description PENDING (waiting for persona two's owner), COMPLETED, FAILED (a quantity was short), CANCELED or DECLINED.
          * @enum {string}
@@ -2689,7 +2715,10 @@ export interface components {
             personaTwoInventoryItemsAfter: components["schemas"]["InventorySnapshot"][];
             /** @description Why a FAILED transaction failed. */
             reason: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2712,13 +2741,16 @@ export interface components {
             /** @example swordplay */
             skillUid: string;
             /**
-             * @description A number (AddProgress adds to it), or a string, boolean or object (AddProgress replaces it).
+             * @description A number (AddProgress adds to it), or a string, boolean or object (AddProgress replaces it). A number, a string, a boolean or an object.
              * @example 42
              */
-            progress: number | string | boolean | Record<string, never>;
+            progress: unknown;
             /** @example true */
             enabled: boolean;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2737,10 +2769,10 @@ export interface components {
             /**
              * @description A number is added to a numeric progress (which starts at 0); anything else replaces the progress.
              *     A sum beyond ±1.7976931348623157e308 (the largest finite double) is refused with 400 and adds nothing;
-             *     every number, in an object too, must be finite.
+             *     every number, in an object too, must be finite. A number, a string, a boolean or an object.
              * @example 5
              */
-            value: number | string | boolean | Record<string, never>;
+            value: unknown;
         };
         MediaFile: {
             /** @example image/png */
@@ -2834,7 +2866,10 @@ export interface components {
             files: {
                 [key: string]: components["schemas"]["MediaFile"];
             };
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2849,31 +2884,14 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateMediaAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword artwork */
             name?: string;
             /** @example Inventory icon and thumbnail of the iron sword. */
@@ -2898,31 +2916,14 @@ export interface components {
                 [key: string]: components["schemas"]["MediaFileDto"];
             };
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateMediaAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword artwork */
             name: string;
             /** @example Inventory icon and thumbnail of the iron sword. */
@@ -2965,7 +2966,10 @@ export interface components {
             text: {
                 [key: string]: string;
             };
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2980,31 +2984,14 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateTextAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Welcome banner */
             name?: string;
             /** @example Shown on the title screen. */
@@ -3023,31 +3010,14 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateTextAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Welcome banner */
             name: string;
             /** @example Shown on the title screen. */
@@ -3085,7 +3055,10 @@ export interface components {
              * @example https://cdn.example.com/badges/dragon-slayer.png
              */
             badge: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -3100,31 +3073,14 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateAchievementDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Dragon slayer */
             name?: string;
             /** @example Defeat the red dragon of the northern peaks. */
@@ -3136,31 +3092,14 @@ export interface components {
              */
             badge?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateAchievementDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Dragon slayer */
             name: string;
             /** @example Defeat the red dragon of the northern peaks. */
@@ -3183,7 +3122,10 @@ export interface components {
              * @description The user who unlocked it.
              */
             userUid: string;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -3215,25 +3157,22 @@ export interface components {
             /** Format: uuid */
             hostUid: string;
         };
-        TicketUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "ticket.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TicketUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description The ticket in brief: MATCH_FOUND with sessionUid once matched. */
+            data: components["schemas"]["TicketChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example ticket.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "ticket.updated";
-            /** @description The ticket in brief: MATCH_FOUND with sessionUid once matched. */
-            data: components["schemas"]["TicketChange"];
         };
         SessionChange: {
             /** Format: uuid */
@@ -3257,24 +3196,21 @@ export interface components {
             /** @description Users who left, or were removed, by this write. */
             left: string[];
         };
-        SessionUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "session.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["SessionChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.updated";
-            data: components["schemas"]["SessionChange"];
         };
         SessionRemoval: {
             /** Format: uuid */
@@ -3285,24 +3221,21 @@ export interface components {
              */
             version: number;
         };
-        SessionDeletedEvent: {
+        /**
+         * @example {
+         *       "type": "session.deleted",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionDeletedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["SessionRemoval"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.deleted
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.deleted";
-            data: components["schemas"]["SessionRemoval"];
         };
         SessionBrief: {
             /** Format: uuid */
@@ -3314,65 +3247,56 @@ export interface components {
             /** Format: uuid */
             hostUid: string;
         };
-        SessionInvitedEvent: {
+        /**
+         * @example {
+         *       "type": "session.invited",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionInvitedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description The session you were invited to: join it with GET /sessions/{uid}/join. */
+            data: components["schemas"]["SessionBrief"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.invited
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.invited";
-            /** @description The session you were invited to: join it with GET /sessions/{uid}/join. */
-            data: components["schemas"]["SessionBrief"];
         };
-        TransactionPendingEvent: {
+        /**
+         * @example {
+         *       "type": "transaction.pending",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TransactionPendingEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description A trade awaiting your persona: accept, decline. */
+            data: components["schemas"]["InventoryTransaction"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example transaction.pending
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "transaction.pending";
-            /** @description A trade awaiting your persona: accept, decline. */
-            data: components["schemas"]["InventoryTransaction"];
         };
-        TransactionUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "transaction.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TransactionUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description COMPLETED, DECLINED, CANCELED or FAILED. */
+            data: components["schemas"]["InventoryTransaction"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example transaction.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "transaction.updated";
-            /** @description COMPLETED, DECLINED, CANCELED or FAILED. */
-            data: components["schemas"]["InventoryTransaction"];
         };
         InventoryChange: {
             /** Format: uuid */
@@ -3380,43 +3304,37 @@ export interface components {
             /** @description The holdings that changed, as they are now (quantity 0: none left). */
             holdings: components["schemas"]["InventorySnapshot"][];
         };
-        InventoryUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "inventory.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        InventoryUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["InventoryChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example inventory.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "inventory.updated";
-            data: components["schemas"]["InventoryChange"];
         };
-        AchievementUnlockedEvent: {
+        /**
+         * @example {
+         *       "type": "achievement.unlocked",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        AchievementUnlockedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["AchievementUnlock"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example achievement.unlocked
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "achievement.unlocked";
-            data: components["schemas"]["AchievementUnlock"];
         };
         RealtimeTicketDto: {
             /**
@@ -3430,16 +3348,198 @@ export interface components {
              */
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "id": "1024-57",
+         *       "type": "achievement.unlocked",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        RealtimeEvent: {
+            /**
+             * @description What happened (docs/REALTIME.md lists the types and who receives them).
+             * @enum {string}
+             */
+            type: "ticket.updated" | "session.updated" | "session.deleted" | "session.invited" | "transaction.pending" | "transaction.updated" | "inventory.updated" | "achievement.unlocked";
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+        };
     };
-    responses: never;
-    parameters: never;
+    responses: {
+        /** @description The request headers are larger than 16 KiB in all (Node.js's limit); no body, and the connection is closed. */
+        Status431: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 429,
+                 *       "code": "RATE_LIMITED",
+                 *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
+        ProviderUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 503,
+                 *       "code": "PROVIDER_UNAVAILABLE",
+                 *       "message": "idp1 is unavailable: try again shortly",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
+        ProviderUnavailable2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 503,
+                 *       "code": "PROVIDER_UNAVAILABLE",
+                 *       "message": "idp1 is unavailable: try again shortly",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 413,
+                 *       "code": "PAYLOAD_TOO_LARGE",
+                 *       "message": "request body is larger than the 1 MiB limit",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 415,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "message": "request bodies must be application/json",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+        DatabaseUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 503,
+                 *       "code": "DATABASE_UNAVAILABLE",
+                 *       "message": "the database is unavailable: try again shortly",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 401,
+                 *       "code": "UNAUTHORIZED",
+                 *       "message": "the token is invalid or has expired: sign in again",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
+    parameters: {
+        /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+        Limit: number;
+        Skip: number;
+        Limit2: number;
+        /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+        IfMatch: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id, also in error bodies and the log line. */
+        XRequestId: string;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+        XNextSkip: number;
+        /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+        ETag: string;
+        /** @description The path of the record created, e.g. `/items/{uid}`. */
+        Location: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    MetricsController_scrape: {
+    metricsScrape: {
         parameters: {
             query?: never;
             header?: never;
@@ -3451,17 +3551,17 @@ export interface operations {
             /** @description Metrics in the Prometheus text exposition format. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            431: components["responses"]["Status431"];
         };
     };
-    HealthController_live: {
+    healthLive: {
         parameters: {
             query?: never;
             header?: never;
@@ -3472,17 +3572,17 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
+            431: components["responses"]["Status431"];
         };
     };
-    HealthController_ready: {
+    healthReady: {
         parameters: {
             query?: never;
             header?: never;
@@ -3493,21 +3593,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
+            431: components["responses"]["Status431"];
             /** @description DATABASE_UNAVAILABLE: the database did not answer. */
             503: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3524,13 +3622,10 @@ export interface operations {
             };
         };
     };
-    AuthController_signInWithIdp1: {
+    authSignInWithIdp1: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The identity provider's token, as `jwt <token>` (or `Bearer <token>`). */
-                Authorization: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3538,8 +3633,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3549,8 +3643,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the provider token is missing, invalid or expired. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3568,8 +3661,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3585,57 +3677,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "PROVIDER_UNAVAILABLE",
-                     *       "message": "idp1 is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["ProviderUnavailable"];
         };
     };
-    AuthController_signInWithIdp2: {
+    authSignInWithIdp2: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The identity provider's token, as `jwt <token>` (or `Bearer <token>`). */
-                Authorization: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3643,8 +3693,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3654,8 +3703,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the provider token is missing or not active. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3673,8 +3721,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,51 +3737,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "PROVIDER_UNAVAILABLE",
-                     *       "message": "idp1 is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["ProviderUnavailable2"];
         };
     };
-    AuthController_signInWithDevice: {
+    authSignInWithDevice: {
         parameters: {
             query?: never;
             header?: never;
@@ -3749,8 +3757,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3760,8 +3767,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3785,8 +3791,7 @@ export interface operations {
             /** @description BANNED: the user is banned (`until` says until when); FORBIDDEN: device sign-in is turned off on this server. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3805,8 +3810,7 @@ export interface operations {
             /** @description NO_SUCH_ACCOUNT: `create` was false and no account has this device id. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3821,89 +3825,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AuthController_refresh: {
+    authRefresh: {
         parameters: {
             query?: never;
             header?: never;
@@ -3918,8 +3847,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3929,8 +3857,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3954,8 +3881,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the refresh token is unknown, already used (the session is then signed out), or its session expired or was revoked. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3973,8 +3899,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,8 +3918,7 @@ export interface operations {
             /** @description REFRESH_CONFLICT: another request used this refresh token a moment ago; use the tokens it received. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4009,89 +3933,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_logout: {
+    playerSessionsLogout: {
         parameters: {
             query?: never;
             header?: never;
@@ -4103,8 +3952,7 @@ export interface operations {
             /** @description Signed out; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4112,8 +3960,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4128,108 +3975,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_logoutAll: {
+    playerSessionsLogoutAll: {
         parameters: {
             query?: never;
             header?: never;
@@ -4241,8 +3995,7 @@ export interface operations {
             /** @description Signed out everywhere; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4250,8 +4003,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4266,108 +4018,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_list: {
+    playerSessionsList: {
         parameters: {
             query?: never;
             header?: never;
@@ -4378,78 +4037,20 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerSessionDto"][];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_revoke: {
+    playerSessionsRevoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -4464,8 +4065,7 @@ export interface operations {
             /** @description Revoked; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4473,8 +4073,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4495,30 +4094,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such session, or not yours. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4533,89 +4113,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AccountController_account: {
+    accountAccount: {
         parameters: {
             query?: never;
             header?: never;
@@ -4626,78 +4131,20 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountDto"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AccountController_linkDevice: {
+    accountLinkDevice: {
         parameters: {
             query?: never;
             header?: never;
@@ -4713,8 +4160,7 @@ export interface operations {
             /** @description Your account, with the device. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4724,8 +4170,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4746,30 +4191,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: device sign-in is turned off on this server. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4787,8 +4213,7 @@ export interface operations {
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4803,89 +4228,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AccountController_linkIdp1: {
+    accountLinkIdp1: {
         parameters: {
             query?: never;
             header?: never;
@@ -4901,8 +4251,7 @@ export interface operations {
             /** @description Your account, with the idp1 identity. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4912,8 +4261,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4937,8 +4285,7 @@ export interface operations {
             /** @description UNAUTHORIZED: no token of ours, or the idp1 token is invalid or expired. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4956,8 +4303,7 @@ export interface operations {
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,89 +4318,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "PROVIDER_UNAVAILABLE",
-                     *       "message": "idp1 is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["ProviderUnavailable"];
         };
     };
-    AccountController_linkIdp2: {
+    accountLinkIdp2: {
         parameters: {
             query?: never;
             header?: never;
@@ -5070,8 +4341,7 @@ export interface operations {
             /** @description Your account, with the idp2 identity. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5081,8 +4351,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5106,8 +4375,7 @@ export interface operations {
             /** @description UNAUTHORIZED: no token of ours, or the idp2 token is not active. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5125,8 +4393,7 @@ export interface operations {
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5141,89 +4408,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "PROVIDER_UNAVAILABLE",
-                     *       "message": "idp1 is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["ProviderUnavailable2"];
         };
     };
-    AccountController_unlink: {
+    accountUnlink: {
         parameters: {
             query?: never;
             header?: never;
@@ -5242,8 +4434,7 @@ export interface operations {
             /** @description Your account, without the identity. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5253,8 +4444,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5275,30 +4465,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: your account has no such identity. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5316,8 +4487,7 @@ export interface operations {
             /** @description LAST_IDENTITY: it is the only way into your account; link another first. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5332,127 +4502,52 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_findAll: {
+    usersFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, provider, subject, name, bannedAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on provider, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[provider]"?: string;
-                /** @description Sorts on subject, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[subject]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on bannedAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[bannedAt]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on provider, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[provider]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on subject, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[subject]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on bannedAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[bannedAt]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 provider?: string;
-                /** @description Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 subject?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 bannedAt?: string;
             };
             header?: never;
@@ -5463,10 +4558,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5476,8 +4569,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5498,30 +4590,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5536,51 +4609,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_findOne: {
+    usersFindOne: {
         parameters: {
             query?: never;
             header?: never;
@@ -5594,8 +4628,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5605,8 +4638,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5627,30 +4659,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5668,8 +4681,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5684,51 +4696,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_ban: {
+    usersBan: {
         parameters: {
             query?: never;
             header?: never;
@@ -5747,8 +4720,7 @@ export interface operations {
             /** @description The user, banned. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5758,8 +4730,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: a bad body, `until` not in the future, or your own id. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5780,30 +4751,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5821,8 +4773,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5837,89 +4788,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_unban: {
+    usersUnban: {
         parameters: {
             query?: never;
             header?: never;
@@ -5934,8 +4810,7 @@ export interface operations {
             /** @description The user, not banned. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5945,8 +4820,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5967,30 +4841,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6008,8 +4863,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6024,89 +4878,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_unlinkIdentity: {
+    usersUnlinkIdentity: {
         parameters: {
             query?: never;
             header?: never;
@@ -6123,8 +4902,7 @@ export interface operations {
             /** @description The user, without the identity. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6134,8 +4912,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6156,30 +4933,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6197,8 +4955,7 @@ export interface operations {
             /** @description NOT_FOUND: no such user, or the user has no identity of this provider. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6216,8 +4973,7 @@ export interface operations {
             /** @description LAST_IDENTITY: it is the only way into the account. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6232,92 +4988,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_audit: {
+    usersAudit: {
         parameters: {
             query?: {
-                limit?: number;
+                limit?: components["parameters"]["Limit2"];
                 /** @description Entries older than this id. */
                 before?: string;
             };
@@ -6332,8 +5013,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6343,8 +5023,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6365,30 +5044,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6406,8 +5066,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6422,81 +5081,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_findAll: {
+    personasFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, userUid, name. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[userUid]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 userUid?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
             };
             header?: never;
@@ -6507,10 +5127,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6520,8 +5138,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6542,70 +5159,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_create: {
+    personasCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -6620,12 +5180,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6635,8 +5192,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6657,108 +5213,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_findById: {
+    personasFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6773,10 +5236,8 @@ export interface operations {
             /** @description The persona, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6786,8 +5247,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6808,30 +5268,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6846,97 +5287,58 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_findAll: {
+    itemsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on cost, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[cost]"?: string;
-                /** @description Sorts on assetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[assetId]"?: string;
-                /** @description Sorts on iconAssetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[iconAssetId]"?: string;
-                /** @description Sorts on parentUID, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[parentUID]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on cost, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[cost]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[assetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[iconAssetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[parentUID]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 cost?: string;
-                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 assetId?: string;
-                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 iconAssetId?: string;
-                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 parentUID?: string;
             };
             header?: never;
@@ -6947,10 +5349,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6960,8 +5360,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6982,70 +5381,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_create: {
+    itemsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -7060,12 +5402,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7075,8 +5414,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7097,30 +5435,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7135,89 +5454,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_findById: {
+    itemsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -7232,10 +5476,8 @@ export interface operations {
             /** @description The item, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7245,8 +5487,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7267,30 +5508,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7305,56 +5527,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_update: {
+    itemsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The item's uid (UUID). */
@@ -7370,10 +5553,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7383,8 +5564,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7405,30 +5585,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7446,8 +5607,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7465,8 +5625,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7482,89 +5641,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_remove: {
+    itemsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -7579,8 +5663,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7588,8 +5671,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7610,30 +5692,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7651,8 +5714,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7670,8 +5732,7 @@ export interface operations {
             /** @description CONFLICT: the item is the parent of other items. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7686,135 +5747,60 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_count: {
+    itemsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on cost, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[cost]"?: string;
-                /** @description Sorts on assetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[assetId]"?: string;
-                /** @description Sorts on iconAssetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[iconAssetId]"?: string;
-                /** @description Sorts on parentUID, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[parentUID]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on cost, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[cost]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[assetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[iconAssetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[parentUID]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 cost?: string;
-                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 assetId?: string;
-                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 iconAssetId?: string;
-                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 parentUID?: string;
             };
             header?: never;
@@ -7825,8 +5811,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7836,8 +5821,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7858,120 +5842,63 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_findAll: {
+    sessionsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[visibility]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[backfill]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[serverUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on visibility, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 serverUid?: string;
             };
             header?: never;
@@ -7982,10 +5909,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7995,8 +5920,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8017,70 +5941,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_create: {
+    sessionsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -8095,12 +5962,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8110,8 +5974,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8132,108 +5995,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_truncate: {
+    sessionsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -8245,8 +6015,7 @@ export interface operations {
             /** @description All sessions removed; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8254,8 +6023,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8270,30 +6038,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8308,89 +6057,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_findById: {
+    sessionsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8405,10 +6079,8 @@ export interface operations {
             /** @description The session, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8418,8 +6090,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8440,30 +6111,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8478,56 +6130,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_update: {
+    sessionsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The session's uid (UUID). */
@@ -8543,10 +6156,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8556,8 +6167,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8578,30 +6188,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8619,8 +6210,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8638,8 +6228,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8655,89 +6244,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_remove: {
+    sessionsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -8752,8 +6266,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8761,8 +6274,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8783,30 +6295,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8824,8 +6317,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8840,139 +6332,64 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_count: {
+    sessionsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[visibility]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[backfill]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[serverUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on visibility, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 serverUid?: string;
             };
             header?: never;
@@ -8983,8 +6400,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8994,8 +6410,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9016,70 +6431,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_join: {
+    sessionsJoin: {
         parameters: {
             query?: {
                 /** @description The join password (prefer the header). */
@@ -9099,10 +6457,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9112,8 +6468,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9134,30 +6489,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9175,8 +6511,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9194,8 +6529,7 @@ export interface operations {
             /** @description CONFLICT: the session is full or has ended. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9210,51 +6544,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_heartbeat: {
+    sessionsHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -9269,8 +6564,7 @@ export interface operations {
             /** @description Noted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9278,8 +6572,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9300,30 +6593,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9341,8 +6615,7 @@ export interface operations {
             /** @description CONFLICT: the caller is not a member (any more), or the session has ended. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9357,89 +6630,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_leave: {
+    sessionsLeave: {
         parameters: {
             query?: never;
             header?: never;
@@ -9454,8 +6652,7 @@ export interface operations {
             /** @description Left; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9463,8 +6660,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9485,30 +6681,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9523,105 +6700,66 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_findAll: {
+    ticketsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numUsers]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[expiresAt]"?: string;
-                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[reason]"?: string;
-                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[sessionUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numUsers, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 sessionUid?: string;
             };
             header?: never;
@@ -9632,10 +6770,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9645,8 +6781,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9667,70 +6802,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_create: {
+    ticketsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -9745,12 +6823,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9760,8 +6835,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9782,30 +6856,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description ALREADY_QUEUED: a user the ticket names holds no free queue place (`userUid`; `ticketUid` when it is the caller). */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9820,89 +6875,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_truncate: {
+    ticketsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -9914,8 +6894,7 @@ export interface operations {
             /** @description All tickets removed; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9923,8 +6902,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9939,30 +6917,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9977,89 +6936,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_findById: {
+    ticketsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10074,10 +6958,8 @@ export interface operations {
             /** @description The ticket, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10087,8 +6969,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10109,30 +6990,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10147,56 +7009,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_update: {
+    ticketsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The ticket's uid (UUID). */
@@ -10212,10 +7035,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10225,8 +7046,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10247,30 +7067,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10288,8 +7089,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10307,8 +7107,7 @@ export interface operations {
             /** @description VERSION_CONFLICT; CONFLICT: the ticket has been matched or has ended; ALREADY_QUEUED: a user added holds no free queue place. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10324,89 +7123,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_remove: {
+    ticketsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -10421,8 +7145,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10430,8 +7153,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10452,30 +7174,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10493,8 +7196,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10509,143 +7211,68 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_count: {
+    ticketsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numUsers]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[expiresAt]"?: string;
-                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[reason]"?: string;
-                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[sessionUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numUsers, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 sessionUid?: string;
             };
             header?: never;
@@ -10656,8 +7283,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10667,8 +7293,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10689,70 +7314,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_stats: {
+    ticketsStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -10763,78 +7331,20 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QueueStatsDto"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_accept: {
+    ticketsAccept: {
         parameters: {
             query?: never;
             header?: never;
@@ -10848,10 +7358,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10861,8 +7369,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10883,30 +7390,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: the caller is not among the users the ticket names. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10924,8 +7412,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10943,8 +7430,7 @@ export interface operations {
             /** @description CONFLICT: the ticket has been matched, has ended or has expired. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10959,89 +7445,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_decline: {
+    ticketsDecline: {
         parameters: {
             query?: never;
             header?: never;
@@ -11055,10 +7466,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11068,8 +7477,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11090,30 +7498,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: the caller is not among the users the ticket names, or is its host. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11131,8 +7520,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11150,8 +7538,7 @@ export interface operations {
             /** @description CONFLICT: the ticket has been matched or has ended otherwise. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11166,123 +7553,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_findAll: {
+    inventoriesFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaUid]"?: string;
-                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[itemUid]"?: string;
-                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[quantity]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 quantity?: string;
             };
             header?: never;
@@ -11293,10 +7605,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11306,8 +7616,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11328,70 +7637,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_findById: {
+    inventoriesFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -11406,10 +7658,8 @@ export interface operations {
             /** @description The inventory item, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11419,8 +7669,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11441,30 +7690,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11479,85 +7709,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_count: {
+    inventoriesCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaUid]"?: string;
-                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[itemUid]"?: string;
-                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[quantity]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 quantity?: string;
             };
             header?: never;
@@ -11568,8 +7759,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11579,8 +7769,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11601,70 +7790,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_createTransaction: {
+    inventoriesCreateTransaction: {
         parameters: {
             query?: never;
             header?: {
@@ -11676,17 +7808,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateTransactionDto"];
+                "application/json": components["schemas"]["TradeTransactionDto"] | components["schemas"]["AwardTransactionDto"] | components["schemas"]["RemovalTransactionDto"];
             };
         };
         responses: {
             /** @description COMPLETED, or PENDING for a trade awaiting persona two. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11696,8 +7826,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: malformed request, unknown persona or item. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11718,30 +7847,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: not your persona one, or AWARD/REMOVAL by a non-admin. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11759,8 +7869,7 @@ export interface operations {
             /** @description INSUFFICIENT_QUANTITY: a giver holds too little; nothing moved and a FAILED transaction (transactionUid) was stored. IDEMPOTENCY_KEY_REUSED: the key was used for another request. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11775,127 +7884,52 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_findAll: {
+    transactionsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[type]"?: string;
-                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaOneUid]"?: string;
-                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaTwoUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaTwoUid?: string;
             };
             header?: never;
@@ -11906,10 +7940,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11919,8 +7951,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11941,70 +7972,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_findById: {
+    transactionsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -12019,10 +7993,8 @@ export interface operations {
             /** @description The transaction, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12032,8 +8004,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12054,30 +8025,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12092,89 +8044,50 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_count: {
+    transactionsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[type]"?: string;
-                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaOneUid]"?: string;
-                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaTwoUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaTwoUid?: string;
             };
             header?: never;
@@ -12185,8 +8098,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12196,8 +8108,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12218,70 +8129,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_accept: {
+    transactionsAccept: {
         parameters: {
             query?: never;
             header?: never;
@@ -12295,10 +8149,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12308,8 +8160,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12330,30 +8181,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12371,8 +8203,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12390,8 +8221,7 @@ export interface operations {
             /** @description CONFLICT: no longer PENDING; INSUFFICIENT_QUANTITY: a giver holds too little (FAILED). */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12406,89 +8236,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_decline: {
+    transactionsDecline: {
         parameters: {
             query?: never;
             header?: never;
@@ -12502,10 +8257,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12515,8 +8268,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12537,30 +8289,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12578,8 +8311,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12597,8 +8329,7 @@ export interface operations {
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12613,89 +8344,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_cancel: {
+    transactionsCancel: {
         parameters: {
             query?: never;
             header?: never;
@@ -12709,10 +8365,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12722,8 +8376,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12744,30 +8397,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12785,8 +8419,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12804,8 +8437,7 @@ export interface operations {
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12820,123 +8452,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findAllByArchetype: {
+    skillsFindAllByArchetype: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -12952,10 +8509,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12965,8 +8520,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12987,30 +8541,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13025,51 +8560,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_truncateByArchetype: {
+    skillsTruncateByArchetype: {
         parameters: {
             query?: never;
             header?: never;
@@ -13086,8 +8582,7 @@ export interface operations {
             /** @description Reset; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13095,8 +8590,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13117,30 +8611,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13158,8 +8633,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13174,123 +8648,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_countByArchetype: {
+    skillsCountByArchetype: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -13306,8 +8705,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13317,8 +8715,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13339,30 +8736,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13377,51 +8755,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findById: {
+    skillsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -13439,10 +8778,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13452,8 +8789,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13474,30 +8810,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13512,51 +8829,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_remove: {
+    skillsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -13575,8 +8853,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13584,8 +8861,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13606,30 +8882,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13647,8 +8904,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13663,89 +8919,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_addProgress: {
+    skillsAddProgress: {
         parameters: {
             query?: never;
             header?: never;
@@ -13768,8 +8949,7 @@ export interface operations {
             /** @description Progress recorded. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13777,8 +8957,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13802,8 +8981,7 @@ export interface operations {
             /** @description UNAUTHORIZED: anonymous (unless ANONYMOUS_WRITES=true) or a bad token. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13821,8 +8999,7 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13840,8 +9017,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13856,123 +9032,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findAll: {
+    skillsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -13986,10 +9087,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13999,8 +9098,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14021,30 +9119,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14059,85 +9138,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_count: {
+    skillsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -14151,8 +9191,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14162,8 +9201,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14184,30 +9222,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14222,81 +9241,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_findAll: {
+    mediaAssetsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -14307,10 +9287,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14320,8 +9298,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14342,70 +9319,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_create: {
+    mediaAssetsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -14420,12 +9340,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14435,8 +9352,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14457,30 +9373,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14495,89 +9392,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_findById: {
+    mediaAssetsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14592,10 +9414,8 @@ export interface operations {
             /** @description The media asset, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14605,8 +9425,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14627,30 +9446,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14665,56 +9465,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_update: {
+    mediaAssetsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -14730,10 +9491,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14743,8 +9502,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14765,30 +9523,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14806,8 +9545,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14825,8 +9563,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14842,89 +9579,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_remove: {
+    mediaAssetsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -14939,8 +9601,7 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14948,8 +9609,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14970,30 +9630,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15011,8 +9652,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15027,119 +9667,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_count: {
+    mediaAssetsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -15150,8 +9715,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15161,8 +9725,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15183,100 +9746,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_findAll: {
+    textAssetsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -15287,10 +9793,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15300,8 +9804,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15322,70 +9825,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_create: {
+    textAssetsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -15400,12 +9846,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15415,8 +9858,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15437,30 +9879,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15475,89 +9898,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_findById: {
+    textAssetsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15572,10 +9920,8 @@ export interface operations {
             /** @description The text asset, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15585,8 +9931,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15607,30 +9952,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15645,56 +9971,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_update: {
+    textAssetsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The text asset's uid (UUID). */
@@ -15710,10 +9997,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15723,8 +10008,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15745,30 +10029,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15786,8 +10051,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15805,8 +10069,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15822,89 +10085,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_remove: {
+    textAssetsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -15919,8 +10107,7 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -15928,8 +10115,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15950,30 +10136,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15991,8 +10158,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16007,119 +10173,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_count: {
+    textAssetsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -16130,8 +10221,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16141,8 +10231,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16163,70 +10252,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_resolve: {
+    textAssetsResolve: {
         parameters: {
             query?: {
                 /** @description A BCP 47 language tag; when given, Accept-Language is not consulted. */
@@ -16246,8 +10278,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     /** @description The language of the text, when one matched (not for the default text). */
                     "Content-Language"?: string;
                     /** @description `Accept-Language`: the answer depends on it. */
@@ -16261,8 +10292,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: a malformed id or lang. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16283,30 +10313,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16321,85 +10332,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findAll: {
+    achievementsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on badge, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[badge]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[badge]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 badge?: string;
             };
             header?: never;
@@ -16410,10 +10382,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16423,8 +10393,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16445,70 +10414,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_create: {
+    achievementsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -16523,12 +10435,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16538,8 +10447,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16563,8 +10471,7 @@ export interface operations {
             /** @description UNAUTHORIZED: no token (and ANONYMOUS_WRITES is off), or an invalid one. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16582,8 +10489,7 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16598,89 +10504,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_truncate: {
+    achievementsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -16692,8 +10523,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16701,8 +10531,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16717,30 +10546,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16755,89 +10565,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findById: {
+    achievementsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -16852,10 +10587,8 @@ export interface operations {
             /** @description The achievement definition, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16865,8 +10598,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16887,30 +10619,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16925,56 +10638,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_update: {
+    achievementsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The achievement definition's uid (UUID). */
@@ -16990,10 +10664,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17003,8 +10675,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17025,30 +10696,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17066,8 +10718,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17085,8 +10736,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17102,89 +10752,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_remove: {
+    achievementsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -17199,8 +10774,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17208,8 +10782,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17230,30 +10803,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17271,8 +10825,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17287,123 +10840,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_count: {
+    achievementsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on badge, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[badge]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[badge]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 badge?: string;
             };
             header?: never;
@@ -17414,8 +10892,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17425,8 +10902,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17447,100 +10923,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findUnlocked: {
+    achievementsFindUnlocked: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on achievementUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[achievementUid]"?: string;
-                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[userUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[achievementUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 achievementUid?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 userUid?: string;
             };
             header?: never;
@@ -17551,10 +10970,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17564,8 +10981,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17586,70 +11002,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_unlock: {
+    achievementsUnlock: {
         parameters: {
             query?: never;
             header?: never;
@@ -17663,10 +11022,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17676,8 +11033,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17698,30 +11054,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17736,51 +11073,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    RealtimeController_issueTicket: {
+    realtimeIssueTicket: {
         parameters: {
             query?: never;
             header?: never;
@@ -17791,8 +11089,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17802,8 +11099,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17818,111 +11114,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    RealtimeController_notifications: {
+    realtimeNotifications: {
         parameters: {
             query?: {
-                limit?: number;
+                limit?: components["parameters"]["Limit2"];
                 /** @description The last event's id. */
                 after?: string;
             };
@@ -17934,8 +11137,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17945,8 +11147,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17967,67 +11168,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
 }
