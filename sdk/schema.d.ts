@@ -232,7 +232,7 @@ export interface paths {
          * Your account and the identities that sign in to it
          * @description A device is shown by its provider only: its id is a secret.
          */
-        get: operations["accountAccount"];
+        get: operations["accountFindMine"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4120,7 +4120,7 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    accountAccount: {
+    accountFindMine: {
         parameters: {
             query?: never;
             header?: never;

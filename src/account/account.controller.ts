@@ -44,7 +44,7 @@ export class AccountController {
   })
   @ApiOkResponse({ type: AccountDto })
   @Get()
-  account(@CurrentCaller() caller: Caller): Promise<AccountDto> {
+  findMine(@CurrentCaller() caller: Caller): Promise<AccountDto> {
     return this.accounts.account(caller.uid);
   }
 
