@@ -350,7 +350,7 @@ export interface paths {
         };
         /**
          * Find a user by id (admins)
-         * @description A user with their provider, roles, ban and active player sessions.
+         * @description A user with their provider, identities, roles, ban and active player sessions.
          */
         get: operations["usersFindOne"];
         put?: never;

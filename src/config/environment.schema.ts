@@ -257,7 +257,11 @@ export class Environment {
   @Integer(1, 1_000_000)
   RATE_LIMIT_IP_PER_MINUTE: number;
 
-  @Variable({ default: '60', meaning: 'Sign-ins (`/auth/*`) a minute per client address.', comment: 'sign-ins per client address' })
+  @Variable({
+    default: '60',
+    meaning: 'Sign-ins (`/auth/*`, device sign-ins included) and identity links (`/account/link/*`) a minute per client address.',
+    comment: 'sign-ins per client address',
+  })
   @Integer(1, 1_000_000)
   RATE_LIMIT_AUTH_PER_MINUTE: number;
 

@@ -232,7 +232,7 @@ namespace GameBackend.Api
         /// Find a user by id (admins)
         /// </summary>
         /// <remarks>
-        /// A user with their provider, roles, ban and active player sessions.
+        /// A user with their provider, identities, roles, ban and active player sessions.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -3904,7 +3904,7 @@ namespace GameBackend.Api
         /// Find a user by id (admins)
         /// </summary>
         /// <remarks>
-        /// A user with their provider, roles, ban and active player sessions.
+        /// A user with their provider, identities, roles, ban and active player sessions.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
