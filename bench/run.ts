@@ -651,7 +651,12 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool): Scenari
       id: 'device-returning',
       title: `POST /auth/device, ${data.deviceIds.length} returning devices`,
       withBaseline: true,
-      requests: data.deviceIds.map((deviceId) => ({ method: 'POST', path: '/auth/device', headers: JSON_BODY, body: JSON.stringify({ deviceId }) })),
+      requests: data.deviceIds.map((deviceId) => ({
+        method: 'POST',
+        path: '/auth/device',
+        headers: JSON_BODY,
+        body: JSON.stringify({ deviceId }),
+      })),
       verify: {
         check: async (successes, since) => {
           const { rows } = await pool.query<{ sessions: number; users: number }>(

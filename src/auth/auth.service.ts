@@ -162,7 +162,6 @@ export class AuthService {
   private get refreshTtl(): number {
     return this.config.sessions.refreshTtlSeconds;
   }
-
 }
 
 /** The first persona's name: the provider's name for the person, else their subject; "Guest" on a device. */
