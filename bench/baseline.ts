@@ -19,13 +19,22 @@
  * transaction (inventory.updated per persona, transaction.updated to the owners) with their NOTIFY.
  * Its statements, but the list's, are named, prepared once per connection, as the service's are by default.
  *
- * Run by bench/run.ts as a process of its own: PORT, DATABASE_URL, JWT_SECRET, JWT_ISSUER, JWT_AUDIENCE.
+ * `POST /auth/device` signs a guest in as the service does, with the same rows: a device never seen
+ * before gets a user, its identity (the id's keyed hash, under the same key) and a persona; every
+ * sign-in opens a player session with its refresh token (stored hashed), revokes the user's sessions
+ * past the 50 newest (announced with NOTIFY) and writes its audit row; a banned user is refused. All of
+ * it in one statement, the fewest round trips there are; the answer is an HS256 token pair.
+ *
+ * Run by bench/run.ts as a process of its own: PORT, DATABASE_URL, JWT_SECRET, JWT_ISSUER, JWT_AUDIENCE,
+ * DEVICE_ID_KEY.
  */
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyReply } from 'fastify';
 import pg from 'pg';
 // The service's own constant: the same security headers on the wire (bench/run.ts compares every header).
 import { API_HEADERS } from '../src/security/http-security.js';
+// The service's keyed hash of device ids, so that both find the same guests.
+import { DeviceIds } from '../src/auth/device-ids.js';
 
 const environment = {
   port: Number(process.env.PORT ?? 3100),
@@ -33,6 +42,7 @@ const environment = {
   secret: required('JWT_SECRET'),
   issuer: process.env.JWT_ISSUER ?? 'game-backend',
   audience: process.env.JWT_AUDIENCE ?? 'game-backend',
+  deviceIdKey: required('DEVICE_ID_KEY'),
 };
 
 function required(name: string): string {
@@ -92,7 +102,7 @@ const callers = new WeakMap<object, Claims>();
 app.addHook('onRequest', async (request, reply) => {
   void reply.headers(API_HEADERS);
   void reply.header('X-Request-Id', request.id);
-  if (request.url === '/health') return;
+  if (request.url === '/health' || request.url === '/auth/device') return;
   const match = AUTHORIZATION.exec(request.headers.authorization ?? '');
   const claims = match ? verify(match[1]) : undefined;
   if (!claims) return fail(reply, 401, 'UNAUTHORIZED', 'the token is invalid or has expired: sign in again');
@@ -344,6 +354,103 @@ app.post<{ Body: TransactionBody }>('/inventories/transaction', async (request, 
   } finally {
     client.release();
   }
+});
+
+const deviceIds = DeviceIds.fromSecrets(environment.deviceIdKey, environment.secret);
+const DEVICE_ID = /^[\x20-\x7E]{16,128}$/;
+const SESSION_TTL_SECONDS = 2_592_000;
+const ACCESS_TTL_SECONDS = 3600;
+
+/**
+ * The whole sign-in of a device in one statement: the account found (share-locked against a ban) or
+ * registered ($3: may it be), the session with its refresh token, the eviction past 50 sessions and its
+ * NOTIFY, the audit row. No row: a concurrent first sign-in registered the device (retry) or, with
+ * $3 false, no account has it.
+ */
+const DEVICE_SIGN_IN = `
+  WITH found AS (
+    SELECT i.uid AS identity, i."userUid" AS "user", (u."bannedAt" IS NOT NULL AND (u."bannedUntil" IS NULL OR u."bannedUntil" > now())) AS banned
+    FROM user_identities i JOIN users u ON u.uid = i."userUid" WHERE i.provider = 'device' AND i.subject = $1 FOR SHARE OF u
+  ), claimed AS (
+    INSERT INTO user_identities ("userUid", provider, subject) SELECT $2, 'device', $1 WHERE $3 AND NOT EXISTS (SELECT 1 FROM found)
+    ON CONFLICT (provider, subject) DO NOTHING RETURNING uid AS identity, "userUid" AS "user"
+  ), registered AS (
+    INSERT INTO users (uid, provider) SELECT "user", 'device' FROM claimed RETURNING uid
+  ), persona AS (
+    INSERT INTO personas ("userUid", name) SELECT uid, 'Guest' FROM registered
+  ), account AS (
+    SELECT identity, "user", banned, false AS created FROM found UNION ALL SELECT identity, "user", false, true FROM claimed
+  ), s AS (
+    INSERT INTO auth_sessions ("userUid", provider, "identityUid", address, "userAgent", "expiresAt")
+    SELECT "user", 'device', identity, $4, $5, now() + make_interval(secs => $6) FROM account WHERE NOT banned RETURNING uid, "userUid"
+  ), t AS (
+    INSERT INTO auth_refresh_tokens (hash, "sessionUid") SELECT $7, uid FROM s
+  ), evicted AS (
+    UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = 'session-limit'
+    WHERE uid IN (
+      SELECT x.uid FROM auth_sessions x JOIN s ON x."userUid" = s."userUid"
+      WHERE x."revokedAt" IS NULL AND x."expiresAt" > now() ORDER BY x."dateCreated" DESC, x.uid DESC OFFSET 49
+    )
+    RETURNING uid, "userUid"
+  ), audit AS (
+    INSERT INTO auth_audit ("userUid", event, outcome, "sessionUid", address, "userAgent", detail)
+    SELECT s."userUid", 'sign-in', 'success', s.uid, $4, $5,
+           CASE WHEN a.created THEN '{"provider":"device","created":true}'::jsonb ELSE '{"provider":"device"}'::jsonb END
+    FROM s CROSS JOIN account a
+  )
+  SELECT a."user", a.banned, s.uid AS session,
+    (SELECT pg_notify('revocations', json_build_object('userUid', min(e."userUid"::text), 'sessionUids', json_agg(e.uid), 'reason', 'session-limit')::text)
+     FROM evicted e HAVING count(*) > 0) AS notified
+  FROM account a LEFT JOIN s ON true`;
+
+const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+const TOKEN_HEADER = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+
+/** Our access token, as jsonwebtoken signs it for the service. */
+function sign(sub: string, sid: string): string {
+  const iat = Math.floor(Date.now() / 1000);
+  const payload = base64url(
+    JSON.stringify({ sub, roles: ['user'], sid, iat, exp: iat + ACCESS_TTL_SECONDS, aud: environment.audience, iss: environment.issuer }),
+  );
+  const signature = createHmac('sha256', environment.secret).update(`${TOKEN_HEADER}.${payload}`).digest('base64url');
+  return `${TOKEN_HEADER}.${payload}.${signature}`;
+}
+
+app.post<{ Body: { deviceId?: unknown; create?: unknown } }>('/auth/device', async (request, reply) => {
+  const body = request.body;
+  const { deviceId, create = true } = body ?? {};
+  if (
+    typeof deviceId !== 'string' ||
+    !DEVICE_ID.test(deviceId) ||
+    typeof create !== 'boolean' ||
+    Object.keys(body).some((key) => key !== 'deviceId' && key !== 'create')
+  ) {
+    return fail(reply, 400, 'VALIDATION_FAILED', 'deviceId must be 16 to 128 printable characters, create a boolean');
+  }
+  const refreshToken = randomBytes(32).toString('base64url');
+  const userAgent = request.headers['user-agent'];
+  const values = [
+    deviceIds.subjectOf(deviceId),
+    randomUUID(),
+    create,
+    request.ip,
+    typeof userAgent === 'string' ? userAgent.slice(0, 512) : null,
+    SESSION_TTL_SECONDS,
+    createHash('sha256').update(refreshToken).digest('base64url'),
+  ];
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const { rows } = await pool.query<{ user: string; banned: boolean; session: string | null }>({
+      name: 'device_sign_in',
+      text: DEVICE_SIGN_IN,
+      values,
+    });
+    const [row] = rows;
+    if (!row && !create) break;
+    if (!row) continue;
+    if (row.banned) return fail(reply, 403, 'BANNED', 'banned');
+    return { token: sign(row.user, row.session!), refreshToken, expiresIn: ACCESS_TTL_SECONDS };
+  }
+  return fail(reply, 404, 'NO_SUCH_ACCOUNT', 'no account has this device id');
 });
 
 await app.listen({ port: environment.port, host: '127.0.0.1' });

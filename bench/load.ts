@@ -7,6 +7,7 @@
  * connections, and reads rotate over many ids. Latencies are kept exactly (autocannon's own histogram
  * rounds to whole milliseconds).
  */
+import { randomUUID } from 'node:crypto';
 import autocannon, { type Request } from 'autocannon';
 
 export interface LoadJob {
@@ -24,8 +25,10 @@ export interface LoadJob {
    * `refresh`: each request is a sign-in the first time a connection sends it; after that the
    * connection spends the refresh token it holds at POST /auth/refresh, as a client keeping a session
    * alive does (a refresh token works once, so a fixed request list cannot express it).
+   * `new-device`: each request's body names a device id never sent before (a fresh random UUID), as
+   * the first launch of a game on a new device does.
    */
-  chain?: 'refresh';
+  chain?: 'refresh' | 'new-device';
 }
 
 export interface LoadResult {
@@ -73,9 +76,16 @@ function refreshChain(signIn: Request): Request[] {
   return [{ ...signIn, onResponse: keep }, ...Array.from({ length: 9999 }, () => ({ ...refresh, onResponse: keep }))];
 }
 
+/** See LoadJob.chain. */
+function newDevice(request: Request): Request {
+  return { ...request, setupRequest: (sent) => ({ ...sent, body: JSON.stringify({ deviceId: randomUUID() }) }) };
+}
+
 async function run(job: LoadJob): Promise<LoadResult> {
   const shares: Request[][] = Array.from({ length: job.connections }, () => []);
-  if (job.chain === 'refresh') {
+  if (job.chain === 'new-device') {
+    shares.forEach((_, index) => (shares[index] = [newDevice(job.requests[index % job.requests.length])]));
+  } else if (job.chain === 'refresh') {
     shares.forEach((_, index) => (shares[index] = refreshChain(job.requests[index % job.requests.length])));
   } else if (job.requests.length >= job.connections) {
     job.requests.forEach((request, index) => shares[index % job.connections].push(request));

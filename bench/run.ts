@@ -12,9 +12,9 @@
  *   npm run bench -- --quick            smoke check (about four minutes): 1 s rounds, a smaller curve, no info-log run
  *   --connections 32 --duration 5 --rounds 3 --warmup 3
  *   --only items-by-id,items-list       scenarios: health, items-by-id, items-list, items-count, auth-idp1, auth-refresh,
- *                                       items-create, gifts, awards, trades, progress, items-by-id-info, realtime,
- *                                       storage-read, storage-batch, storage-conditional, storage-read-grown,
- *                                       matchmaking, scale
+ *                                       device-new, device-returning, items-create, gifts, awards, trades, progress,
+ *                                       items-by-id-info, realtime, storage-read, storage-batch, storage-conditional,
+ *                                       storage-read-grown, matchmaking, scale
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
@@ -28,6 +28,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Request } from 'autocannon';
 import pg from 'pg';
+import { DeviceIds } from '../src/auth/device-ids.js';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import {
   cpuMillisecondsOf,
@@ -100,6 +101,8 @@ const distCopy = join(benchDir, 'dist');
 const resultsDir = join(root, 'bench', 'results');
 const profileDir = join(benchDir, 'profiles');
 const JWT = { secret: randomBytes(32).toString('base64url'), issuer: 'game-backend', audience: 'game-backend' };
+/** The key of device ids, given to the service and the baseline alike: both find the seeded guests. */
+const DEVICE_ID_KEY = randomBytes(32).toString('base64url');
 
 const cleanups: Array<() => Promise<void> | void> = [];
 async function cleanUp(): Promise<void> {
@@ -179,7 +182,7 @@ async function main(): Promise<void> {
 
   let service = await startService(databaseUrl, provider, 'warn'); // runs the migrations
   log('seeding');
-  const data = await seed(pool);
+  const data = await seed(pool, undefined, (deviceId) => DeviceIds.fromSecrets(DEVICE_ID_KEY, JWT.secret).subjectOf(deviceId));
   const settingsVersions = await seedStorage(
     pool,
     data.players.map((player) => player.uid),
@@ -458,6 +461,7 @@ async function startService(
       JWT_SECRET: JWT.secret,
       JWT_ISSUER: JWT.issuer,
       JWT_AUDIENCE: JWT.audience,
+      DEVICE_ID_KEY,
       IDP1_JWKS_URL: provider.jwksUrl,
       IDP1_ISSUER: provider.issuer,
       LOG_LEVEL: logLevel,
@@ -489,6 +493,7 @@ async function startBaseline(databaseUrl: string, name = 'baseline'): Promise<Ta
       JWT_SECRET: JWT.secret,
       JWT_ISSUER: JWT.issuer,
       JWT_AUDIENCE: JWT.audience,
+      DEVICE_ID_KEY,
     },
   });
   cleanups.push(() => server.stop());
@@ -540,6 +545,7 @@ async function compareAnswers(service: Target, baseline: Target, data: SeedData,
 
 /** Each player's own save, about 4 KB (bench/storage.ts). */
 const STORAGE_READ_PATH = '/storage/saves/slot-1';
+const JSON_BODY = { 'content-type': 'application/json' };
 
 /** The headers of a request with our JWT, and of one that also sends a JSON body. */
 const authorization = (token: string) => ({ authorization: `jwt ${token}` });
@@ -626,6 +632,57 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool, settings
       // Each connection signs in once, then keeps its session alive refresh after refresh.
       requests: tokens.provider.map((token) => ({ method: 'GET', path: '/auth/idp1', headers: authorization(token) })),
       chain: 'refresh',
+    },
+    {
+      id: 'device-new',
+      title: 'POST /auth/device, new devices',
+      withBaseline: true,
+      // Each request names a device never seen (bench/load.ts): every answer creates a guest account.
+      requests: [{ method: 'POST', path: '/auth/device', headers: JSON_BODY, body: '{}' }],
+      chain: 'new-device',
+      verify: {
+        check: async (successes, since) => {
+          const { rows } = await pool.query<{ guests: number; whole: number }>(
+            `SELECT count(*)::int AS guests,
+                    count(*) FILTER (WHERE (SELECT count(*) FROM user_identities i WHERE i."userUid" = u.uid AND i.provider = 'device') = 1
+                                       AND (SELECT count(*) FROM personas p WHERE p."userUid" = u.uid) = 1)::int AS whole
+             FROM users u WHERE u.provider = 'device' AND u."dateCreated" >= $1`,
+            [since],
+          );
+          const { guests, whole } = rows[0];
+          return {
+            ok: successes > 0 && guests === successes && whole === guests,
+            summary: `verification run: ${guests} guests created for ${successes} 2xx answers, ${whole} with exactly one device and one persona`,
+            details: { guests, whole, successes },
+          };
+        },
+      },
+    },
+    {
+      id: 'device-returning',
+      title: `POST /auth/device, ${data.deviceIds.length} returning devices`,
+      withBaseline: true,
+      requests: data.deviceIds.map((deviceId) => ({
+        method: 'POST',
+        path: '/auth/device',
+        headers: JSON_BODY,
+        body: JSON.stringify({ deviceId }),
+      })),
+      verify: {
+        check: async (successes, since) => {
+          const { rows } = await pool.query<{ sessions: number; users: number }>(
+            `SELECT (SELECT count(*)::int FROM auth_sessions WHERE provider = 'device' AND "dateCreated" >= $1) AS sessions,
+                    (SELECT count(*)::int FROM users WHERE "dateCreated" >= $1) AS users`,
+            [since],
+          );
+          const { sessions, users } = rows[0];
+          return {
+            ok: successes > 0 && sessions === successes && users === 0,
+            summary: `verification run: ${sessions} device sessions opened for ${successes} 2xx answers, ${users} accounts created`,
+            details: { sessions, users, successes },
+          };
+        },
+      },
     },
     {
       id: 'items-create',
@@ -859,7 +916,7 @@ async function measureScaleCurve(
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   pool.on('error', (error) => log(`scale database pool: ${error.message}`));
   const service = await startService(databaseUrl, provider, 'warn', { name: 'service-scale' });
-  const data = await seed(pool, { items: 100, players: 160, giftPairs: 80, signers: 0 });
+  const data = await seed(pool, { items: 100, players: 160, giftPairs: 80, signers: 0, devices: 0 });
   const baseline = await startBaseline(databaseUrl, 'baseline-scale');
   let pairs = data.giftPairs;
 

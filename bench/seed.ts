@@ -5,7 +5,8 @@
  * with its ledger rows, so that the ledger invariant holds from the start. Plus the fixtures of the
  * write scenarios: 100 disjoint gift pairs whose givers hold a large stock of gold coins, two traders
  * who both hold a large stock of two goods, and a persona whose skill progress is raced; and 200 users
- * of their own for the sign-in scenarios.
+ * of their own for the sign-in scenarios, and 5,000 guests, each signed in on a device of their own,
+ * for the device sign-in scenario.
  *
  * Values come from a seeded generator, so every run seeds the same catalog (uids aside).
  */
@@ -26,9 +27,14 @@ export interface SeedSize {
    * user the oldest is revoked, which would sign the players of the other scenarios out.
    */
   signers: number;
+  /**
+   * Guests (accounts created by a device) for the returning-device scenario: enough that their
+   * sessions stay under the limit per user through its rounds (no eviction on every sign-in).
+   */
+  devices: number;
 }
 
-export const DEFAULT_SIZE: SeedSize = { items: 1000, players: 200, giftPairs: 100, signers: 200 };
+export const DEFAULT_SIZE: SeedSize = { items: 1000, players: 200, giftPairs: 100, signers: 200, devices: 5000 };
 
 export interface SeededUser {
   uid: string;
@@ -50,6 +56,8 @@ export interface SeedData {
   skillOwner: SeededUser;
   /** Users only the sign-in scenarios use (SeedSize.signers). */
   signers: SeededUser[];
+  /** The device ids of the guests (SeedSize.devices). */
+  deviceIds: string[];
 }
 
 /** mulberry32: a small, fast, seeded generator. */
@@ -94,8 +102,16 @@ async function insertRows(
   }
 }
 
-export async function seed(database: pg.Pool, size: SeedSize = DEFAULT_SIZE): Promise<SeedData> {
-  const { items: itemCount, players: playerCount, giftPairs: pairCount, signers: signerCount } = size;
+/**
+ * `deviceSubject`: what the service stores for a device id (its keyed hash, under the key the service
+ * is given), for the guests.
+ */
+export async function seed(
+  database: pg.Pool,
+  size: SeedSize = DEFAULT_SIZE,
+  deviceSubject?: (deviceId: string) => string,
+): Promise<SeedData> {
+  const { items: itemCount, players: playerCount, giftPairs: pairCount, signers: signerCount, devices: deviceCount } = size;
   const random = generator(20261122);
   const now = Date.now();
 
@@ -164,16 +180,42 @@ export async function seed(database: pg.Pool, size: SeedSize = DEFAULT_SIZE): Pr
     { uid: 'uuid', provider: 'text', subject: 'text', name: 'text' },
     users.map(({ uid, subject }) => ({ uid, provider: 'idp1', subject, name: subject })),
   );
+  const identities = users.map((owner) => ({ uid: randomUUID(), userUid: owner.uid, provider: 'idp1', subject: owner.subject }));
+  await insertRows(database, 'user_identities', { uid: 'uuid', userUid: 'uuid', provider: 'text', subject: 'text' }, identities);
   await insertRows(
     database,
     'auth_sessions',
-    { uid: 'uuid', userUid: 'uuid', provider: 'text', expiresAt: 'timestamptz' },
-    users.map((owner) => ({
+    { uid: 'uuid', userUid: 'uuid', provider: 'text', identityUid: 'uuid', expiresAt: 'timestamptz' },
+    users.map((owner, index) => ({
       uid: owner.sessionUid,
       userUid: owner.uid,
       provider: 'idp1',
+      identityUid: identities[index].uid,
       expiresAt: new Date(now + 86_400_000).toISOString(),
     })),
+  );
+
+  // Guests, as a device's first sign-in leaves them: the user, the device's identity, a persona.
+  if (deviceCount > 0 && !deviceSubject) throw new Error('seeding guests needs the keyed hash of their device ids');
+  const deviceIds = Array.from({ length: deviceCount }, () => randomUUID());
+  const guests = deviceIds.map((deviceId) => ({ uid: randomUUID(), subject: deviceSubject!(deviceId) }));
+  await insertRows(
+    database,
+    'users',
+    { uid: 'uuid', provider: 'text' },
+    guests.map(({ uid }) => ({ uid, provider: 'device' })),
+  );
+  await insertRows(
+    database,
+    'user_identities',
+    { userUid: 'uuid', provider: 'text', subject: 'text' },
+    guests.map(({ uid, subject }) => ({ userUid: uid, provider: 'device', subject })),
+  );
+  await insertRows(
+    database,
+    'personas',
+    { userUid: 'uuid', name: 'text' },
+    guests.map(({ uid }) => ({ userUid: uid, name: 'Guest' })),
   );
   await insertRows(
     database,
@@ -273,6 +315,7 @@ export async function seed(database: pg.Pool, size: SeedSize = DEFAULT_SIZE): Pr
     tradeGoods: [silverUid, copperUid],
     skillOwner,
     signers,
+    deviceIds,
   };
 }
 

@@ -5,6 +5,7 @@
  *
  *   const api = createGameBackendClient({ baseUrl: 'https://game.example.com' });
  *   const { data } = await api.GET('/auth/idp1', { headers: { Authorization: `Bearer ${providerToken}` } });
+ *   // or a guest on this device, with the random id the game keeps: POST('/auth/device', { body: { deviceId } })
  *   const player = createGameBackendClient({ baseUrl, token: data!.token });
  *   const { data: items } = await player.GET('/items', { params: { query: { limit: 10 } } });
  *
@@ -22,7 +23,7 @@ export interface GameBackendClientOptions {
   /** Where the service is, e.g. `https://game.example.com` (no trailing path). */
   baseUrl: string;
   /**
-   * Our JWT (from `GET /auth/idp1` or `/auth/idp2`), or a function returning the current one, for
+   * Our JWT (from `GET /auth/idp1`, `/auth/idp2` or `POST /auth/device`), or a function returning the current one, for
    * clients that renew it. Sent as `Authorization: Bearer <token>` (the document's bearer scheme) unless a request sets its own header.
    */
   token?: string | (() => string | undefined);

@@ -101,6 +101,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a device id (guest)
+         * @description The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
+         */
+        post: operations["authSignInWithDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/refresh": {
         parameters: {
             query?: never;
@@ -201,6 +221,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account and the identities that sign in to it
+         * @description A device is shown by its provider only: its id is a secret.
+         */
+        get: operations["accountFindMine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/link/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a device to your account
+         * @description Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE). At most 10 devices.
+         */
+        post: operations["accountLinkDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/link/idp1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link an idp1 (OpenID Connect) identity to your account
+         * @description The idp1 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
+         */
+        post: operations["accountLinkIdp1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/link/idp2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link an idp2 (OAuth 2.0) identity to your account
+         * @description The idp2 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
+         */
+        post: operations["accountLinkIdp2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/unlink/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unlink an identity from your account
+         * @description A device is named by its `deviceId` (required for a device, refused for the others). The player sessions the identity opened end on every instance within a second, this one too if it was one of them. An account keeps at least one identity.
+         */
+        post: operations["accountUnlink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -210,7 +330,7 @@ export interface paths {
         };
         /**
          * List users (admins)
-         * @description With their provider, ban and active sessions.
+         * @description With their identities, ban and active sessions.
          */
         get: operations["usersFindAll"];
         put?: never;
@@ -230,7 +350,7 @@ export interface paths {
         };
         /**
          * Find a user by id (admins)
-         * @description A user with their provider, roles, ban and active player sessions.
+         * @description A user with their provider, identities, roles, ban and active player sessions.
          */
         get: operations["usersFindOne"];
         put?: never;
@@ -281,6 +401,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{id}/identities/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user's identity (admins)
+         * @description A support case: the identity of that provider (every device, for `device`) no longer signs in to the account, and the player sessions it opened end on every instance within a second. The user keeps at least one identity.
+         */
+        delete: operations["usersUnlinkIdentity"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{id}/audit": {
         parameters: {
             query?: never;
@@ -290,7 +430,7 @@ export interface paths {
         };
         /**
          * Read a user's sign-in audit (admins)
-         * @description Sign-ins, refreshes, replays detected, sign-outs, revocations and bans, newest first, with time, address and outcome.
+         * @description Sign-ins, refreshes, replays detected, sign-outs, revocations, bans, and identities linked and unlinked, newest first, with time, address and outcome.
          */
         get: operations["usersAudit"];
         put?: never;
@@ -1469,7 +1609,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -1569,6 +1709,19 @@ export interface components {
              */
             expiresIn: number;
         };
+        DeviceSignInDto: {
+            /**
+             * @description The id the game made on first launch (a random UUID is best) and keeps in its persistent storage: 16 to 128 printable ASCII characters. A secret: whoever has it is the guest.
+             * @example 3f9c2a7e-5b1d-4c8e-9a6f-0d2b4e7c1a53
+             */
+            deviceId: string;
+            /**
+             * @description Whether a device nobody has signed in with yet creates an account (default true); false: 404 NO_SUCH_ACCOUNT instead.
+             * @default true
+             * @example true
+             */
+            create?: boolean;
+        };
         RefreshDto: {
             /**
              * @description The newest refresh token of the session (from the sign-in or the last refresh).
@@ -1576,6 +1729,11 @@ export interface components {
              */
             refreshToken: string;
         };
+        /**
+         * @description What signed in: a device, or an identity provider.
+         * @enum {string}
+         */
+        IdentityProvider: "device" | "idp1" | "idp2";
         PlayerSessionDto: {
             /**
              * Format: uuid
@@ -1583,11 +1741,10 @@ export interface components {
              */
             uid: string;
             /**
-             * @description The identity provider signed in with.
+             * @description What signed in: a device, or an identity provider.
              * @example idp1
-             * @enum {string}
              */
-            provider: "idp1" | "idp2";
+            provider: components["schemas"]["IdentityProvider"];
             /**
              * @description The client address at sign-in (as TRUST_PROXY lets the service see it).
              * @example 203.0.113.7
@@ -1619,6 +1776,55 @@ export interface components {
              */
             current: boolean;
         };
+        IdentityDto: {
+            /** @example idp1 */
+            provider: components["schemas"]["IdentityProvider"];
+            /**
+             * @description The person's id at the identity provider (its `sub`); null for a device.
+             * @example player-42
+             */
+            subject: string | null;
+            /**
+             * Format: date-time
+             * @description When it was linked (or created the account).
+             */
+            dateCreated: string;
+        };
+        AccountDto: {
+            /**
+             * Format: uuid
+             * @description The user's uid (our token's `sub`): the same whichever identity signs in.
+             */
+            uid: string;
+            /** @example Ada */
+            name: string | null;
+            /** Format: date-time */
+            dateCreated: string;
+            /** @description Oldest first. */
+            identities: components["schemas"]["IdentityDto"][];
+        };
+        LinkDeviceDto: {
+            /**
+             * @description The id the game made on first launch (a random UUID is best) and keeps in its persistent storage: 16 to 128 printable ASCII characters. A secret: whoever has it is the guest.
+             * @example 3f9c2a7e-5b1d-4c8e-9a6f-0d2b4e7c1a53
+             */
+            deviceId: string;
+        };
+        LinkProviderDto: {
+            /**
+             * @description The identity provider's token, as the sign-in route takes it in its Authorization header (which
+             *     carries our own token here).
+             * @example eyJhbGciOiJSUzI1NiIsImtpZCI6ImRldi0xIn0.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl
+             */
+            token: string;
+        };
+        UnlinkDto: {
+            /**
+             * @description The id the game made on first launch (a random UUID is best) and keeps in its persistent storage: 16 to 128 printable ASCII characters. A secret: whoever has it is the guest.
+             * @example 3f9c2a7e-5b1d-4c8e-9a6f-0d2b4e7c1a53
+             */
+            deviceId?: string;
+        };
         /** @enum {string} */
         SortDirection: "ASC" | "DESC";
         UserAccountDto: {
@@ -1630,16 +1836,17 @@ export interface components {
             readonly dateModified: string;
             readonly version: number;
             /**
-             * @description The identity provider of the account.
+             * @description The provider of the identity the account was created with (kept when that identity is unlinked).
              * @example idp1
-             * @enum {string}
              */
-            provider: "idp1" | "idp2";
+            provider: components["schemas"]["IdentityProvider"];
             /**
-             * @description The provider's id for the person (its `sub`).
+             * @description That identity's id at its provider (its `sub`); null for a device, whose id is a secret.
              * @example player-42
              */
-            subject: string;
+            subject: string | null;
+            /** @description The identities that sign in to the account now, oldest first. */
+            identities: components["schemas"]["IdentityDto"][];
             /** @example Ada */
             name: string | null;
             /** @example ada@example.com */
@@ -1674,7 +1881,7 @@ export interface components {
             until?: string;
         };
         /** @enum {string} */
-        AuditEvent: "sign-in" | "refresh" | "replay-detected" | "logout" | "logout-all" | "session-revoked" | "ban" | "unban";
+        AuditEvent: "sign-in" | "refresh" | "replay-detected" | "logout" | "logout-all" | "session-revoked" | "ban" | "unban" | "identity-linked" | "identity-unlinked";
         AuditEntryDto: {
             /**
              * @description Grows with time: page back with ?before=<id>.
@@ -3543,6 +3750,44 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
+        ProviderUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 503,
+                 *       "code": "PROVIDER_UNAVAILABLE",
+                 *       "message": "idp1 is unavailable: try again shortly",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
+        ProviderUnavailable2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 503,
+                 *       "code": "PROVIDER_UNAVAILABLE",
+                 *       "message": "idp1 is unavailable: try again shortly",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
         PayloadTooLarge: {
             headers: {
@@ -3782,25 +4027,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["Status431"];
-            /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "PROVIDER_UNAVAILABLE",
-                     *       "message": "idp1 is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            503: components["responses"]["ProviderUnavailable"];
         };
     };
     authSignInWithIdp2: {
@@ -3860,25 +4087,97 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["Status431"];
-            /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
-            503: {
+            503: components["responses"]["ProviderUnavailable2"];
+        };
+    };
+    authSignInWithDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceSignInDto"];
+            };
+        };
+        responses: {
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "status": 503,
-                     *       "code": "PROVIDER_UNAVAILABLE",
-                     *       "message": "idp1 is unavailable: try again shortly",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description BANNED: the user is banned (`until` says until when); FORBIDDEN: device sign-in is turned off on this server. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "BANNED",
+                     *       "message": "banned until 2026-12-24T00:00:00.000Z",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "until": "2026-12-24T00:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NO_SUCH_ACCOUNT: `create` was false and no account has this device id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NO_SUCH_ACCOUNT",
+                     *       "message": "no account has this device id (send create: true, or leave it out, to make one)",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     authRefresh: {
@@ -4156,6 +4455,395 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    accountFindMine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDto"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    accountLinkDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkDeviceDto"];
+            };
+        };
+        responses: {
+            /** @description Your account, with the device. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: device sign-in is turned off on this server. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "IDENTITY_IN_USE",
+                     *       "message": "this device is linked to another account: sign in with it, or unlink it there first",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    accountLinkIdp1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkProviderDto"];
+            };
+        };
+        responses: {
+            /** @description Your account, with the idp1 identity. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token of ours, or the idp1 token is invalid or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "IDENTITY_IN_USE",
+                     *       "message": "this device is linked to another account: sign in with it, or unlink it there first",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["ProviderUnavailable"];
+        };
+    };
+    accountLinkIdp2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkProviderDto"];
+            };
+        };
+        responses: {
+            /** @description Your account, with the idp2 identity. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: no token of ours, or the idp2 token is not active. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "the token is invalid or has expired: sign in again",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "IDENTITY_IN_USE",
+                     *       "message": "this device is linked to another account: sign in with it, or unlink it there first",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["ProviderUnavailable2"];
+        };
+    };
+    accountUnlink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which kind of identity. */
+                provider: components["schemas"]["IdentityProvider"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnlinkDto"];
+            };
+        };
+        responses: {
+            /** @description Your account, without the identity. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: your account has no such identity. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description LAST_IDENTITY: it is the only way into your account; link another first. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "LAST_IDENTITY",
+                     *       "message": "this would leave the account without a way to sign in: link another identity first",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -4532,6 +5220,116 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    usersUnlinkIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's uid (UUID). */
+                id: string;
+                /** @description Which kind of identity. */
+                provider: components["schemas"]["IdentityProvider"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user, without the identity. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAccountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such user, or the user has no identity of this provider. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description LAST_IDENTITY: it is the only way into the account. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "LAST_IDENTITY",
+                     *       "message": "this would leave the account without a way to sign in: link another identity first",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
+import { AccountModule } from './account/account.module.js';
 import { AchievementsModule } from './achievements/achievements.module.js';
 import { AssetsModule } from './assets/assets.module.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         HealthModule,
         SecurityModule,
         AuthModule,
+        AccountModule,
         UsersModule,
         PersonasModule,
         ItemsModule,

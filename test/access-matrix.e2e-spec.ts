@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
@@ -82,6 +83,12 @@ interface World {
     permissionRead?: 'NONE' | 'PUBLIC';
     permissionWrite?: 'NONE';
   }): Promise<{ collection: string; key: string }>;
+  /** A device id linked to the role's account for this cell (anonymous: a device nobody has). */
+  linkedDevice(role: Role): Promise<string>;
+  /** An idp1 token of the role's own identity (anonymous: the owner's). */
+  idp1Token(role: Role): Promise<string>;
+  /** A user made for one cell, with a device linked besides their idp1 identity. */
+  userWithDevice(): Promise<string>;
 }
 
 const ARCHETYPE = 'warrior';
@@ -127,6 +134,20 @@ const TABLE: Row[] = [
   // Refresh needs no access token: the refresh token is the credential, whoever presents it.
   { route: 'POST /auth/refresh',                                      cells: [200,      200,     200,     200], call: async (w, role) => ({
       body: { refreshToken: (await w.session(role)).refreshToken } }) },
+  // A device id is the credential: any caller's token is ignored; the first sign-in creates a guest.
+  { route: 'POST /auth/device',                                       cells: [200,      200,     200,     200], call: async () => ({
+      body: { deviceId: randomUUID() } }) },
+
+  // The account: every signed-in user's own identities, linked and unlinked by them.
+  { route: 'GET /account',                                            cells: [401,      200,     200,     200] },
+  { route: 'POST /account/link/device',                               cells: [401,      200,     200,     200], call: async () => ({
+      body: { deviceId: randomUUID() } }) },
+  { route: 'POST /account/link/idp1',                                 cells: [401,      200,     200,     200], call: async (w, role) => ({
+      body: { token: await w.idp1Token(role) } }) },
+  { route: 'POST /account/link/idp2',                                 cells: [401,      200,     200,     200], call: async () => ({
+      body: { token: `idp2-link-${next()}` } }) },
+  { route: 'POST /account/unlink/{provider}',                         cells: [401,      200,     200,     200], call: async (w, role) => ({
+      params: { provider: 'device' }, body: { deviceId: await w.linkedDevice(role) } }) },
 
   // Player sessions: each signed-in user's own; an admin may revoke anyone's.
   { route: 'POST /auth/logout',                                       cells: [401,      204,     204,     204], call: ownSession },
@@ -141,6 +162,8 @@ const TABLE: Row[] = [
       params: { id: await w.user() }, body: { reason: 'matrix' } }) },
   { route: 'POST /users/{id}/unban',                                  cells: [401,      403,     403,     200], call: byId((w) => w.user()) },
   { route: 'GET /users/{id}/audit',                                   cells: [401,      403,     403,     200], call: byId((w) => w.owner.uid) },
+  { route: 'DELETE /users/{id}/identities/{provider}',                cells: [401,      403,     403,     200], call: async (w) => ({
+      params: { id: await w.userWithDevice(), provider: 'device' } }) },
 
   // Personas: their user's, and the admins'.
   { route: 'GET /personas',                                           cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.owner.personaUid) },
@@ -386,6 +409,17 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
         const ref = { collection: `matrix-${next()}`, key: 'save' };
         await ok(api.put('/storage', { objects: [{ ...ref, value: { level: 1 }, ownerUid: owner.uid, ...permissions }] }, as(admin)), 200);
         return ref;
+      },
+      linkedDevice: async (role) => {
+        const deviceId = randomUUID();
+        if (role !== 'anonymous') await ok(api.post('/account/link/device', { deviceId }, as(world[role])), 200);
+        return deviceId;
+      },
+      idp1Token: (role) => api.providerToken(role === 'admin' ? 'admin' : `matrix-${role === 'anonymous' ? 'owner' : role}`),
+      userWithDevice: async () => {
+        const user = await api.signInPlayer(`matrix-linked-${next()}`);
+        await ok(api.post('/account/link/device', { deviceId: randomUUID() }, { token: user.token }), 200);
+        return user.uid;
       },
       ticket: () => created('/tickets', { numTeams: 2 }, owner),
       partyTicket: () => created('/tickets', { numTeams: 2, teamSize: 2, users: [owner.uid, partner.uid] }, owner),

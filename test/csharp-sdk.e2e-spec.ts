@@ -122,6 +122,12 @@ describe('the C# SDK on Mono', () => {
     expect(checks).toEqual(
       expect.arrayContaining([
         'ok sign-in with idp1 and idp2',
+        'ok a guest signs in on a device, and again from the id kept in the persistent data path',
+        'ok create: false is a 404 NO_SUCH_ACCOUNT for a new device',
+        'ok the guest links idp1, and idp1 alone signs in to the same account elsewhere',
+        'ok the device unlinked, and its id forgotten',
+        "ok the unlinked device's session ends",
+        'ok the last identity stays: 409 LAST_IDENTITY',
         'ok refresh before expiry, by itself',
         'ok refresh once after a 401, and the request sent again',
         'ok update with If-Match changes only what it sets',
@@ -227,6 +233,7 @@ describe('the C# SDK on Mono', () => {
 const UNITY_STAND_INS = `
 namespace UnityEngine {
   public class MonoBehaviour {}
+  public static class Application { public static string persistentDataPath { get { return "."; } } }
   public static class Debug { public static void Log(object message) {} }
   public static class PlayerPrefs {
     public static string GetString(string key, string fallback = "") { return fallback; }

@@ -448,6 +448,8 @@ describe('the service where the document found it wrong', () => {
       const entries = await Promise.all(Object.entries(value).map(async ([key, entry]) => [key, await withRealIds(entry, KINDS[key])]));
       return Object.fromEntries(entries);
     };
+    // A path parameter's example, or the first value of its enum (IdentityProvider: device).
+    const pathExampleOf = (schema: Json): string => String(schema.example ?? schema.enum?.[0] ?? 'warrior');
     const seen: string[] = [];
     const problems: string[] = [];
     for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
@@ -474,7 +476,7 @@ describe('the service where the document found it wrong', () => {
             if (method === 'put') made.delete(collection);
             url = url.replace(
               `{${parameter.name}}`,
-              parameter.schema.format === 'uuid' ? await recordOf(collection) : String(parameter.schema.example ?? 'warrior'),
+              parameter.schema.format === 'uuid' ? await recordOf(collection) : pathExampleOf(deref(parameter.schema)),
             );
           }
           const response = await api.request(method.toUpperCase(), url, { token: admin, body: await withRealIds(body), headers });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { relative, resolve } from 'node:path';
@@ -133,6 +134,26 @@ describe('the typed client (sdk/)', () => {
       },
     });
     expect(both.data!.objects.map((object) => object.value)).toEqual([{ level: 4, gold: 80 }]);
+  });
+
+  it('signs a guest in with a device id, links idp1 to it, and idp1 alone then opens the same account', async () => {
+    const anonymous = createGameBackendClient({ baseUrl });
+    const deviceId = randomUUID();
+    const first = await anonymous.POST('/auth/device', { body: { deviceId } });
+    expect(first.response.status).toBe(200);
+    const guest = createGameBackendClient({ baseUrl, token: first.data!.token });
+    const persona = await defaultPersona(guest);
+    const unknown = await anonymous.POST('/auth/device', { body: { deviceId: randomUUID(), create: false } });
+    expect(unknown.error).toMatchObject({ status: 404, code: 'NO_SUCH_ACCOUNT' });
+
+    const providerToken = await api.providerToken(`sdk-guest-${randomUUID()}`);
+    const linked = await guest.POST('/account/link/idp1', { body: { token: providerToken } });
+    expect(linked.data!.identities.map((identity) => identity.provider).sort()).toEqual(['device', 'idp1']);
+    const { data } = await anonymous.GET('/auth/idp1', { headers: { Authorization: `Bearer ${providerToken}` } });
+    const elsewhere = createGameBackendClient({ baseUrl, token: data!.token });
+    expect(await defaultPersona(elsewhere)).toBe(persona);
+    const account = await elsewhere.GET('/account');
+    expect(account.data!.uid).toBe(linked.data!.uid);
   });
 
   it('passes list filters as query parameters and reads errors as ErrorBody', async () => {

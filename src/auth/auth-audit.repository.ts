@@ -14,6 +14,8 @@ export enum AuditEvent {
   SESSION_REVOKED = 'session-revoked',
   BAN = 'ban',
   UNBAN = 'unban',
+  IDENTITY_LINKED = 'identity-linked',
+  IDENTITY_UNLINKED = 'identity-unlinked',
 }
 
 export type AuditOutcome = 'success' | 'refused';
@@ -47,7 +49,7 @@ const LIST_ENTRIES = statement<{ userUid: string; before: string | null; limit: 
        ORDER BY id DESC LIMIT ${p.limit}`,
 );
 
-/** The audit of sign-ins, refreshes, replays, sign-outs and bans, per user, newest last. */
+/** The audit of sign-ins, refreshes, replays, sign-outs, bans, links and unlinks, per user, newest last. */
 @Injectable()
 export class AuthAuditRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -6,6 +6,7 @@ import { ApiErrors } from '../common/route.decorators.js';
 import { SignInRateLimit } from '../security/rate-limit.decorators.js';
 import { AuthService } from './auth.service.js';
 import { Client } from './client-info.decorator.js';
+import { DeviceSignInDto } from './dto/device-sign-in.dto.js';
 import { RefreshDto } from './dto/refresh.dto.js';
 import { TokenDto } from './dto/token.dto.js';
 import type { ProviderIdentity } from './identity.js';
@@ -19,7 +20,8 @@ const SIGN_IN_DESCRIPTION =
 const BANNED = [403, 'BANNED: the user is banned; `until` says until when (null: until an admin lifts it).'] as [403, string];
 
 // @Public(): the global JwtGuard would look for our token; the sign-in routes take the provider's
-// instead, checked by the passport strategy of each provider, and refresh takes a refresh token.
+// instead, checked by the passport strategy of each provider, or a device id, and refresh takes a
+// refresh token.
 @ApiTags('auth')
 @Public()
 @SignInRateLimit()
@@ -55,6 +57,27 @@ export class AuthController {
   @Get('idp2')
   signInWithIdp2(@SignedInUser() identity: ProviderIdentity, @Client() client: ClientInfo): Promise<TokenDto> {
     return this.auth.signIn(identity, client);
+  }
+
+  /** Signs a guest in with the device id the game keeps: the same tokens as a provider's sign-in. */
+  @ApiOperation({
+    summary: 'Sign in with a device id (guest)',
+    description:
+      'The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in ' +
+      'to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). ' +
+      'Link an identity provider (POST /account/link/idp1) to keep the account on a new device. ' +
+      SIGN_IN_DESCRIPTION,
+  })
+  @ApiOkResponse({ type: TokenDto })
+  @ApiErrors(
+    400,
+    [403, 'BANNED: the user is banned (`until` says until when); FORBIDDEN: device sign-in is turned off on this server.'],
+    [404, 'NO_SUCH_ACCOUNT: `create` was false and no account has this device id.'],
+  )
+  @HttpCode(200)
+  @Post('device')
+  signInWithDevice(@Body() body: DeviceSignInDto, @Client() client: ClientInfo): Promise<TokenDto> {
+    return this.auth.signInWithDevice(body.deviceId, body.create ?? true, client);
   }
 
   @ApiOperation({

@@ -1,10 +1,9 @@
 import { createSecretKey } from 'node:crypto';
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import { PersonasModule } from '../personas/personas.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
@@ -18,11 +17,12 @@ import { PlayerSessionsController } from './player-sessions.controller.js';
 import { PlayerSessionsRepository } from './player-sessions.repository.js';
 import { PlayerSessionsService } from './player-sessions.service.js';
 import { RevocationList } from './revocation-list.js';
+import { IdentitiesRepository } from './identities.repository.js';
+import { DeviceIds } from './device-ids.js';
 
 @Module({
   imports: [
     PassportModule.register({ session: false }),
-    PersonasModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) => {
@@ -41,10 +41,36 @@ import { RevocationList } from './revocation-list.js';
   ],
   controllers: [AuthController, PlayerSessionsController],
   // The global guards (AppModule) verify our token: the JwtGuard (with the revocation list), and the
-  // rate limiter to count per user. UsersModule and the realtime hub use the sessions' repositories.
-  exports: [JwtModule, RevocationList, UsersRepository, PlayerSessionsRepository, AuthAuditRepository],
+  // rate limiter to count per user. UsersModule and the realtime hub use the sessions' repositories;
+  // AccountModule links identities, checked as sign-in checks them.
+  exports: [
+    JwtModule,
+    RevocationList,
+    UsersRepository,
+    PlayerSessionsRepository,
+    AuthAuditRepository,
+    IdentitiesRepository,
+    DeviceIds,
+    Idp1Strategy,
+    Idp2Strategy,
+  ],
   providers: [
     AuthService,
+    IdentitiesRepository,
+    {
+      provide: DeviceIds,
+      inject: [APP_CONFIG],
+      useFactory: async (config: AppConfig) => {
+        if (config.isProduction && config.device.enabled && !config.device.idKey) {
+          new Logger('DeviceIds').warn(
+            'DEVICE_ID_KEY is unset: device ids are keyed with a key derived from JWT_SECRET, so changing JWT_SECRET would lock ' +
+              'every guest out of their account. Set DEVICE_ID_KEY before the first guest signs in (SECURITY.md, device ids).',
+          );
+        }
+        const jwtSecret = config.jwt.secret ?? (await loadOrCreateDevJwtSecret(config.dataDir));
+        return DeviceIds.fromSecrets(config.device.idKey, jwtSecret, config.device.enabled);
+      },
+    },
     PlayerSessionsService,
     UsersRepository,
     PlayerSessionsRepository,

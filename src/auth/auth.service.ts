@@ -1,20 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { ApiException, conflict, ErrorCode, unauthorized } from '../common/errors.js';
-import type { Transaction } from '../common/record.repository.js';
 import { hashSecretToken, SECRET_TOKEN_PATTERN } from '../common/secret-token.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import { PersonasRepository } from '../personas/personas.repository.js';
 import { AuditEvent, AuthAuditRepository } from './auth-audit.repository.js';
 import type { TokenDto } from './dto/token.dto.js';
-import type { ProviderIdentity } from './identity.js';
-import { type ClientInfo, type PlayerSessionRow, PlayerSessionsRepository } from './player-sessions.repository.js';
+import type { VerifiedIdentity } from './identity.js';
+import { DeviceIds } from './device-ids.js';
+import { IdentitiesRepository } from './identities.repository.js';
+import { type ClientInfo, type PlayerSessionRow, PlayerSessionsRepository, type SignInRequest } from './player-sessions.repository.js';
 import { refreshVerdict } from './refresh.rules.js';
 import type { Revocation } from './revocation.js';
 import { RevocationList } from './revocation-list.js';
-import type { User } from './user.entity.js';
-import { UsersRepository } from './users.repository.js';
 
 export const ADMIN_ROLE = 'admin';
 export const USER_ROLE = 'user';
@@ -40,14 +39,15 @@ export const banned = (until: Date | null) =>
   });
 
 /**
- * Signing in and staying signed in: a verified provider identity opens a player session, and the
- * session's single-use refresh tokens renew its access tokens (docs/SECURITY.md).
+ * Signing in and staying signed in: a verified identity (a device id, or an identity provider's
+ * token) opens a player session, and the session's single-use refresh tokens renew its access tokens
+ * (SECURITY.md).
  */
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly users: UsersRepository,
-    private readonly personas: PersonasRepository,
+    private readonly identities: IdentitiesRepository,
+    private readonly deviceIds: DeviceIds,
     private readonly sessions: PlayerSessionsRepository,
     private readonly audit: AuthAuditRepository,
     private readonly revocations: RevocationList,
@@ -56,42 +56,42 @@ export class AuthService {
   ) {}
 
   /**
-   * Exchanges a verified provider identity for our tokens, creating the user on the first sign-in and
-   * opening a session; a banned user is refused (and the attempt audited).
+   * Exchanges a verified identity for our tokens, opening a player session. An identity nobody has
+   * yet creates its account (the user and a default persona) unless `create` is false: then 404
+   * NO_SUCH_ACCOUNT, and the lookup was all the database did. A banned user is refused (and the
+   * attempt audited). The sign-in is one statement (PlayerSessionsRepository.signIn).
    */
-  async signIn(identity: ProviderIdentity, client: ClientInfo): Promise<TokenDto> {
-    const outcome = await this.revocations.transaction(async (transaction) => {
-      const user = await this.findOrCreateUser(transaction, identity);
-      const ban = await this.users.lockBanState(transaction, user.uid);
-      if (ban.banned) return { user, bannedUntil: ban.until };
-      const opened = await this.sessions.open(transaction, { userUid: user.uid, provider: identity.provider, ...client }, this.refreshTtl);
-      const evicted = await this.sessions.revokeBeyond(transaction, user.uid, MAX_SESSIONS_PER_USER, 'session-limit');
-      await this.audit.record(
-        {
-          userUid: user.uid,
-          event: AuditEvent.SIGN_IN,
-          outcome: 'success',
-          sessionUid: opened.session.uid,
-          ...client,
-          detail: { provider: identity.provider },
-        },
-        transaction,
-      );
-      const revocation: Revocation | undefined =
-        evicted.length > 0 ? { userUid: user.uid, sessionUids: evicted, reason: 'session-limit' } : undefined;
-      return { user, opened, revocation };
-    });
-    if (!outcome.opened) {
-      await this.audit.record({
-        userUid: outcome.user.uid,
-        event: AuditEvent.SIGN_IN,
-        outcome: 'refused',
-        ...client,
-        detail: { provider: identity.provider, reason: 'banned' },
-      });
-      throw banned(outcome.bannedUntil ?? null);
+  async signIn(identity: VerifiedIdentity, client: ClientInfo, create = true): Promise<TokenDto> {
+    // The sign-in statement writes (even when it finds nothing to write, it takes the locks a write
+    // takes): an identity that must not create its account is looked up first, read-only.
+    if (!create && (await this.identities.ownerOf(identity)) === undefined) throw noSuchAccount(identity.provider);
+    const request: SignInRequest = {
+      identity,
+      create,
+      newAccount: { userUid: randomUUID(), personaName: defaultPersonaName(identity) },
+      ...client,
+      ttlSeconds: this.refreshTtl,
+      keep: MAX_SESSIONS_PER_USER,
+    };
+    let outcome = await this.sessions.signIn(request);
+    // Of first sign-ins racing each other, one registers the account; the others sign in to it.
+    for (let attempt = 1; outcome.kind === 'unknown' && create && attempt < 3; attempt++) outcome = await this.sessions.signIn(request);
+    switch (outcome.kind) {
+      case 'unknown':
+        throw noSuchAccount(identity.provider);
+      case 'banned':
+        throw banned(outcome.bannedUntil);
+      case 'opened':
+        if (outcome.evicted.length > 0) {
+          this.revocations.apply({ userUid: outcome.userUid, sessionUids: outcome.evicted, reason: 'session-limit' });
+        }
+        return this.tokens(identity, outcome.session, outcome.refreshToken);
     }
-    return this.tokens(identity, outcome.opened.session, outcome.opened.refreshToken);
+  }
+
+  /** Signs a guest in with the device id the game keeps (the first sign-in creates the account, unless `create` is false). */
+  signInWithDevice(deviceId: string, create: boolean, client: ClientInfo): Promise<TokenDto> {
+    return this.signIn(this.deviceIds.identityOf(deviceId), client, create);
   }
 
   /** Trades a refresh token for the session's next pair (refreshVerdict decides, in refresh.rules.ts). */
@@ -143,10 +143,18 @@ export class AuthService {
     }
   }
 
-  /** A new access token for the session, with the refresh token that renews it. */
-  private async tokens(who: { provider: string; subject: string }, session: PlayerSessionRow, refreshToken: string): Promise<TokenDto> {
-    // Roles are decided afresh at every refresh: removing someone from ADMIN_USERS takes effect then.
-    const roles = this.config.adminUsers.includes(`${who.provider}:${who.subject}`) ? [USER_ROLE, ADMIN_ROLE] : [USER_ROLE];
+  /**
+   * A new access token for the session, with the refresh token that renews it. The roles are those of
+   * the identity that opened the session (a device is never an admin: ADMIN_USERS names provider
+   * identities), decided afresh at every refresh: removing someone from ADMIN_USERS takes effect then.
+   */
+  private async tokens(
+    who: { provider: string | null; subject: string | null },
+    session: PlayerSessionRow,
+    refreshToken: string,
+  ): Promise<TokenDto> {
+    const admin = who.provider !== null && this.config.adminUsers.includes(`${who.provider}:${who.subject}`);
+    const roles = admin ? [USER_ROLE, ADMIN_ROLE] : [USER_ROLE];
     const claims: AccessTokenClaims = { sub: session.userUid, roles, sid: session.uid };
     return { token: await this.jwt.signAsync(claims), refreshToken, expiresIn: this.config.jwt.ttlSeconds };
   }
@@ -154,16 +162,23 @@ export class AuthService {
   private get refreshTtl(): number {
     return this.config.sessions.refreshTtlSeconds;
   }
-
-  /**
-   * The first sign-in of a (provider, subject) creates the user and a default persona, in one
-   * transaction; two first sign-ins racing each other end with one user (the unique key decides).
-   */
-  private async findOrCreateUser(transaction: Transaction, identity: ProviderIdentity): Promise<User> {
-    const { user, created } = await this.users.insertOrFind(transaction, identity);
-    if (created) await this.personas.insert({ userUid: user.uid, name: (identity.name ?? identity.subject).slice(0, 100) }, transaction);
-    return user;
-  }
 }
+
+/** The first persona's name: the provider's name for the person, else their subject; "Guest" on a device. */
+function defaultPersonaName(identity: VerifiedIdentity): string {
+  if (identity.provider === 'device') return GUEST_PERSONA_NAME;
+  return (identity.name ?? identity.subject).slice(0, 100);
+}
+
+export const GUEST_PERSONA_NAME = 'Guest';
+
+const noSuchAccount = (provider: string) =>
+  new ApiException(
+    HttpStatus.NOT_FOUND,
+    ErrorCode.NO_SUCH_ACCOUNT,
+    provider === 'device'
+      ? 'no account has this device id (send create: true, or leave it out, to make one)'
+      : `no account has this ${provider} identity`,
+  );
 
 const unknownRefreshToken = () => unauthorized('the refresh token is unknown: sign in again');

@@ -42,10 +42,15 @@ export class Idp1Strategy extends PassportStrategy(Strategy, 'idp1') {
     }
   }
 
-  async validate(request: FastifyRequest): Promise<ProviderIdentity> {
-    if (!this.keys) throw unauthorized('idp1 is not configured on this server');
+  validate(request: FastifyRequest): Promise<ProviderIdentity> {
     const token = readAuthorizationToken(request.headers.authorization);
     if (!token) throw unauthorized('send the idp1 token as "Authorization: jwt <token>"');
+    return this.verify(token);
+  }
+
+  /** Who an idp1 token names: 401 for a token the provider's keys reject, 503 when they cannot be had. */
+  async verify(token: string): Promise<ProviderIdentity> {
+    if (!this.keys) throw unauthorized('idp1 is not configured on this server');
     try {
       const { payload } = await jwtVerify(token, this.keys, {
         issuer: this.issuer,

@@ -23,11 +23,16 @@ export class Idp2Strategy extends PassportStrategy(Strategy, 'idp2') {
     super();
   }
 
-  async validate(request: FastifyRequest): Promise<ProviderIdentity> {
-    const { introspectionUrl, clientId, clientSecret } = this.config.idp2;
-    if (!introspectionUrl || !clientId || !clientSecret) throw unauthorized('idp2 is not configured on this server');
+  validate(request: FastifyRequest): Promise<ProviderIdentity> {
     const token = readAuthorizationToken(request.headers.authorization);
     if (!token) throw unauthorized('send the idp2 token as "Authorization: jwt <token>"');
+    return this.verify(token);
+  }
+
+  /** Who an idp2 token names: 401 for a token the provider calls inactive, 503 when it does not answer. */
+  async verify(token: string): Promise<ProviderIdentity> {
+    const { introspectionUrl, clientId, clientSecret } = this.config.idp2;
+    if (!introspectionUrl || !clientId || !clientSecret) throw unauthorized('idp2 is not configured on this server');
 
     const answer = await this.introspect(introspectionUrl, clientId, clientSecret, token);
     if (answer.active !== true) throw unauthorized('the idp2 token is not active');

@@ -2,17 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../common/record.repository.js';
 import { newSecretToken } from '../common/secret-token.js';
+import type { VerifiedIdentity } from './identity.js';
 import type { Revocation } from './revocation.js';
 import { bannedNow } from './users.repository.js';
 import { transact } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';
-import { runStatement, statement } from '../database/statement.js';
+import { runStatement, type Statement, statement } from '../database/statement.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 
 /** A player session: one sign-in, kept alive by refreshes until it expires or is revoked. */
 export interface PlayerSessionRow {
   uid: string;
   userUid: string;
   provider: string;
+  /** The identity that opened it (null: unlinked since, and the session revoked with it). */
+  identityUid: string | null;
   address: string | null;
   userAgent: string | null;
   dateCreated: Date;
@@ -30,9 +35,9 @@ export interface ClientInfo {
 /** A refresh token presented, with what decides its fate (computed by PostgreSQL, on its clock). */
 export interface PresentedRefreshToken {
   session: PlayerSessionRow;
-  /** The user's identity (roles are recomputed from it). */
-  provider: string;
-  subject: string;
+  /** The identity that opened the session (roles are recomputed from it); null when it was unlinked. */
+  provider: string | null;
+  subject: string | null;
   spent: boolean;
   /** Spent within the reuse grace: a concurrent refresh, not a replay. */
   spentRecently: boolean;
@@ -40,6 +45,23 @@ export interface PresentedRefreshToken {
   banned: boolean;
   bannedUntil: Date | null;
 }
+
+/** What a sign-in asks for: the identity, whether it may create its account, and where it comes from. */
+export interface SignInRequest extends ClientInfo {
+  identity: VerifiedIdentity;
+  /** Whether an identity nobody has yet creates its account (user `newAccount.userUid`, with a persona). */
+  create: boolean;
+  newAccount: { userUid: string; personaName: string };
+  ttlSeconds: number;
+  /** Sessions the user keeps at most, this one included: the oldest others are revoked. */
+  keep: number;
+}
+
+/** What became of a sign-in: a session opened, a banned user refused, or no account (or one being registered). */
+export type SignInOutcome =
+  | { kind: 'opened'; userUid: string; created: boolean; session: PlayerSessionRow; refreshToken: string; evicted: string[] }
+  | { kind: 'banned'; userUid: string; bannedUntil: Date | null }
+  | { kind: 'unknown' };
 
 /** The revocations that may still matter: those younger than the longest life of an access token. */
 export interface RecentRevocations {
@@ -49,26 +71,14 @@ export interface RecentRevocations {
 
 export const REVOCATIONS_CHANNEL = 'revocations';
 
-const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s.address, s."userAgent", s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt"`;
-
-const OPEN = statement<ClientInfo & { userUid: string; provider: string; ttlSeconds: number; hash: string }, PlayerSessionRow>(
-  'open_player_session',
-  (p) => `WITH s AS (
-         INSERT INTO auth_sessions ("userUid", provider, address, "userAgent", "expiresAt")
-         VALUES (${p.userUid}, ${p.provider}, ${p.address}, ${p.userAgent}, now() + make_interval(secs => ${p.ttlSeconds}))
-         RETURNING *
-       ), t AS (
-         INSERT INTO auth_refresh_tokens (hash, "sessionUid") SELECT ${p.hash}, uid FROM s
-       )
-       SELECT ${SESSION_COLUMNS} FROM s`,
-);
+const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s."identityUid", s.address, s."userAgent", s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt"`;
 
 const LOCK_BY_REFRESH_TOKEN = statement<
   { hash: string; reuseGraceMs: number },
-  Omit<PresentedRefreshToken, 'session' | 'provider'> & PlayerSessionRow & { userProvider: string }
+  Omit<PresentedRefreshToken, 'session' | 'provider'> & PlayerSessionRow & { identityProvider: string | null }
 >(
   'lock_by_refresh_token',
-  (p) => `SELECT ${SESSION_COLUMNS}, u.provider AS "userProvider", u.subject,
+  (p) => `SELECT ${SESSION_COLUMNS}, i.provider AS "identityProvider", i.subject,
               t."spentAt" IS NOT NULL AS spent,
               t."spentAt" > now() - make_interval(secs => ${p.reuseGraceMs}::double precision / 1000) AS "spentRecently",
               s."expiresAt" <= now() AS expired,
@@ -76,6 +86,7 @@ const LOCK_BY_REFRESH_TOKEN = statement<
        FROM auth_refresh_tokens t
        JOIN auth_sessions s ON s.uid = t."sessionUid"
        JOIN users u ON u.uid = s."userUid"
+       LEFT JOIN user_identities i ON i.uid = s."identityUid"
        WHERE t.hash = ${p.hash}
        FOR NO KEY UPDATE OF t, s`,
 );
@@ -105,13 +116,10 @@ const REVOKE_ALL_OF = statement<{ userUid: string; reason: string }, { uid: stri
     `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = ${p.reason} WHERE "userUid" = ${p.userUid} AND "revokedAt" IS NULL RETURNING uid`,
 );
 
-const REVOKE_BEYOND = statement<{ userUid: string; keep: number; reason: string }, { uid: string }>(
-  'revoke_player_sessions_beyond',
+const REVOKE_OPENED_BY = statement<{ identityUids: string[]; reason: string }, { uid: string }>(
+  'revoke_player_sessions_opened_by',
   (p) => `UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = ${p.reason}
-       WHERE uid IN (
-         SELECT uid FROM auth_sessions WHERE "userUid" = ${p.userUid} AND "revokedAt" IS NULL AND "expiresAt" > now()
-         ORDER BY "dateCreated" DESC, uid DESC OFFSET ${p.keep}
-       )
+       WHERE "identityUid" = ANY(${p.identityUids}::uuid[]) AND "revokedAt" IS NULL
        RETURNING uid`,
 );
 
@@ -156,6 +164,92 @@ const PRUNE_SPENT_TOKENS = statement<{ spentSeconds: number }>(
   (p) => `DELETE FROM auth_refresh_tokens WHERE "spentAt" < now() - make_interval(secs => ${p.spentSeconds})`,
 );
 
+interface SignInParameters extends ClientInfo {
+  provider: string;
+  subject: string;
+  create: boolean;
+  newUserUid: string;
+  originSubject: string | null;
+  name: string | null;
+  email: string | null;
+  personaName: string;
+  ttlSeconds: number;
+  hash: string;
+  keepOthers: number;
+}
+
+/** The account of the sign-in, and its new session: none (`uid` null) when the user is banned. */
+type SignInRow = Omit<PlayerSessionRow, 'uid'> & {
+  uid: string | null;
+  created: boolean;
+  bannedUntil: Date | null;
+  evicted: string[];
+};
+
+/**
+ * SignIn's statement (PlayerSessionsRepository.signIn says what it does). The identity goes in before
+ * its user: of two first sign-ins racing, the second waits on the identity's unique key, inserts
+ * nothing and answers no row; the foreign keys are checked at the statement's end. The new session is
+ * invisible to the eviction (one snapshot per statement), which keeps the `keepOthers` newest others.
+ * Data-modifying parts run whether or not the final SELECT reads them; the NOTIFY is read so that it runs.
+ */
+function signInStatement(fanout: Fanout): Statement<SignInParameters, SignInRow> {
+  return statement<SignInParameters, SignInRow>(
+    'sign_in',
+    (p) => `WITH found AS (
+         SELECT i.uid AS "identityUid", i."userUid", ${bannedNow('u')} AS banned, u."bannedUntil"
+         FROM user_identities i JOIN users u ON u.uid = i."userUid"
+         WHERE i.provider = ${p.provider} AND i.subject = ${p.subject}
+         FOR SHARE OF u
+       ), claimed AS (
+         INSERT INTO user_identities ("userUid", provider, subject)
+         SELECT ${p.newUserUid}, ${p.provider}, ${p.subject} WHERE ${p.create} AND NOT EXISTS (SELECT 1 FROM found)
+         ON CONFLICT (provider, subject) DO NOTHING
+         RETURNING uid AS "identityUid", "userUid"
+       ), registered AS (
+         INSERT INTO users (uid, provider, subject, name, email)
+         SELECT "userUid", ${p.provider}, ${p.originSubject}, ${p.name}, ${p.email} FROM claimed
+         RETURNING uid
+       ), persona AS (
+         INSERT INTO personas ("userUid", name) SELECT uid, ${p.personaName} FROM registered
+       ), account AS (
+         SELECT "identityUid", "userUid", banned, "bannedUntil", false AS created FROM found
+         UNION ALL SELECT "identityUid", "userUid", false, NULL::timestamptz, true FROM claimed
+       ), s AS (
+         INSERT INTO auth_sessions ("userUid", provider, "identityUid", address, "userAgent", "expiresAt")
+         SELECT "userUid", ${p.provider}, "identityUid", ${p.address}, ${p.userAgent}, now() + make_interval(secs => ${p.ttlSeconds})
+         FROM account WHERE NOT banned
+         RETURNING *
+       ), t AS (
+         INSERT INTO auth_refresh_tokens (hash, "sessionUid") SELECT ${p.hash}, uid FROM s
+       ), evicted AS (
+         UPDATE auth_sessions SET "revokedAt" = now(), "revokedReason" = 'session-limit'
+         WHERE uid IN (
+           SELECT other.uid FROM auth_sessions other JOIN s ON other."userUid" = s."userUid"
+           WHERE other."revokedAt" IS NULL AND other."expiresAt" > now()
+           ORDER BY other."dateCreated" DESC, other.uid DESC OFFSET ${p.keepOthers}
+         )
+         RETURNING uid, "userUid"
+       ), audit AS (
+         INSERT INTO auth_audit ("userUid", event, outcome, "sessionUid", address, "userAgent", detail)
+         SELECT a."userUid", 'sign-in', CASE WHEN s.uid IS NULL THEN 'refused' ELSE 'success' END, s.uid, ${p.address}, ${p.userAgent},
+                jsonb_build_object('provider', ${p.provider}::text) || CASE WHEN s.uid IS NULL THEN '{"reason":"banned"}'::jsonb
+                  WHEN a.created THEN '{"created":true}'::jsonb ELSE '{}'::jsonb END
+         FROM account a LEFT JOIN s ON true
+       ), announced AS (
+         SELECT ${fanout.notifySql(
+           REVOCATIONS_CHANNEL,
+           `json_build_object('userUid', min("userUid"::text), 'sessionUids', json_agg(uid), 'reason', 'session-limit')::text`,
+         )} AS notified
+         FROM evicted HAVING count(*) > 0
+       )
+       SELECT a."userUid", a.created, a."bannedUntil", s.uid, s.provider, s."identityUid", s.address, s."userAgent",
+              s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt",
+              ARRAY(SELECT uid FROM evicted) AS evicted, (SELECT count(*) FROM announced) AS "announcements"
+       FROM account a LEFT JOIN s ON true`,
+  );
+}
+
 /**
  * The SQL of player sessions and their refresh tokens (stored as hashes; a token is spent once used).
  * Revocations are announced on the `revocations` channel in the transaction that makes them, so every
@@ -163,24 +257,65 @@ const PRUNE_SPENT_TOKENS = statement<{ spentSeconds: number }>(
  */
 @Injectable()
 export class PlayerSessionsRepository {
+  private readonly prepared: boolean;
+  private readonly signingIn: Statement<SignInParameters, SignInRow>;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly fanout: Fanout,
-  ) {}
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.prepared = config.preparedStatements;
+    this.signingIn = signInStatement(fanout);
+  }
+
+  /**
+   * A whole sign-in in one statement, the commonest write there is (a game opens with it): the
+   * identity's account, found and share-locked against a ban being written (or, when `create`, its
+   * registration: identity, user, default persona), the session with its first refresh token, the
+   * eviction of the user's sessions past `keep` and its announcement, and the audit entry, of a refusal
+   * too. One statement is one round trip and its own transaction, where the same steps as statements
+   * in a transaction took five (docs/PERFORMANCE.md). `unknown`: no account has the identity, or, when
+   * `create`, a concurrent first sign-in is registering it and has committed by now (sign in again).
+   */
+  async signIn(request: SignInRequest): Promise<SignInOutcome> {
+    const { identity, newAccount } = request;
+    const { token, hash } = newSecretToken();
+    const [row] = await runStatement(
+      this.dataSource,
+      this.signingIn,
+      {
+        provider: identity.provider,
+        subject: identity.subject,
+        create: request.create,
+        newUserUid: newAccount.userUid,
+        // A device's subject is the hash of a secret: the account's origin names only its provider.
+        originSubject: identity.provider === 'device' ? null : identity.subject,
+        name: identity.name ?? null,
+        email: identity.email ?? null,
+        personaName: newAccount.personaName,
+        address: request.address,
+        userAgent: request.userAgent,
+        ttlSeconds: request.ttlSeconds,
+        hash,
+        keepOthers: request.keep - 1,
+      },
+      this.prepared,
+    );
+    if (!row) return { kind: 'unknown' };
+    const { uid, userUid, evicted } = row;
+    if (uid === null) return { kind: 'banned', userUid, bannedUntil: row.bannedUntil };
+    if (evicted.length > 0 && this.fanout.viaRedis) {
+      const revocation: Revocation = { userUid, sessionUids: evicted, reason: 'session-limit' };
+      this.fanout.publishAfterCommit(this.dataSource.manager, REVOCATIONS_CHANNEL, JSON.stringify(revocation));
+    }
+    const { provider, identityUid, address, userAgent, dateCreated, lastRefreshedAt, expiresAt, revokedAt } = row;
+    const session = { uid, userUid, provider, identityUid, address, userAgent, dateCreated, lastRefreshedAt, expiresAt, revokedAt };
+    return { kind: 'opened', userUid, created: row.created, session, refreshToken: token, evicted };
+  }
 
   transaction<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> {
     return transact(this.dataSource, work);
-  }
-
-  /** Opens a session for a sign-in, with its first refresh token. */
-  async open(
-    transaction: Transaction,
-    values: ClientInfo & { userUid: string; provider: string },
-    ttlSeconds: number,
-  ): Promise<{ session: PlayerSessionRow; refreshToken: string }> {
-    const { token, hash } = newSecretToken();
-    const [session] = await runStatement(transaction, OPEN, { ...values, ttlSeconds, hash });
-    return { session, refreshToken: token };
   }
 
   /**
@@ -190,11 +325,12 @@ export class PlayerSessionsRepository {
   async lockByRefreshToken(transaction: Transaction, hash: string, reuseGraceMs: number): Promise<PresentedRefreshToken | undefined> {
     const [row] = await runStatement(transaction, LOCK_BY_REFRESH_TOKEN, { hash, reuseGraceMs });
     if (!row) return undefined;
-    const { spent, spentRecently, expired, banned, bannedUntil, subject, userProvider } = row;
+    const { spent, spentRecently, expired, banned, bannedUntil, subject, identityProvider } = row;
     const session: PlayerSessionRow = {
       uid: row.uid,
       userUid: row.userUid,
       provider: row.provider,
+      identityUid: row.identityUid,
       address: row.address,
       userAgent: row.userAgent,
       dateCreated: row.dateCreated,
@@ -202,7 +338,7 @@ export class PlayerSessionsRepository {
       expiresAt: row.expiresAt,
       revokedAt: row.revokedAt,
     };
-    return { session, provider: userProvider, subject, spent, spentRecently: spentRecently === true, expired, banned, bannedUntil };
+    return { session, provider: identityProvider, subject, spent, spentRecently: spentRecently === true, expired, banned, bannedUntil };
   }
 
   /** Spends a refresh token and issues the session's next one; the session lives `ttlSeconds` from now. */
@@ -229,9 +365,9 @@ export class PlayerSessionsRepository {
     return rows.map(({ uid }) => uid);
   }
 
-  /** Revokes the user's active sessions beyond the `keep` newest; answers their ids. */
-  async revokeBeyond(transaction: Transaction, userUid: string, keep: number, reason: string): Promise<string[]> {
-    const rows = await runStatement(transaction, REVOKE_BEYOND, { userUid, keep, reason });
+  /** Revokes the sessions these identities opened that still stand; answers their ids. */
+  async revokeOpenedBy(transaction: Transaction, identityUids: string[], reason: string): Promise<string[]> {
+    const rows = await runStatement(transaction, REVOKE_OPENED_BY, { identityUids, reason });
     return rows.map(({ uid }) => uid);
   }
 

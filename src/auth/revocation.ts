@@ -1,5 +1,5 @@
 /** Why a session stopped counting (stored on it, and given to sockets as the close reason). */
-export type RevocationReason = 'logout' | 'logout-all' | 'revoked' | 'replay' | 'banned' | 'session-limit';
+export type RevocationReason = 'logout' | 'logout-all' | 'revoked' | 'replay' | 'banned' | 'session-limit' | 'identity-unlinked';
 
 /**
  * A revocation, as it travels between instances (the NOTIFY payload) and to this instance's sockets:

@@ -1,23 +1,27 @@
 import { ApiHideProperty } from '@nestjs/swagger';
-import { Column, Entity, Unique } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
 import { Filterable } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
+import { IDENTITY_PROVIDERS } from './identity.js';
 
-/** A player's account: one per (identity provider, subject), created at the first sign-in. */
+/**
+ * A player's account, created at the first sign-in of an identity (a device, idp1, idp2); the
+ * identities that sign in to it now are its UserIdentity rows.
+ */
 @Entity('users')
-@Unique('users_provider_subject_key', ['provider', 'subject'])
+@Index('users_provider_subject_idx', ['provider', 'subject'])
 export class User extends RecordEntity {
-  /** `idp1` or `idp2`. */
+  /** The provider of the identity the account was created with (kept when that identity is unlinked). */
   @ApiHideProperty()
   @Column({ type: 'text' })
-  @Filterable({ enum: ['idp1', 'idp2'] })
+  @Filterable({ enum: IDENTITY_PROVIDERS })
   provider: string;
 
-  /** The provider's id for the person (the `sub` claim). */
+  /** That identity's subject at its provider (the `sub` claim); null for a device, whose id is a secret. */
   @ApiHideProperty()
-  @Column({ type: 'text' })
+  @Column({ type: 'text', nullable: true })
   @Filterable()
-  subject: string;
+  subject: string | null;
 
   @Column({ type: 'text', nullable: true })
   @Filterable()

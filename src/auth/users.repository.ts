@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RecordRepository, type Transaction } from '../common/record.repository.js';
 import { type Statement, statement } from '../database/statement.js';
-import type { ProviderIdentity } from './identity.js';
 import { User } from './user.entity.js';
 
 @Injectable()
@@ -23,23 +22,6 @@ export class UsersRepository extends RecordRepository<User> {
       (p) => `UPDATE users SET "bannedAt" = NULL, "bannedUntil" = NULL, "banReason" = NULL, version = version + 1, "dateModified" = now()
        WHERE uid = ${p.uid} RETURNING ${this.returning}`,
     );
-  }
-
-  /** The user of a (provider, subject), inserted unless it exists: `created` says which. */
-  async insertOrFind(transaction: Transaction, identity: ProviderIdentity): Promise<{ user: User; created: boolean }> {
-    const { provider, subject } = identity;
-    const inserted = await this.insertUnlessConflict({ provider, subject, name: identity.name, email: identity.email }, transaction);
-    if (inserted) return { user: inserted, created: true };
-    return { user: await transaction.findOneByOrFail(User, { provider, subject }), created: false };
-  }
-
-  /**
-   * Whether the user is banned now, read under a share lock: a ban being written waits for the
-   * sign-in to commit (and then revokes the session it opened), or the sign-in waits and sees the ban.
-   */
-  async lockBanState(transaction: Transaction, uid: string): Promise<BanState> {
-    const [row] = await this.run(transaction, LOCK_BAN_STATE, { uid });
-    return row;
   }
 
   /** Bans the user; tokens issued before now no longer count. Undefined: no such user. */
@@ -72,11 +54,6 @@ export class UsersRepository extends RecordRepository<User> {
 export const bannedNow = (alias: string) =>
   `(${alias}."bannedAt" IS NOT NULL AND (${alias}."bannedUntil" IS NULL OR ${alias}."bannedUntil" > now()))`;
 
-const LOCK_BAN_STATE = statement<{ uid: string }, BanState>(
-  'lock_ban_state',
-  (p) => `SELECT ${bannedNow('u')} AS banned, u."bannedUntil" AS until FROM users u WHERE u.uid = ${p.uid} FOR SHARE`,
-);
-
 const UNKNOWN_UIDS = statement<{ uids: string[] }, { uid: string }>(
   'unknown_user_uids',
   (p) => `SELECT w.uid FROM unnest(${p.uids}::uuid[]) AS w(uid) WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.uid = w.uid)`,
@@ -86,9 +63,3 @@ const WITHDRAW_TOKENS = statement<{ uid: string }, { notBefore: Date }>(
   'withdraw_user_tokens',
   (p) => `UPDATE users SET "notBefore" = now() WHERE uid = ${p.uid} RETURNING "notBefore"`,
 );
-
-export interface BanState {
-  banned: boolean;
-  /** When the ban ends; null with `banned`: until an admin lifts it. */
-  until: Date | null;
-}

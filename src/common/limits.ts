@@ -25,4 +25,9 @@ export const LIMITS = {
   storageBatch: 100,
   /** Storage writes one economy transaction carries, committed with it. */
   transactionStorageWrites: 10,
+  /** Characters of a device id: long enough to be a secret nobody guesses (a UUID is 36). */
+  deviceIdMinLength: 16,
+  deviceIdMaxLength: 128,
+  /** Devices linked to one account (a phone, a tablet, a PC, a few replaced ones); unlink one to link another. */
+  devicesPerUser: 10,
 } as const;

@@ -219,6 +219,9 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.BANNED]: 'banned until 2026-12-24T00:00:00.000Z',
   [ErrorCode.REFRESH_CONFLICT]:
     'this refresh token was just used by another request: use the tokens that request received (nothing was revoked)',
+  [ErrorCode.NO_SUCH_ACCOUNT]: 'no account has this device id (send create: true, or leave it out, to make one)',
+  [ErrorCode.IDENTITY_IN_USE]: 'this device is linked to another account: sign in with it, or unlink it there first',
+  [ErrorCode.LAST_IDENTITY]: 'this would leave the account without a way to sign in: link another identity first',
   [ErrorCode.DATABASE_UNAVAILABLE]: 'the database is unavailable: try again shortly',
   [ErrorCode.PROVIDER_UNAVAILABLE]: 'idp1 is unavailable: try again shortly',
 };

@@ -136,6 +136,29 @@ export class Environment {
   JWT_AUDIENCE: string;
 
   @Variable({
+    default: 'true',
+    meaning:
+      'Guest sign-in with a device id (`POST /auth/device`) and linking devices to accounts; `false` refuses both (403) and ' +
+      'leaves the devices linked so far in place.',
+    comment: 'false: no guest sign-in with a device id, no device links',
+  })
+  @Flag()
+  DEVICE_AUTH_ENABLED: boolean;
+
+  @Variable({
+    defaultText: 'derived from `JWT_SECRET`',
+    meaning:
+      'Key of the HMAC-SHA256 under which device ids are stored, 32+ characters, the same on every instance. Set it in ' +
+      'production before the first guest signs in, and never change it: under another key no device finds its account ' +
+      'again. Unset, it is derived from `JWT_SECRET`, which then must never change either ([SECURITY.md](SECURITY.md#device-ids)).',
+    example: 'change-me-to-32-or-more-other-random-characters',
+    comment: 'never change it once guests exist; unset: derived from JWT_SECRET',
+  })
+  @IsOptional()
+  @MinLength(32, { message: '$property must be at least 32 characters long' })
+  DEVICE_ID_KEY?: string;
+
+  @Variable({
     default: '2592000',
     meaning: 'Seconds a player session lives past its sign-in or last refresh (sliding; 30 days).',
     comment: 'seconds a player session lives past its last refresh (sliding)',
@@ -234,7 +257,11 @@ export class Environment {
   @Integer(1, 1_000_000)
   RATE_LIMIT_IP_PER_MINUTE: number;
 
-  @Variable({ default: '60', meaning: 'Sign-ins (`/auth/*`) a minute per client address.', comment: 'sign-ins per client address' })
+  @Variable({
+    default: '60',
+    meaning: 'Sign-ins (`/auth/*`, device sign-ins included) and identity links (`/account/link/*`) a minute per client address.',
+    comment: 'sign-ins per client address',
+  })
   @Integer(1, 1_000_000)
   RATE_LIMIT_AUTH_PER_MINUTE: number;
 

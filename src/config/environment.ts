@@ -58,6 +58,12 @@ export interface AppConfig {
     issuer: string;
     audience: string;
   };
+  /** Guest sign-in with a device id, and devices linked to accounts (SECURITY.md, device ids). */
+  device: {
+    enabled: boolean;
+    /** Unset: derived from the JWT secret. */
+    idKey: string | undefined;
+  };
   /** Player sessions (docs/SECURITY.md): one per sign-in, kept alive by single-use refresh tokens. */
   sessions: {
     /** A session ends this long after its last sign-in or refresh (sliding). */
@@ -208,6 +214,10 @@ function toAppConfig(environment: Environment): AppConfig {
       ttlSeconds: environment.JWT_TTL,
       issuer: environment.JWT_ISSUER,
       audience: environment.JWT_AUDIENCE,
+    },
+    device: {
+      enabled: environment.DEVICE_AUTH_ENABLED,
+      idKey: environment.DEVICE_ID_KEY,
     },
     sessions: {
       refreshTtlSeconds: environment.REFRESH_TTL,

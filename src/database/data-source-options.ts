@@ -4,6 +4,7 @@ import { AchievementDefinition } from '../achievements/achievement.entity.js';
 import { MediaAsset } from '../assets/media-asset.entity.js';
 import { TextAsset } from '../assets/text-asset.entity.js';
 import { User } from '../auth/user.entity.js';
+import { UserIdentity } from '../auth/user-identity.entity.js';
 import { Item } from '../items/item.entity.js';
 import { Persona } from '../personas/persona.entity.js';
 import { Session } from '../sessions/session.entity.js';
@@ -18,6 +19,7 @@ import { MIGRATIONS } from './migrations/index.js';
 // Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
 export const ENTITIES = [
   User,
+  UserIdentity,
   Persona,
   Item,
   Session,

@@ -62,6 +62,15 @@ export class Fanout implements OnApplicationShutdown {
     else await transaction.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
+  /**
+   * For a statement that announces what it changes as part of itself (no transaction around it): the
+   * SQL of a NOTIFY of `payload` (an SQL text expression) on `channel`, or NULL over Redis, where the
+   * caller publishes once the statement has returned (publishAfterCommit outside a transaction).
+   */
+  notifySql(channel: string, payload: string): string {
+    return this.viaRedis ? 'NULL' : `pg_notify('${channel}', ${payload})`;
+  }
+
   /** With Redis: publishes once `transaction` commits (a NOTIFY written in SQL needs no help). */
   publishAfterCommit(transaction: Transaction, channel: string, payload: string): void {
     afterCommit(transaction, () => void this.redis.client?.publish(channel, payload).catch((error: unknown) => this.redis.failed(error)));

@@ -8,8 +8,15 @@ import type { OpenAPIObject } from '@nestjs/swagger';
  * on every operation.
  */
 export const TAGS = [
-  { name: 'auth', description: "Sign-in through the identity providers, token refresh, and the caller's player sessions." },
-  { name: 'users', description: 'Accounts, bans and the sign-in audit (admins).' },
+  {
+    name: 'auth',
+    description: "Sign-in through the identity providers or as a guest with a device id, token refresh, and the caller's player sessions.",
+  },
+  {
+    name: 'account',
+    description: "The caller's identities (devices, idp1, idp2): link one to keep the account on a new device, unlink one.",
+  },
+  { name: 'users', description: 'Accounts, their identities, bans and the sign-in audit (admins).' },
   { name: 'personas', description: "A user's in-game characters: they hold inventories, trade and progress in skills." },
   { name: 'items', description: 'The catalog of items (admins write it; every player reads it).' },
   { name: 'sessions', description: 'Game sessions: host, join, leave, teams, presence.' },
@@ -36,7 +43,7 @@ const TRUNCATE = 'Deletes every record of the kind, for test and staging environ
 
 const DESCRIPTIONS: Record<string, string> = {
   'GET /metrics': 'Prometheus metrics in the text exposition format: request rates and latencies, realtime sockets and events, pools.',
-  'GET /users/{id}': 'A user with their provider, roles, ban and active player sessions.',
+  'GET /users/{id}': 'A user with their provider, identities, roles, ban and active player sessions.',
   'POST /personas': `${CREATE} The persona belongs to the caller.`,
   'GET /personas/{id}': FIND,
   'POST /items': CREATE,

@@ -1,6 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiProviderParam, ProviderParam } from '../account/provider.param.js';
 import { Client } from '../auth/client-info.decorator.js';
+import type { IdentityProvider } from '../auth/identity.js';
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import { User } from '../auth/user.entity.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
@@ -25,7 +27,7 @@ const AUDIT_ID = /^[0-9]{1,18}$/;
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
-  @ApiOperation({ summary: 'List users (admins)', description: 'With their provider, ban and active sessions.' })
+  @ApiOperation({ summary: 'List users (admins)', description: 'With their identities, ban and active sessions.' })
   @ApiOkResponse({ type: [UserAccountDto], headers: NEXT_SKIP_HEADER })
   @ApiErrors(400)
   @Get()
@@ -71,8 +73,34 @@ export class UsersController {
   }
 
   @ApiOperation({
+    summary: "Remove a user's identity (admins)",
+    description:
+      'A support case: the identity of that provider (every device, for `device`) no longer signs in to the account, and ' +
+      'the player sessions it opened end on every instance within a second. The user keeps at least one identity.',
+  })
+  @ApiUidParam('id', 'user')
+  @ApiProviderParam()
+  @ApiOkResponse({ type: UserAccountDto, description: 'The user, without the identity.' })
+  @ApiErrors(
+    400,
+    [404, 'NOT_FOUND: no such user, or the user has no identity of this provider.'],
+    [409, 'LAST_IDENTITY: it is the only way into the account.'],
+  )
+  @Delete(':id/identities/:provider')
+  unlinkIdentity(
+    @UidParam() id: string,
+    @ProviderParam() provider: IdentityProvider,
+    @CurrentCaller() admin: Caller,
+    @Client() client: ClientInfo,
+  ): Promise<UserAccountDto> {
+    return this.users.unlinkIdentity(admin, id, provider, client);
+  }
+
+  @ApiOperation({
     summary: "Read a user's sign-in audit (admins)",
-    description: 'Sign-ins, refreshes, replays detected, sign-outs, revocations and bans, newest first, with time, address and outcome.',
+    description:
+      'Sign-ins, refreshes, replays detected, sign-outs, revocations, bans, and identities linked and unlinked, newest first, ' +
+      'with time, address and outcome.',
   })
   @ApiUidParam('id', 'user')
   @ApiQuery({

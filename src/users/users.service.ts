@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { AccountService } from '../account/account.service.js';
 import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.js';
+import type { IdentityProvider } from '../auth/identity.js';
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import { PlayerSessionsRepository } from '../auth/player-sessions.repository.js';
 import { sessionView } from '../auth/player-sessions.service.js';
@@ -23,6 +25,7 @@ export class UsersService {
     private readonly sessions: PlayerSessionsRepository,
     private readonly audit: AuthAuditRepository,
     private readonly revocations: RevocationList,
+    private readonly accountService: AccountService,
   ) {}
 
   async findAll(list: ListQuery): Promise<UserAccountDto[]> {
@@ -79,6 +82,15 @@ export class UsersService {
     return this.findOneOf(user);
   }
 
+  /**
+   * Removes the user's identity of a provider (every device, for `device`), a support case: the
+   * sessions it opened end, the user keeps at least one identity (409 LAST_IDENTITY).
+   */
+  async unlinkIdentity(admin: Caller, uid: string, provider: IdentityProvider, client: ClientInfo): Promise<UserAccountDto> {
+    await this.accountService.unlink(admin, uid, { provider }, client);
+    return this.findOne(uid);
+  }
+
   /** The user's audit, newest first. */
   async auditOf(uid: string, limit: number, before: string | undefined): Promise<AuditEntryDto[]> {
     await this.users.findOne(uid, undefined);
@@ -96,6 +108,7 @@ export class UsersService {
     for (const session of await this.sessions.active(users.map(({ uid }) => uid))) {
       sessions.set(session.userUid, [...(sessions.get(session.userUid) ?? []), sessionView(session)]);
     }
+    const identities = await this.accountService.identitiesOf(users.map(({ uid }) => uid));
     const now = Date.now();
     return mapPage(users, (user) => ({
       uid: user.uid,
@@ -104,6 +117,7 @@ export class UsersService {
       version: user.version,
       provider: user.provider,
       subject: user.subject,
+      identities: identities.get(user.uid) ?? [],
       name: user.name,
       email: user.email,
       banned: user.bannedAt !== null && (user.bannedUntil === null || user.bannedUntil.getTime() > now),

@@ -5,6 +5,7 @@
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
 using System.Net.Http;
 using System.Threading;
@@ -61,6 +62,9 @@ public static class Integration
         Check(again.Uid == aliceMe.Uid && refreshed == 3, "refresh once after a 401, and the request sent again");
         var bobMe = (await bob.Api.PersonasFindAllAsync()).Single();
         var adminMe = (await admin.Api.PersonasFindAllAsync()).First();
+
+        // A guest on a device, linked to idp1 later, as a mobile game's first launch and its "save your progress".
+        await DeviceStepsAsync();
 
         // CRUD with If-Match: a name-only update leaves the rest as it was.
         var created = await admin.Api.ItemsCreateAsync(new CreateItemDto
@@ -238,6 +242,64 @@ public static class Integration
     {
         public int Level { get; set; }
         public int Gold { get; set; }
+    }
+
+    private static async Task DeviceStepsAsync()
+    {
+        var dataPath = Path.Combine(Path.GetTempPath(), "cs-sdk-" + Guid.NewGuid().ToString("N"));
+        try
+        {
+            var device = new DeviceId(dataPath);
+            var guest = new Client(BaseUrl);
+            var first = await guest.AuthenticateDeviceAsync(device);
+            var persona = (await guest.Api.PersonasFindAllAsync()).Single();
+            // Another run of the game: a new client, the id read back from the file.
+            var again = await new Client(BaseUrl).AuthenticateDeviceAsync(dataPath, create: false);
+            Check(File.Exists(device.FilePath) && again.UserUid == first.UserUid && persona.Name == "Guest",
+                "a guest signs in on a device, and again from the id kept in the persistent data path");
+            try
+            {
+                await new Client(BaseUrl).AuthenticateDeviceAsync(new DeviceId(Path.Combine(dataPath, "other")), create: false);
+                throw new Exception("a device with no account signed in");
+            }
+            catch (ApiException error)
+            {
+                Check(error.StatusCode == 404 && error.Code() == "NO_SUCH_ACCOUNT", "create: false is a 404 NO_SUCH_ACCOUNT for a new device");
+            }
+
+            var providerToken = await HarnessText("provider-token?subject=cs-guest-" + Guid.NewGuid().ToString("N"));
+            var linked = await guest.Api.AccountLinkIdp1Async(new LinkProviderDto { Token = providerToken });
+            var elsewhere = new Client(BaseUrl);
+            await elsewhere.SignInWithIdp1Async(providerToken);
+            var kept = (await elsewhere.Api.PersonasFindAllAsync()).Single();
+            Check(linked.Identities.Count == 2 && elsewhere.Session.UserUid == first.UserUid && kept.Uid == persona.Uid,
+                "the guest links idp1, and idp1 alone signs in to the same account elsewhere");
+
+            var unlinked = await elsewhere.UnlinkDeviceAsync(device);
+            Check(unlinked.Identities.Single().Provider == IdentityProvider.Idp1 && !device.Exists, "the device unlinked, and its id forgotten");
+            try
+            {
+                await guest.Api.PersonasFindAllAsync();
+                throw new Exception("an unlinked device's session still works");
+            }
+            catch (ApiException error)
+            {
+                Check(error.StatusCode == 401, "the unlinked device's session ends");
+            }
+            try
+            {
+                await elsewhere.Api.AccountUnlinkAsync(IdentityProvider.Idp1, new UnlinkDto());
+                throw new Exception("the last identity was unlinked");
+            }
+            catch (ApiException error)
+            {
+                Check(error.StatusCode == 409 && error.Code() == "LAST_IDENTITY", "the last identity stays: 409 LAST_IDENTITY");
+            }
+        }
+        finally
+        {
+            if (Directory.Exists(dataPath)) Directory.Delete(dataPath, true);
+        }
     }
 
     private static void Check(bool condition, string what)

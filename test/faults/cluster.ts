@@ -142,8 +142,13 @@ export class Cluster {
 
   /** The raw answer to a sign-in of `subject` (a banned one is refused). */
   async signInResponse(subject: string, instance = this.instances[0]): Promise<Response> {
+    return fetch(`${instance.url}/auth/idp1`, { headers: { authorization: `jwt ${await this.providerToken(subject)}` } });
+  }
+
+  /** An idp1 token of `subject`, from the development identity provider the instances share. */
+  async providerToken(subject: string): Promise<string> {
     const provider = await loadDevIdentityProvider(join(this.dataDir, 'data'));
-    return fetch(`${instance.url}/auth/idp1`, { headers: { authorization: `jwt ${await provider.issueToken(subject)}` } });
+    return provider.issueToken(subject);
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { call, Cluster, postOnNewConnection, type Reply, tally, waitUntil } from './cluster.js';
 import { economyViolations, sessionViolations } from './invariants.js';
@@ -309,18 +310,19 @@ describe('faults and scale-out', () => {
     expect(await economyViolations(cluster.db)).toEqual([]);
   }, 120_000);
 
+  type Instance = (typeof cluster.instances)[number];
+  const status = async (instance: Instance, token: string) => (await call(instance.url, 'GET', '/personas', token)).status;
+  /** Milliseconds until `instance` refuses `token`, polled closely. */
+  const refusedWithin = async (instance: Instance, token: string, since: number) => {
+    while ((await status(instance, token)) === 200) {
+      if (Date.now() - since > 5000) return Infinity;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return Date.now() - since;
+  };
+
   it('bans, signs out and revokes on every instance within a second, also when the fan-out is interrupted', async () => {
     const [first, second, third] = cluster.instances;
-    const status = async (instance: (typeof cluster.instances)[number], token: string) =>
-      (await call(instance.url, 'GET', '/personas', token)).status;
-    /** Milliseconds until `instance` refuses `token`, polled closely. */
-    const refusedWithin = async (instance: (typeof cluster.instances)[number], token: string, since: number) => {
-      while ((await status(instance, token)) === 200) {
-        if (Date.now() - since > 5000) return Infinity;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return Date.now() - since;
-    };
 
     // A ban on the first instance reaches the others, and the socket open on the third.
     const session = await cluster.openSession('banned-across-instances', first);
@@ -360,6 +362,43 @@ describe('faults and scale-out', () => {
     }
     console.log('revocations across instances', JSON.stringify({ banPropagationMs: banPropagation, afterFanoutCutMs: interrupted }));
     expect(Math.max(...banPropagation, ...interrupted)).toBeLessThanOrEqual(1000);
+  }, 120_000);
+
+  it("makes one guest of a device's first sign-ins on every instance, and ends its sessions everywhere within a second of an unlink", async () => {
+    const [first, second, third] = cluster.instances;
+    const deviceId = randomUUID();
+    const signIns = await Promise.all(
+      Array.from({ length: 21 }, (_, index) =>
+        call(cluster.instances[index % INSTANCES].url, 'POST', '/auth/device', undefined, { deviceId }),
+      ),
+    );
+    expect(signIns.map(({ status }) => status)).toEqual(Array(21).fill(200));
+    const uids = new Set(signIns.map(({ body }) => decodeJwt(body.token as string).sub));
+    expect(uids.size).toBe(1);
+    const deviceTokens = signIns.map(({ body }) => body.token as string);
+
+    const linked = await call(second.url, 'POST', '/account/link/idp1', deviceTokens[0], {
+      token: await cluster.providerToken('guest-upgraded'),
+    });
+    expect(linked.status).toBe(200);
+    const provider = await cluster.signIn('guest-upgraded', third);
+    expect(decodeJwt(provider).sub).toBe([...uids][0]);
+    const socket = await RealtimeClient.connect(third.url, { token: deviceTokens[2] });
+    for (const instance of cluster.instances) expect(await status(instance, deviceTokens[instance.index])).toBe(200);
+
+    expect((await call(first.url, 'POST', '/account/unlink/device', provider, { deviceId })).status).toBe(200);
+    const unlinkedAt = Date.now();
+    const propagation = await Promise.all(
+      [second, third].flatMap((instance) => deviceTokens.slice(0, 3).map((token) => refusedWithin(instance, token, unlinkedAt))),
+    );
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, unlinkedAt + 1000 - Date.now())));
+    for (const instance of cluster.instances) {
+      for (const token of deviceTokens) expect(await status(instance, token)).toBe(401);
+      expect(await status(instance, provider)).toBe(200);
+    }
+    expect(await socket.closed).toMatchObject({ code: 4403 });
+    console.log('device unlink across instances', JSON.stringify({ refusedWithinMs: propagation }));
+    expect(Math.max(...propagation)).toBeLessThanOrEqual(1000);
   }, 120_000);
 
   it('finishes in-flight requests on SIGTERM and refuses new ones cleanly', async () => {

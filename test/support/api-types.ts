@@ -9,6 +9,7 @@ export type TokenBody = Schema<'TokenDto'>;
 export type PlayerSessionBody = Schema<'PlayerSessionDto'>;
 export type UserAccountBody = Schema<'UserAccountDto'>;
 export type AuditEntryBody = Schema<'AuditEntryDto'>;
+export type AccountBody = Schema<'AccountDto'>;
 export type CountBody = Schema<'CountDto'>;
 export type PersonaBody = Schema<'Persona'>;
 export type ItemBody = Schema<'Item'>;

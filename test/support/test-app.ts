@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { decodeJwt } from 'jose';
@@ -52,6 +52,12 @@ const BASE_ENVIRONMENT: Record<string, string | undefined> = {
 export interface SignedInPlayer {
   name: string;
   token: string;
+  uid: string;
+}
+
+/** A guest signed in on a device: the device id the game keeps, the tokens, and the user. */
+export interface DeviceSession extends TokenBody {
+  deviceId: string;
   uid: string;
 }
 
@@ -178,6 +184,16 @@ export class TestApp {
     });
     if (response.status !== 200) throw new Error(`sign-in of ${subject} failed: ${JSON.stringify(response.body)}`);
     return response.body;
+  }
+
+  /**
+   * Signs a guest in with a device id (a new random one unless given): the first sign-in of an id
+   * creates its account. The tokens, the device id and the user uid.
+   */
+  async signInDevice(deviceId: string = randomUUID(), headers: Record<string, string> = {}): Promise<DeviceSession> {
+    const response = await this.post<TokenBody>('/auth/device', { deviceId }, { headers });
+    if (response.status !== 200) throw new Error(`device sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
+    return { ...response.body, deviceId, uid: decodeJwt(response.body.token).sub! };
   }
 
   /** Signs `subject` in: their name, our JWT and their user uid (the token's `sub`). */

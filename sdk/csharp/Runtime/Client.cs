@@ -11,7 +11,7 @@ using Newtonsoft.Json.Linq;
 namespace GameBackend
 {
     /// <summary>
-    /// The game backend, for one player: sign in with a provider's token, then call any route through
+    /// The game backend, for one player: sign in with a provider's token or as a guest on this device, then call any route through
     /// <see cref="Api"/> (generated from the OpenAPI document), which sends the session's token, renews it,
     /// and retries as <see cref="RetryPolicy"/> says. <see cref="CreateSocket"/> opens the realtime socket.
     /// One Client per player; it is safe to use from several tasks at once.
@@ -69,6 +69,55 @@ namespace GameBackend
         public Task<PlayerSession> SignInWithIdp2Async(string providerToken, CancellationToken cancellationToken = default(CancellationToken))
         {
             return SignInAsync(providerToken, (api, token) => api.AuthSignInWithIdp2Async(token), cancellationToken);
+        }
+
+        /// <summary>
+        /// Signs in as a guest with this device's id (made and kept by <paramref name="device"/> the first
+        /// time): the first sign-in creates the account and its persona, later ones sign in to it. With
+        /// <paramref name="create"/> false, a device that has no account yet is a 404 NO_SUCH_ACCOUNT
+        /// (an <see cref="ApiException"/>) instead.
+        /// </summary>
+        public Task<PlayerSession> AuthenticateDeviceAsync(DeviceId device, bool create = true,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (device == null) throw new ArgumentNullException("device");
+            var body = new DeviceSignInDto { DeviceId = device.GetOrCreate(), Create = create };
+            return SignInAsync(null, (api, token) => api.AuthSignInWithDeviceAsync(body, token), cancellationToken);
+        }
+
+        /// <summary>
+        /// Signs in as a guest with the id kept under <paramref name="persistentDataPath"/> (Unity:
+        /// <c>Application.persistentDataPath</c>); see <see cref="AuthenticateDeviceAsync(DeviceId, bool, CancellationToken)"/>.
+        /// </summary>
+        public Task<PlayerSession> AuthenticateDeviceAsync(string persistentDataPath, bool create = true,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return AuthenticateDeviceAsync(new DeviceId(persistentDataPath), create, cancellationToken);
+        }
+
+        /// <summary>
+        /// Links this device to the signed-in account: the device then signs in to it as a guest (409
+        /// IDENTITY_IN_USE when the device has an account of its own). Link an identity provider with
+        /// <c>Api.AccountLinkIdp1Async</c> or <c>Api.AccountLinkIdp2Async</c> (the provider's token in the body).
+        /// </summary>
+        public Task<AccountDto> LinkDeviceAsync(DeviceId device, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (device == null) throw new ArgumentNullException("device");
+            return Api.AccountLinkDeviceAsync(new LinkDeviceDto { DeviceId = device.GetOrCreate() }, cancellationToken);
+        }
+
+        /// <summary>
+        /// Unlinks this device from the signed-in account (409 LAST_IDENTITY when it is the only way in) and
+        /// forgets its id: the sessions the device opened end, this one too if it was one of them.
+        /// </summary>
+        public async Task<AccountDto> UnlinkDeviceAsync(DeviceId device, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (device == null) throw new ArgumentNullException("device");
+            if (!device.Exists) throw new InvalidOperationException("this device has no id to unlink");
+            var account = await Api.AccountUnlinkAsync(IdentityProvider.Device, new UnlinkDto { DeviceId = device.GetOrCreate() }, cancellationToken)
+                .ConfigureAwait(false);
+            device.Forget();
+            return account;
         }
 
         /// <summary>Uses a session kept from an earlier run (<see cref="PlayerSession.Restore"/>).</summary>

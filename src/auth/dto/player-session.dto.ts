@@ -1,12 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { IDENTITY_PROVIDERS } from '../identity.js';
 
 /** A player session: one sign-in on one device, alive until it expires or is revoked. */
 export class PlayerSessionDto {
   @ApiProperty({ format: 'uuid', example: '6f1c2b9e-0d3a-4e8f-9b7c-2a5d8e1f4c3b' })
   uid: string;
 
-  /** The identity provider signed in with. */
-  @ApiProperty({ enum: ['idp1', 'idp2'], example: 'idp1' })
+  /** What signed in: a device, or an identity provider. */
+  @ApiProperty({ enum: IDENTITY_PROVIDERS, enumName: 'IdentityProvider', example: 'idp1' })
   provider: string;
 
   /** The client address at sign-in (as TRUST_PROXY lets the service see it). */

@@ -7,6 +7,7 @@ import { PlayerSessions1764100000000 } from './1764100000000-PlayerSessions.js';
 import { Matchmaking1764200000000 } from './1764200000000-Matchmaking.js';
 import { BoundedWrites1764300000000 } from './1764300000000-BoundedWrites.js';
 import { CloudSave1764500000000 } from './1764500000000-CloudSave.js';
+import { Identities1764600000000 } from './1764600000000-Identities.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   Matchmaking1764200000000,
   BoundedWrites1764300000000,
   CloudSave1764500000000,
+  Identities1764600000000,
 ];

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { IdentityDto } from '../../account/dto/account.dto.js';
 import { PlayerSessionDto } from '../../auth/dto/player-session.dto.js';
+import { IDENTITY_PROVIDERS } from '../../auth/identity.js';
 
 /** A user account as admins see it: who, since when, whether banned, and where signed in. */
 export class UserAccountDto {
@@ -15,13 +17,17 @@ export class UserAccountDto {
   @ApiProperty({ type: 'integer', readOnly: true })
   version: number;
 
-  /** The identity provider of the account. */
-  @ApiProperty({ enum: ['idp1', 'idp2'], example: 'idp1' })
+  /** The provider of the identity the account was created with (kept when that identity is unlinked). */
+  @ApiProperty({ enum: IDENTITY_PROVIDERS, enumName: 'IdentityProvider', example: 'idp1' })
   provider: string;
 
-  /** The provider's id for the person (its `sub`). */
-  @ApiProperty({ example: 'player-42' })
-  subject: string;
+  /** That identity's id at its provider (its `sub`); null for a device, whose id is a secret. */
+  @ApiProperty({ type: 'string', nullable: true, example: 'player-42' })
+  subject: string | null;
+
+  /** The identities that sign in to the account now, oldest first. */
+  @ApiProperty({ type: [IdentityDto] })
+  identities: IdentityDto[];
 
   @ApiProperty({ type: 'string', nullable: true, example: 'Ada' })
   name: string | null;
