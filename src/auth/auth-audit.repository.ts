@@ -14,6 +14,8 @@ export enum AuditEvent {
   SESSION_REVOKED = 'session-revoked',
   BAN = 'ban',
   UNBAN = 'unban',
+  /** An admin deleted a persona's leaderboard record, or all of them (detail: by, leaderboard, period, persona, records). */
+  LEADERBOARD_RECORDS_DELETED = 'leaderboard-records-deleted',
 }
 
 export type AuditOutcome = 'success' | 'refused';

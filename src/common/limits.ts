@@ -21,4 +21,13 @@ export const LIMITS = {
   /** Characters of a statistic's or criterion's name, and of a string value. */
   ticketNameLength: 64,
   ticketValueLength: 256,
+  /** Reward tiers of a leaderboard, items per tier, and the last rank a tier may reach. */
+  leaderboardRewardTiers: 32,
+  leaderboardRewardItems: 10,
+  leaderboardRewardRank: 100_000,
+  /** Bytes of a board's metadata, and of a record's (records are read a hundred at a time). */
+  leaderboardMetadataBytes: 16_384,
+  recordMetadataBytes: 2048,
+  /** Records one leaderboard read answers (a page, around a persona), and personas one friends read names. */
+  leaderboardPage: 100,
 } as const;

@@ -18,5 +18,6 @@ import { TransactionsService } from './transactions.service.js';
   imports: [PersonasModule, ItemsModule],
   controllers: [InventoriesController, TransactionsController],
   providers: [InventoriesService, InventoryRepository, TransactionsService, TransactionProcessor, TransactionsRepository],
+  exports: [TransactionsService],
 })
 export class EconomyModule {}

@@ -5,7 +5,8 @@ import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { ItemQuantityEntry } from '../economy/transaction.entity.js';
 import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from './operators.js';
-import { INT64_SCHEMA, int64Json, type Int64Json } from './scores.js';
+import { Int64Property } from './dto/int64.validators.js';
+import { int64Json, type Int64Json } from './scores.js';
 
 /** What the personas ranked `rankFrom` to `rankTo` (inclusive) of a closed period receive. */
 export class RewardTier {
@@ -75,12 +76,12 @@ export class Leaderboard extends RecordEntity {
   authoritative: boolean;
 
   /** Submitted scores below it are refused (400). */
-  @ApiProperty({ ...INT64_SCHEMA, nullable: true })
+  @Int64Property({ nullable: true })
   @Column({ type: 'bigint', nullable: true })
   minScore: Int64Json | null;
 
   /** Submitted scores above it are refused (400). */
-  @ApiProperty({ ...INT64_SCHEMA, nullable: true })
+  @Int64Property({ nullable: true })
   @Column({ type: 'bigint', nullable: true })
   maxScore: Int64Json | null;
 
