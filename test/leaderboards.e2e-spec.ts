@@ -225,7 +225,159 @@ describe('leaderboards', () => {
     });
   });
 
-  it('the worker is there for tests to run', () => {
-    expect(api.app.get(LeaderboardWorker)).toBeDefined();
+
+  describe('periods and tournaments', () => {
+    const sleepUntil = async (time: number) => {
+      while (Date.now() < time) await new Promise((resolve) => setTimeout(resolve, Math.max(10, time - Date.now())));
+    };
+    const worker = () => api.app.get(LeaderboardWorker);
+    const events = async (player: { token: string }, type: string) =>
+      (await api.found<any[]>('/notifications?limit=1000', player.token)).filter((event) => event.type === type).map((event) => event.data);
+
+    it('begin a new period at each reset; the earlier one stays readable with final ranks', async () => {
+      const created = await board({ resetSchedule: '*/2 * * * * *', startAt: new Date(Date.now() - 60_000).toISOString() });
+      const [a, b] = await players(2);
+      const first = (await submit(created.uid, a, { score: 5 })).body;
+      await submit(created.uid, b, { score: 7 });
+      await sleepUntil(Date.parse((await api.found<any>(`/leaderboards/${created.uid}/periods?uid=${first.periodUid}`, admin))[0].endsAt) + 50);
+      const second = (await submit(created.uid, a, { score: 1 })).body;
+      expect(second.periodUid).not.toBe(first.periodUid);
+      expect(second).toMatchObject({ rank: 1, rankCount: 1, numScore: 1 });
+      expect((await worker().runOnce()).closed).toBeGreaterThanOrEqual(1);
+      const previous = await api.found<any[]>(`/leaderboards/${created.uid}/records?period=previous`, a.token);
+      expect(previous.map((record) => [record.personaUid, record.rank, record.score])).toEqual([
+        [b.personaUid, 1, 7],
+        [a.personaUid, 2, 5],
+      ]);
+      expect(await api.found<any[]>(`/leaderboards/${created.uid}/records/me?period=${first.periodUid}`, a.token)).toEqual([
+        expect.objectContaining({ rank: 2, rankCount: 2 }),
+      ]);
+      const periods = await api.found<any[]>(`/leaderboards/${created.uid}/periods?sort={"startsAt":"ASC"}`, a.token);
+      expect(periods.map((period) => period.status)).toEqual(['CLOSED', 'OPEN']);
+      expect(periods[0]).toMatchObject({ rankCount: 2, closedAt: expect.any(String) });
+      expect(await events(b, 'leaderboard.period_ended')).toEqual([
+        expect.objectContaining({ leaderboardUid: created.uid, periodUid: first.periodUid, personaUid: b.personaUid, rank: 1, score: 7, rankCount: 2, rewards: null }),
+      ]);
+    });
+
+    it('take scores only while open: before the start and after the end is 409 NOT_ACTIVE', async () => {
+      const [player] = await players(1);
+      const later = await board({ startAt: new Date(Date.now() + 3_600_000).toISOString() });
+      expectErrorBody(await submit(later.uid, player, { score: 1 }), 409, 'NOT_ACTIVE');
+      const over = await board({ startAt: new Date(Date.now() - 7_200_000).toISOString(), duration: 60 });
+      expectErrorBody(await submit(over.uid, player, { score: 1 }), 409, 'NOT_ACTIVE');
+    });
+
+    it('need a join where joinRequired (idempotent), count attempts, and refuse the seat past maxSize', async () => {
+      const [a, b, c] = await players(3);
+      const joined = await board({ joinRequired: true, maxSize: 2, maxNumScore: 2 });
+      expectErrorBody(await submit(joined.uid, a, { score: 1 }), 409, 'NOT_JOINED');
+      const join = await api.post<any>(`/leaderboards/${joined.uid}/join`, undefined, { token: a.token });
+      expect(join.status).toBe(200);
+      expect(join.body).toMatchObject({ personaUid: a.personaUid, rank: null, score: null, numScore: 0, maxNumScore: 2 });
+      expect((await api.post<any>(`/leaderboards/${joined.uid}/join`, {}, { token: a.token })).body.uid).toBe(join.body.uid);
+      await api.post(`/leaderboards/${joined.uid}/join`, { personaUid: b.personaUid }, { token: b.token });
+      expectErrorBody(await api.post(`/leaderboards/${joined.uid}/join`, {}, { token: c.token }), 409, 'LEADERBOARD_FULL');
+      expect((await submit(joined.uid, a, { score: 3 })).body).toMatchObject({ rank: 1, numScore: 1 });
+      await submit(joined.uid, a, { score: 4 });
+      expectErrorBody(await submit(joined.uid, a, { score: 5 }), 409, 'NO_ATTEMPTS_LEFT');
+      // A board with maxSize seats on the first score; of many racing for the last seats, exactly maxSize get one.
+      const small = await board({ maxSize: 3 });
+      const racers = await players(8);
+      const answers = await Promise.all(racers.map((racer) => submit(small.uid, racer, { score: 1 })));
+      expect(answers.filter((answer) => answer.status === 200)).toHaveLength(3);
+      expect(answers.filter((answer) => answer.status === 409).every((answer) => answer.body.code === 'LEADERBOARD_FULL')).toBe(true);
+    });
+
+    it('pay the prizes of a closed tournament once, as AWARD transactions, even when run twice at once or after a lost mark', async () => {
+      const gold = (await api.created<any>('/items', { name: 'Gold' }, admin)).uid;
+      const gem = (await api.created<any>('/items', { name: 'Gem' }, admin)).uid;
+      const endsAt = Date.now() + 2500;
+      const tournament = await board({
+        startAt: new Date(Date.now() - 1000).toISOString(),
+        endAt: new Date(endsAt).toISOString(),
+        rewards: [
+          { rankFrom: 1, rankTo: 1, items: [{ itemUid: gold, quantity: 100 }, { itemUid: gem, quantity: 1 }] },
+          { rankFrom: 2, rankTo: 3, items: [{ itemUid: gold, quantity: 10 }] },
+        ],
+      });
+      const entrants = await players(5);
+      for (const [index, entrant] of entrants.entries()) await submit(tournament.uid, entrant, { score: 50 - index });
+      await sleepUntil(endsAt + 50);
+      expectErrorBody(await submit(tournament.uid, entrants[4], { score: 999 }), 409, 'NOT_ACTIVE');
+      const rounds = await Promise.all([worker().runOnce(), worker().runOnce()]);
+      expect(rounds.reduce((sum, round) => sum + round.closed, 0)).toBeGreaterThanOrEqual(1);
+      expect((await api.found<any[]>(`/leaderboards/${tournament.uid}/periods`, admin)).map((period) => period.status)).toEqual(['CLOSED']);
+      expect(rounds.reduce((sum, round) => sum + round.paid, 0)).toBe(3);
+      // As if an instance died between the award and its mark: the prize is PENDING again, its award done.
+      await api.database.query(`UPDATE leaderboard_payouts SET status = 'PENDING', "transactionUid" = NULL WHERE "personaUid" = $1`, [entrants[0].personaUid]);
+      expect((await worker().runOnce()).paid).toBe(1);
+      const holdings = async (player: Player) =>
+        Object.fromEntries((await api.found<any[]>('/inventories', player.token)).map((row) => [row.itemUid, row.quantity]));
+      expect(await holdings(entrants[0])).toEqual({ [gold]: 100, [gem]: 1 });
+      expect(await holdings(entrants[1])).toEqual({ [gold]: 10 });
+      expect(await holdings(entrants[2])).toEqual({ [gold]: 10 });
+      expect(await holdings(entrants[3])).toEqual({});
+      const { rows } = await api.database.query(
+        `SELECT count(*)::int AS n FROM transactions WHERE type = 'AWARD' AND "idempotencyKey" LIKE 'leaderboard-prize:%' AND "personaOneUid" = ANY($1)`,
+        [entrants.map((entrant) => entrant.personaUid)],
+      );
+      expect(rows[0].n).toBe(3);
+      expect(await events(entrants[0], 'leaderboard.period_ended')).toEqual([
+        expect.objectContaining({ rank: 1, rankCount: 5, rewards: [{ itemUid: gold, quantity: 100 }, { itemUid: gem, quantity: 1 }] }),
+      ]);
+      expect(await events(entrants[0], 'inventory.updated')).toHaveLength(1);
+      expect(await events(entrants[4], 'leaderboard.period_ended')).toEqual([expect.objectContaining({ rank: 5, rewards: null })]);
+    });
+  });
+
+  describe('realtime and moderation', () => {
+    const events = async (player: { token: string }, type: string) =>
+      (await api.found<any[]>('/notifications?limit=1000', player.token)).filter((event) => event.type === type).map((event) => event.data);
+
+    it('tell the owner of each new score, and a player pushed out of the top places', async () => {
+      const created = await board({ rankLostTop: 2 });
+      const [a, b, c] = await players(3);
+      await submit(created.uid, a, { score: 100 });
+      await submit(created.uid, b, { score: 90 });
+      await submit(created.uid, c, { score: 95 });
+      expect(await events(c, 'leaderboard.record_updated')).toEqual([
+        { leaderboardUid: created.uid, periodUid: expect.any(String), personaUid: c.personaUid, score: 95, subscore: 0, numScore: 1, rank: 2, rankCount: 3 },
+      ]);
+      expect(await events(b, 'leaderboard.rank_lost')).toEqual([
+        { leaderboardUid: created.uid, periodUid: expect.any(String), personaUid: b.personaUid, rank: 3, byPersonaUid: c.personaUid },
+      ]);
+      expect(await events(a, 'leaderboard.rank_lost')).toEqual([]);
+      expect(await events(b, 'leaderboard.record_updated')).toHaveLength(1);
+    });
+
+    it('let admins delete a record or all of a persona\'s, with an audit entry; hide banned players while banned', async () => {
+      const created = await board();
+      const [a, b, c] = await players(3);
+      await submit(created.uid, a, { score: 30 });
+      await submit(created.uid, b, { score: 20 });
+      await submit(created.uid, c, { score: 10 });
+      expectErrorBody(await api.delete(`/leaderboards/${created.uid}/records/${a.personaUid}`, { token: b.token }), 403, 'FORBIDDEN');
+      expect((await api.delete(`/leaderboards/${created.uid}/records/${a.personaUid}`, { token: admin })).status).toBe(204);
+      expectErrorBody(await api.delete(`/leaderboards/${created.uid}/records/${a.personaUid}`, { token: admin }), 404, 'NOT_FOUND');
+      const ranks = async () => (await api.found<any[]>(`/leaderboards/${created.uid}/records`, c.token)).map((record) => [record.personaUid, record.rank]);
+      expect(await ranks()).toEqual([
+        [b.personaUid, 1],
+        [c.personaUid, 2],
+      ]);
+      const audit = await api.found<any[]>(`/users/${a.uid}/audit`, admin);
+      expect(audit[0]).toMatchObject({ event: 'leaderboard-records-deleted', detail: expect.objectContaining({ personaUid: a.personaUid }) });
+
+      expect((await api.post(`/users/${b.uid}/ban`, { reason: 'cheating' }, { token: admin })).status).toBe(200);
+      expect(await ranks()).toEqual([[c.personaUid, 1]]);
+      expectErrorBody(await api.get(`/leaderboards/${created.uid}/records/around/${b.personaUid}`, { token: c.token }), 404, 'NOT_FOUND');
+      expect((await api.post(`/users/${b.uid}/unban`, undefined, { token: admin })).status).toBe(200);
+      expect(await ranks()).toEqual([
+        [b.personaUid, 1],
+        [c.personaUid, 2],
+      ]);
+      expect((await api.delete(`/personas/${b.personaUid}/leaderboard-records`, { token: admin })).status).toBe(204);
+      expect(await ranks()).toEqual([[c.personaUid, 1]]);
+    });
   });
 });
