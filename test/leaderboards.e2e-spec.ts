@@ -18,10 +18,12 @@ describe('leaderboards', () => {
     await api?.close();
   });
 
-  const board = (body: Record<string, unknown> = {}) => api.created<any>('/leaderboards', { name: `Board ${Math.random()}`, ...body }, admin);
+  const board = (body: Record<string, unknown> = {}) =>
+    api.created<any>('/leaderboards', { name: `Board ${Math.random()}`, ...body }, admin);
   const submit = (boardUid: string, player: { token: string }, body: Record<string, unknown>) =>
     api.post<any>(`/leaderboards/${boardUid}/records`, body, { token: player.token });
-  const players = (count: number): Promise<Player[]> => Promise.all(Array.from({ length: count }, () => api.newPlayerWithPersona('ranked')));
+  const players = (count: number): Promise<Player[]> =>
+    Promise.all(Array.from({ length: count }, () => api.newPlayerWithPersona('ranked')));
 
   describe('boards', () => {
     it('are created by admins with defaults, read by players, listed, counted and filtered', async () => {
@@ -52,24 +54,43 @@ describe('leaderboards', () => {
 
     it('refuse a change of the settings that give stored scores their meaning, naming them, and take the others with If-Match', async () => {
       const created = await board({ name: 'Fixed' });
-      const refused = await api.put<any>(`/leaderboards/${created.uid}`, { sortOrder: 'ASC', operator: 'SET', name: 'Renamed' }, { token: admin });
+      const refused = await api.put<any>(
+        `/leaderboards/${created.uid}`,
+        { sortOrder: 'ASC', operator: 'SET', name: 'Renamed' },
+        { token: admin },
+      );
       expectErrorBody(refused, 409, 'IMMUTABLE_SETTING');
       expect(refused.body.errors.map((error: any) => error.field).sort()).toEqual(['operator', 'sortOrder']);
       expect(refused.body.message).toMatch(/sortOrder, operator/);
       // The record as read, sent back whole, changes nothing it may not.
-      const same = await api.put<any>(`/leaderboards/${created.uid}`, { ...created, name: 'Renamed' }, { token: admin, headers: { 'if-match': '"0"' } });
+      const same = await api.put<any>(
+        `/leaderboards/${created.uid}`,
+        { ...created, name: 'Renamed' },
+        { token: admin, headers: { 'if-match': '"0"' } },
+      );
       expect(same.status).toBe(200);
       expect(same.body).toMatchObject({ name: 'Renamed', version: 1 });
-      expectErrorBody(await api.put(`/leaderboards/${created.uid}`, { name: 'Again' }, { token: admin, headers: { 'if-match': '"0"' } }), 409, 'VERSION_CONFLICT');
+      expectErrorBody(
+        await api.put(`/leaderboards/${created.uid}`, { name: 'Again' }, { token: admin, headers: { 'if-match': '"0"' } }),
+        409,
+        'VERSION_CONFLICT',
+      );
     });
 
     it('refuse bad settings with a 400 naming the field', async () => {
-      expectValidationError(await api.post('/leaderboards', { name: 'x', resetSchedule: 'every monday' }, { token: admin }), 'resetSchedule');
+      expectValidationError(
+        await api.post('/leaderboards', { name: 'x', resetSchedule: 'every monday' }, { token: admin }),
+        'resetSchedule',
+      );
       expectValidationError(await api.post('/leaderboards', { name: 'x', minScore: 5, maxScore: 4 }, { token: admin }), 'maxScore');
       expectValidationError(await api.post('/leaderboards', { name: 'x', maxScore: 2 ** 60 }, { token: admin }), 'maxScore');
       expectValidationError(await api.post('/leaderboards', { name: 'x', sortOrder: 'UP' }, { token: admin }), 'sortOrder');
       expectValidationError(
-        await api.post('/leaderboards', { name: 'x', rewards: [{ rankFrom: 1, rankTo: 3, items: [{ itemUid: '7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d', quantity: 1 }] }] }, { token: admin }),
+        await api.post(
+          '/leaderboards',
+          { name: 'x', rewards: [{ rankFrom: 1, rankTo: 3, items: [{ itemUid: '7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d', quantity: 1 }] }] },
+          { token: admin },
+        ),
         'rewards',
       );
     });
@@ -79,7 +100,13 @@ describe('leaderboards', () => {
     it('rank by score, then subscore, then who reached it first; negative and 64-bit scores included', async () => {
       const created = await board();
       const [a, b, c, d] = await players(4);
-      expect((await submit(created.uid, a, { score: 10, subscore: 1 })).body).toMatchObject({ rank: 1, score: 10, subscore: 1, numScore: 1, rankCount: 1 });
+      expect((await submit(created.uid, a, { score: 10, subscore: 1 })).body).toMatchObject({
+        rank: 1,
+        score: 10,
+        subscore: 1,
+        numScore: 1,
+        rankCount: 1,
+      });
       await submit(created.uid, b, { score: 10, subscore: 1 });
       await submit(created.uid, c, { score: '9223372036854775807' });
       await submit(created.uid, d, { score: -5 });
@@ -140,7 +167,10 @@ describe('leaderboards', () => {
       const incrementing = await board({ operator: 'INCREMENT' });
       await submit(incrementing.uid, player, { score: '9223372036854775807' });
       expectValidationError(await submit(incrementing.uid, player, { score: 1 }), 'score');
-      expect((await api.found<any[]>(`/leaderboards/${incrementing.uid}/records/me`, player.token))[0]).toMatchObject({ score: '9223372036854775807', numScore: 1 });
+      expect((await api.found<any[]>(`/leaderboards/${incrementing.uid}/records/me`, player.token))[0]).toMatchObject({
+        score: '9223372036854775807',
+        numScore: 1,
+      });
     });
 
     it('answer 404 for an unknown board, 403 for a persona that is not yours and on authoritative boards', async () => {
@@ -151,7 +181,10 @@ describe('leaderboards', () => {
       expectErrorBody(await submit(open.uid, player, { score: 1, personaUid: other.personaUid }), 403, 'FORBIDDEN');
       const authoritative = await board({ authoritative: true });
       expectErrorBody(await submit(authoritative.uid, player, { score: 1 }), 403, 'FORBIDDEN');
-      expect((await api.post<any>(`/leaderboards/${authoritative.uid}/records`, { score: 7, personaUid: player.personaUid }, { token: admin })).body).toMatchObject({
+      expect(
+        (await api.post<any>(`/leaderboards/${authoritative.uid}/records`, { score: 7, personaUid: player.personaUid }, { token: admin }))
+          .body,
+      ).toMatchObject({
         personaUid: player.personaUid,
         score: 7,
         rank: 1,
@@ -184,11 +217,17 @@ describe('leaderboards', () => {
       const cursor = first.headers['x-next-cursor'] as string;
       const second = await api.get<any[]>(`/leaderboards/${created.uid}/records?limit=10&cursor=${cursor}`, { token: ranked[0].token });
       expect(second.body.map((record) => record.personaUid)).toEqual(ranked.slice(10, 20).map((player) => player.personaUid));
-      const around = await api.found<any[]>(`/leaderboards/${created.uid}/records/around/${ranked[15].personaUid}?limit=5`, ranked[0].token);
+      const around = await api.found<any[]>(
+        `/leaderboards/${created.uid}/records/around/${ranked[15].personaUid}?limit=5`,
+        ranked[0].token,
+      );
       expect(around.map((record) => record.rank)).toEqual([14, 15, 16, 17, 18]);
       const edge = await api.found<any[]>(`/leaderboards/${created.uid}/records/around/${ranked[0].personaUid}?limit=3`, ranked[0].token);
       expect(edge.map((record) => record.rank)).toEqual([1, 2, 3]);
-      const friends = await api.found<any[]>(`/leaderboards/${created.uid}/records?personaUids=${ranked[20].personaUid},${ranked[3].personaUid}`, ranked[0].token);
+      const friends = await api.found<any[]>(
+        `/leaderboards/${created.uid}/records?personaUids=${ranked[20].personaUid},${ranked[3].personaUid}`,
+        ranked[0].token,
+      );
       expect(friends.map((record) => record.rank)).toEqual([4, 21]);
       const me = await api.found<any[]>(`/leaderboards/${created.uid}/records/me`, ranked[7].token);
       expect(me).toEqual([expect.objectContaining({ rank: 8, score: 230, rankCount: 30 })]);
@@ -218,13 +257,24 @@ describe('leaderboards', () => {
 
     it('refuse bad read parameters', async () => {
       for (const query of ['limit=0', 'limit=101', 'limit=x', 'period=last', 'cursor=%21', 'personaUids=nope', 'sort=rank']) {
-        expectErrorBody(await api.get(`/leaderboards/${created.uid}/records?${query}`, { token: ranked[0].token }), 400, 'VALIDATION_FAILED');
+        expectErrorBody(
+          await api.get(`/leaderboards/${created.uid}/records?${query}`, { token: ranked[0].token }),
+          400,
+          'VALIDATION_FAILED',
+        );
       }
-      expectErrorBody(await api.get(`/leaderboards/${created.uid}/records/around/${ranked[0].uid}`, { token: ranked[0].token }), 404, 'NOT_FOUND');
-      expectErrorBody(await api.get('/leaderboards/7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d/records', { token: ranked[0].token }), 404, 'NOT_FOUND');
+      expectErrorBody(
+        await api.get(`/leaderboards/${created.uid}/records/around/${ranked[0].uid}`, { token: ranked[0].token }),
+        404,
+        'NOT_FOUND',
+      );
+      expectErrorBody(
+        await api.get('/leaderboards/7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d/records', { token: ranked[0].token }),
+        404,
+        'NOT_FOUND',
+      );
     });
   });
-
 
   describe('periods and tournaments', () => {
     const sleepUntil = async (time: number) => {
@@ -239,7 +289,9 @@ describe('leaderboards', () => {
       const [a, b] = await players(2);
       const first = (await submit(created.uid, a, { score: 5 })).body;
       await submit(created.uid, b, { score: 7 });
-      await sleepUntil(Date.parse((await api.found<any>(`/leaderboards/${created.uid}/periods?uid=${first.periodUid}`, admin))[0].endsAt) + 50);
+      await sleepUntil(
+        Date.parse((await api.found<any>(`/leaderboards/${created.uid}/periods?uid=${first.periodUid}`, admin))[0].endsAt) + 50,
+      );
       const second = (await submit(created.uid, a, { score: 1 })).body;
       expect(second.periodUid).not.toBe(first.periodUid);
       expect(second).toMatchObject({ rank: 1, rankCount: 1, numScore: 1 });
@@ -256,7 +308,15 @@ describe('leaderboards', () => {
       expect(periods.map((period) => period.status)).toEqual(['CLOSED', 'OPEN']);
       expect(periods[0]).toMatchObject({ rankCount: 2, closedAt: expect.any(String) });
       expect(await events(b, 'leaderboard.period_ended')).toEqual([
-        expect.objectContaining({ leaderboardUid: created.uid, periodUid: first.periodUid, personaUid: b.personaUid, rank: 1, score: 7, rankCount: 2, rewards: null }),
+        expect.objectContaining({
+          leaderboardUid: created.uid,
+          periodUid: first.periodUid,
+          personaUid: b.personaUid,
+          rank: 1,
+          score: 7,
+          rankCount: 2,
+          rewards: null,
+        }),
       ]);
     });
 
@@ -297,7 +357,14 @@ describe('leaderboards', () => {
         startAt: new Date(Date.now() - 1000).toISOString(),
         endAt: new Date(endsAt).toISOString(),
         rewards: [
-          { rankFrom: 1, rankTo: 1, items: [{ itemUid: gold, quantity: 100 }, { itemUid: gem, quantity: 1 }] },
+          {
+            rankFrom: 1,
+            rankTo: 1,
+            items: [
+              { itemUid: gold, quantity: 100 },
+              { itemUid: gem, quantity: 1 },
+            ],
+          },
           { rankFrom: 2, rankTo: 3, items: [{ itemUid: gold, quantity: 10 }] },
         ],
       });
@@ -310,7 +377,9 @@ describe('leaderboards', () => {
       expect((await api.found<any[]>(`/leaderboards/${tournament.uid}/periods`, admin)).map((period) => period.status)).toEqual(['CLOSED']);
       expect(rounds.reduce((sum, round) => sum + round.paid, 0)).toBe(3);
       // As if an instance died between the award and its mark: the prize is PENDING again, its award done.
-      await api.database.query(`UPDATE leaderboard_payouts SET status = 'PENDING', "transactionUid" = NULL WHERE "personaUid" = $1`, [entrants[0].personaUid]);
+      await api.database.query(`UPDATE leaderboard_payouts SET status = 'PENDING', "transactionUid" = NULL WHERE "personaUid" = $1`, [
+        entrants[0].personaUid,
+      ]);
       expect((await worker().runOnce()).paid).toBe(1);
       const holdings = async (player: Player) =>
         Object.fromEntries((await api.found<any[]>('/inventories', player.token)).map((row) => [row.itemUid, row.quantity]));
@@ -324,7 +393,14 @@ describe('leaderboards', () => {
       );
       expect(rows[0].n).toBe(3);
       expect(await events(entrants[0], 'leaderboard.period_ended')).toEqual([
-        expect.objectContaining({ rank: 1, rankCount: 5, rewards: [{ itemUid: gold, quantity: 100 }, { itemUid: gem, quantity: 1 }] }),
+        expect.objectContaining({
+          rank: 1,
+          rankCount: 5,
+          rewards: [
+            { itemUid: gold, quantity: 100 },
+            { itemUid: gem, quantity: 1 },
+          ],
+        }),
       ]);
       expect(await events(entrants[0], 'inventory.updated')).toHaveLength(1);
       expect(await events(entrants[4], 'leaderboard.period_ended')).toEqual([expect.objectContaining({ rank: 5, rewards: null })]);
@@ -342,7 +418,16 @@ describe('leaderboards', () => {
       await submit(created.uid, b, { score: 90 });
       await submit(created.uid, c, { score: 95 });
       expect(await events(c, 'leaderboard.record_updated')).toEqual([
-        { leaderboardUid: created.uid, periodUid: expect.any(String), personaUid: c.personaUid, score: 95, subscore: 0, numScore: 1, rank: 2, rankCount: 3 },
+        {
+          leaderboardUid: created.uid,
+          periodUid: expect.any(String),
+          personaUid: c.personaUid,
+          score: 95,
+          subscore: 0,
+          numScore: 1,
+          rank: 2,
+          rankCount: 3,
+        },
       ]);
       expect(await events(b, 'leaderboard.rank_lost')).toEqual([
         { leaderboardUid: created.uid, periodUid: expect.any(String), personaUid: b.personaUid, rank: 3, byPersonaUid: c.personaUid },
@@ -351,7 +436,7 @@ describe('leaderboards', () => {
       expect(await events(b, 'leaderboard.record_updated')).toHaveLength(1);
     });
 
-    it('let admins delete a record or all of a persona\'s, with an audit entry; hide banned players while banned', async () => {
+    it("let admins delete a record or all of a persona's, with an audit entry; hide banned players while banned", async () => {
       const created = await board();
       const [a, b, c] = await players(3);
       await submit(created.uid, a, { score: 30 });
@@ -360,13 +445,17 @@ describe('leaderboards', () => {
       expectErrorBody(await api.delete(`/leaderboards/${created.uid}/records/${a.personaUid}`, { token: b.token }), 403, 'FORBIDDEN');
       expect((await api.delete(`/leaderboards/${created.uid}/records/${a.personaUid}`, { token: admin })).status).toBe(204);
       expectErrorBody(await api.delete(`/leaderboards/${created.uid}/records/${a.personaUid}`, { token: admin }), 404, 'NOT_FOUND');
-      const ranks = async () => (await api.found<any[]>(`/leaderboards/${created.uid}/records`, c.token)).map((record) => [record.personaUid, record.rank]);
+      const ranks = async () =>
+        (await api.found<any[]>(`/leaderboards/${created.uid}/records`, c.token)).map((record) => [record.personaUid, record.rank]);
       expect(await ranks()).toEqual([
         [b.personaUid, 1],
         [c.personaUid, 2],
       ]);
       const audit = await api.found<any[]>(`/users/${a.uid}/audit`, admin);
-      expect(audit[0]).toMatchObject({ event: 'leaderboard-records-deleted', detail: expect.objectContaining({ personaUid: a.personaUid }) });
+      expect(audit[0]).toMatchObject({
+        event: 'leaderboard-records-deleted',
+        detail: expect.objectContaining({ personaUid: a.personaUid }),
+      });
 
       expect((await api.post(`/users/${b.uid}/ban`, { reason: 'cheating' }, { token: admin })).status).toBe(200);
       expect(await ranks()).toEqual([[c.personaUid, 1]]);

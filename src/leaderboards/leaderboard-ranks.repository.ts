@@ -96,12 +96,16 @@ export class LeaderboardRanksRepository {
       const [{ snapshot, last }] = await runStatement(exporter.manager, EXPORT_SNAPSHOT, {});
       if (!SNAPSHOT_ID.test(snapshot)) throw new Error(`unexpected snapshot id ${snapshot}`);
       await reader.startTransaction('REPEATABLE READ');
-      await runStatement(reader.manager, statement('leaderboard_import_snapshot', () => `SET TRANSACTION SNAPSHOT '${snapshot}'`), {});
+      await runStatement(
+        reader.manager,
+        statement('leaderboard_import_snapshot', () => `SET TRANSACTION SNAPSHOT '${snapshot}'`),
+        {},
+      );
       await exporter.commitTransaction();
       const periods = new Map<string, string[]>();
       for (const { uid } of await runStatement(reader.manager, OPEN_PERIODS, {})) {
         const keys: string[] = [];
-        for (let after = ''; ; ) {
+        for (let after = ''; ;) {
           const [{ keys: page }] = await runStatement(reader.manager, PERIOD_KEYS, { period: uid, after, limit: REBUILD_BATCH });
           if (!page) break;
           const batch = page.split(',');

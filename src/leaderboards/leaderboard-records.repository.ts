@@ -116,8 +116,7 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
     private readonly outbox: EventOutbox,
   ) {
     super(dataSource, LeaderboardRecord, 'leaderboard record');
-    const returned = (row: string) =>
-      `${this.returning.replace(/"(\w+)" AS "(\w+)"/g, `${row}."$1" AS "$2"`)}, old."rankKey" AS "oldKey"`;
+    const returned = (row: string) => `${this.returning.replace(/"(\w+)" AS "(\w+)"/g, `${row}."$1" AS "$2"`)}, old."rankKey" AS "oldKey"`;
     this.upserting = statement('leaderboard_submit', (p) => {
       const insertKey = rankKeySql({
         score: `first.score`,
@@ -315,7 +314,9 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
 
   private readonly ofUserStatement = statement<{ period: string; user: string }>(
     'leaderboard_records_of_user',
-    (p) => `SELECT ${this.selected} FROM personas persona JOIN leaderboard_records r ON r."periodUid" = ${p.period} AND r."personaUid" = persona.uid
+    (
+      p,
+    ) => `SELECT ${this.selected} FROM personas persona JOIN leaderboard_records r ON r."periodUid" = ${p.period} AND r."personaUid" = persona.uid
             WHERE persona."userUid" = ${p.user} AND NOT r.hidden ORDER BY persona."dateCreated", persona.uid`,
   );
 

@@ -33,7 +33,7 @@ export interface RecordPage {
 }
 
 /** Which period a read asks for: `current` (default), `previous`, or a period's uid. */
-export type PeriodChoice = 'current' | 'previous' | string;
+export type PeriodChoice = string;
 
 /**
  * Scores, joins and reads of a board's records: the game's rules (who may submit, which period takes
@@ -76,7 +76,7 @@ export class LeaderboardRecordsService {
     const [min, max] = [board.minScore, board.maxScore].map((bound) => (bound === null ? undefined : BigInt(bound)));
     if ((min !== undefined && score < min) || (max !== undefined && score > max)) {
       throw badRequest(`score must be from ${board.minScore ?? '-2^63'} to ${board.maxScore ?? '2^63 - 1'} on this board`, [
-        { field: 'score', message: 'outside the board\'s bounds' },
+        { field: 'score', message: "outside the board's bounds" },
       ]);
     }
     const period = await this.openPeriod(board);
@@ -85,7 +85,13 @@ export class LeaderboardRecordsService {
       () =>
         this.records.transaction(async (db) => {
           if (board.maxSize !== null && !board.joinRequired) {
-            const seat = await this.records.join(db, { board: board.uid, period, persona: persona.uid, user: persona.owner, maxSize: board.maxSize });
+            const seat = await this.records.join(db, {
+              board: board.uid,
+              period,
+              persona: persona.uid,
+              user: persona.owner,
+              maxSize: board.maxSize,
+            });
             if (seat === 'full') throw full(board);
           }
           const submission = {
@@ -122,7 +128,11 @@ export class LeaderboardRecordsService {
       this.records.join(db, { board: board.uid, period, persona: persona.uid, user: persona.owner, maxSize: board.maxSize }),
     );
     if (seat === 'full') throw full(board);
-    const [record] = await this.ranked(board, { uid: period, status: 'OPEN', rankCount: null }, await this.records.ofPersonas(period, [persona.uid]));
+    const [record] = await this.ranked(
+      board,
+      { uid: period, status: 'OPEN', rankCount: null },
+      await this.records.ofPersonas(period, [persona.uid]),
+    );
     if (!record) throw notFound('leaderboard record of persona', persona.uid);
     return record;
   }
@@ -182,11 +192,6 @@ export class LeaderboardRecordsService {
     return this.ranked(board, period, await this.records.ofUser(period.uid, caller.uid));
   }
 
-  /** The periods of a board that exist (made by a score or a join). */
-  async periodOf(boardUid: string, choice: PeriodChoice): Promise<string | undefined> {
-    return (await this.choose(await this.boards.cached(boardUid), choice))?.uid;
-  }
-
   /** An admin deletes a persona's record in one period: it leaves the ranks at once; the audit keeps who and what. */
   async removeRecord(boardUid: string, personaUid: string, choice: PeriodChoice, admin: Caller, client: ClientInfo): Promise<void> {
     const board = await this.boards.cached(boardUid);
@@ -202,7 +207,13 @@ export class LeaderboardRecordsService {
     await this.removeAudited(personaUid, null, admin, client, null);
   }
 
-  private async removeAudited(personaUid: string, period: string | null, admin: Caller, client: ClientInfo, board: string | null): Promise<number> {
+  private async removeAudited(
+    personaUid: string,
+    period: string | null,
+    admin: Caller,
+    client: ClientInfo,
+    board: string | null,
+  ): Promise<number> {
     const removed = await this.records.transaction(async (db) => {
       const rows = await this.records.remove(db, personaUid, period);
       if (rows.length > 0) {
@@ -217,7 +228,12 @@ export class LeaderboardRecordsService {
               personaUid,
               leaderboardUid: board,
               periodUid: period,
-              records: rows.map((row) => ({ leaderboardUid: row.leaderboardUid, periodUid: row.periodUid, score: row.score, subscore: row.subscore })),
+              records: rows.map((row) => ({
+                leaderboardUid: row.leaderboardUid,
+                periodUid: row.periodUid,
+                score: row.score,
+                subscore: row.subscore,
+              })),
             },
           },
           db,
@@ -253,7 +269,9 @@ export class LeaderboardRecordsService {
     const keys = this.ranks.after(period, undefined, limit);
     const records = await this.pageOf(board, period, keys, 1, this.ranks.size(period), true);
     const nextCursor =
-      keys.length === limit ? encodeCursor({ p: period, r: limit, k: keys.at(-1), s: moment.after, g: moment.awaited, t: Date.now() }) : undefined;
+      keys.length === limit
+        ? encodeCursor({ p: period, r: limit, k: keys.at(-1), s: moment.after, g: moment.awaited, t: Date.now() })
+        : undefined;
     return { records, nextCursor };
   }
 
@@ -280,7 +298,10 @@ export class LeaderboardRecordsService {
         if (change.removed !== null) delta.set(change.removed, (delta.get(change.removed) ?? 0) + 1);
         if (change.added !== null) delta.set(change.added, (delta.get(change.added) ?? 0) - 1);
       }
-      const then = [...delta].filter(([key, count]) => count > 0 && key > cursor.k!).map(([key]) => key).sort();
+      const then = [...delta]
+        .filter(([key, count]) => count > 0 && key > cursor.k!)
+        .map(([key]) => key)
+        .sort();
       const since_ = new Set([...delta].filter(([, count]) => count < 0).map(([key]) => key));
       const now = this.ranks.after(period, cursor.k, limit + since_.size).filter((key) => !since_.has(key));
       const keys = [...now, ...then].sort().slice(0, limit);
@@ -314,7 +335,11 @@ export class LeaderboardRecordsService {
       return rows.map((row) => this.view(board, row, row.rank, period.rankCount ?? 0)).sort(byRank);
     }
     await this.ranks.catchUp();
-    return rows.map((row) => this.view(board, row, row.rankKey === null ? null : this.ranks.rankOf(period.uid, row.rankKey), this.ranks.size(period.uid))).sort(byRank);
+    return rows
+      .map((row) =>
+        this.view(board, row, row.rankKey === null ? null : this.ranks.rankOf(period.uid, row.rankKey), this.ranks.size(period.uid)),
+      )
+      .sort(byRank);
   }
 
   private view(board: Leaderboard, record: Named, rank: number | null, rankCount: number): LeaderboardRecordView {
@@ -403,7 +428,11 @@ export class LeaderboardRecordsService {
   private async whyRefused(board: Leaderboard, period: string, persona: string): Promise<ApiException> {
     const numScore = await this.records.numScoreOf(period, persona);
     if (numScore === undefined && board.joinRequired) {
-      return new ApiException(HttpStatus.CONFLICT, ErrorCode.NOT_JOINED, `join leaderboard ${board.uid} first: POST /leaderboards/${board.uid}/join`);
+      return new ApiException(
+        HttpStatus.CONFLICT,
+        ErrorCode.NOT_JOINED,
+        `join leaderboard ${board.uid} first: POST /leaderboards/${board.uid}/join`,
+      );
     }
     if (board.maxNumScore !== null && numScore !== undefined && numScore >= board.maxNumScore) return noAttemptsLeft(board.maxNumScore);
     return new ApiException(HttpStatus.CONFLICT, ErrorCode.NOT_ACTIVE, `this period of leaderboard ${board.uid} has closed`);
@@ -413,4 +442,8 @@ export class LeaderboardRecordsService {
 const byRank = (left: LeaderboardRecordView, right: LeaderboardRecordView) => (left.rank ?? Infinity) - (right.rank ?? Infinity);
 
 const full = (board: Leaderboard) =>
-  new ApiException(HttpStatus.CONFLICT, ErrorCode.LEADERBOARD_FULL, `this period of leaderboard ${board.uid} is full (${board.maxSize} personas)`);
+  new ApiException(
+    HttpStatus.CONFLICT,
+    ErrorCode.LEADERBOARD_FULL,
+    `this period of leaderboard ${board.uid} is full (${board.maxSize} personas)`,
+  );

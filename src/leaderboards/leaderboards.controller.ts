@@ -1,5 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Client } from '../auth/client-info.decorator.js';
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
@@ -25,7 +35,8 @@ import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.j
 const PERIOD_QUERY = ApiQuery({
   name: 'period',
   required: false,
-  description: '`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).',
+  description:
+    '`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).',
   schema: { type: 'string', pattern: PERIOD_PATTERN, default: 'current' },
 });
 const LIMIT_QUERY = ApiQuery({
@@ -35,7 +46,7 @@ const LIMIT_QUERY = ApiQuery({
 });
 const NEXT_CURSOR = {
   'X-Next-Cursor': {
-    description: 'When more records follow: send it back as `cursor` for the next page, which shows the ranks of the first page\'s moment.',
+    description: "When more records follow: send it back as `cursor` for the next page, which shows the ranks of the first page's moment.",
     schema: { type: 'string' },
   },
 };
@@ -100,11 +111,19 @@ export class LeaderboardsController {
     await this.boards.remove(id);
   }
 
-  @ListDocs(LeaderboardPeriod, "List a leaderboard's periods", 'The periods that exist: made by their first score or join. Closed ones are kept up to the board\'s keepPeriods.')
+  @ListDocs(
+    LeaderboardPeriod,
+    "List a leaderboard's periods",
+    "The periods that exist: made by their first score or join. Closed ones are kept up to the board's keepPeriods.",
+  )
   @ApiUidParam('id', 'leaderboard')
   @ApiErrors(404)
   @Get(':id/periods')
-  async periodsOf(@UidParam() id: string, @ListQueryParam(LeaderboardPeriod) list: ListQuery, @CurrentCaller() caller: Caller): Promise<LeaderboardPeriod[]> {
+  async periodsOf(
+    @UidParam() id: string,
+    @ListQueryParam(LeaderboardPeriod) list: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ): Promise<LeaderboardPeriod[]> {
     await this.boards.findOne(id, caller);
     return this.periods.findAll({ ...list, filters: [...list.filters, { field: 'leaderboardUid', operator: 'eq', values: [id] }] }, caller);
   }
@@ -118,7 +137,7 @@ export class LeaderboardsController {
   @ApiUidParam('id', 'leaderboard')
   @ApiOkResponse({ type: LeaderboardRecordView })
   @ApiErrors(
-    [400, 'VALIDATION_FAILED: a score that is not a 64-bit integer, outside the board\'s bounds, or whose result would leave 64 bits.'],
+    [400, "VALIDATION_FAILED: a score that is not a 64-bit integer, outside the board's bounds, or whose result would leave 64 bits."],
     [403, 'FORBIDDEN: an authoritative board (admins only), or a persona that is not yours.'],
     404,
     [409, 'NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL.'],
@@ -139,14 +158,18 @@ export class LeaderboardsController {
   @ApiErrors(400, [403, 'FORBIDDEN: a persona that is not yours.'], 404, [409, 'LEADERBOARD_FULL, or NOT_ACTIVE.'])
   @HttpCode(200)
   @Post(':id/join')
-  join(@UidParam() id: string, @Body() body: JoinLeaderboardDto | undefined, @CurrentCaller() caller: Caller): Promise<LeaderboardRecordView> {
+  join(
+    @UidParam() id: string,
+    @Body() body: JoinLeaderboardDto | undefined,
+    @CurrentCaller() caller: Caller,
+  ): Promise<LeaderboardRecordView> {
     return this.records.join(id, body ?? {}, caller);
   }
 
   @ApiOperation({
     summary: 'Read records in rank order, or a friends list',
     description:
-      'A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page\'s moment (no record skipped or repeated ' +
+      "A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated " +
       'while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.',
   })
   @ApiUidParam('id', 'leaderboard')
@@ -162,7 +185,11 @@ export class LeaderboardsController {
   @ApiOkResponse({ type: [LeaderboardRecordView], headers: NEXT_CURSOR })
   @ApiErrors(400, 404)
   @Get(':id/records')
-  async page(@UidParam() id: string, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): Promise<LeaderboardRecordView[]> {
+  async page(
+    @UidParam() id: string,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LeaderboardRecordView[]> {
     const { limit, period, cursor, personaUids } = readRecordQuery(query, ['limit', 'cursor', 'period', 'personaUids']);
     if (personaUids) return this.records.ofPersonas(id, personaUids, period);
     const page = await this.records.page(id, period, limit, cursor);
@@ -170,7 +197,10 @@ export class LeaderboardsController {
     return page.records;
   }
 
-  @ApiOperation({ summary: "Read your personas' records", description: 'In rank order; personas without a record in the period are left out.' })
+  @ApiOperation({
+    summary: "Read your personas' records",
+    description: 'In rank order; personas without a record in the period are left out.',
+  })
   @ApiUidParam('id', 'leaderboard')
   @PERIOD_QUERY
   @ApiOkResponse({ type: [LeaderboardRecordView] })
@@ -180,7 +210,10 @@ export class LeaderboardsController {
     return this.records.mine(id, caller, readRecordQuery(query, ['period']).period);
   }
 
-  @ApiOperation({ summary: 'Read the records around a persona', description: "Up to `limit` records in rank order, the persona's among them (centered where it can be)." })
+  @ApiOperation({
+    summary: 'Read the records around a persona',
+    description: "Up to `limit` records in rank order, the persona's among them (centered where it can be).",
+  })
   @ApiUidParam('id', 'leaderboard')
   @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
   @LIMIT_QUERY
@@ -188,12 +221,19 @@ export class LeaderboardsController {
   @ApiOkResponse({ type: [LeaderboardRecordView] })
   @ApiErrors(400, [404, 'NOT_FOUND: no such leaderboard, or the persona has no ranked record in the period.'])
   @Get(':id/records/around/:personaUid')
-  around(@UidParam() id: string, @UidParam('personaUid') personaUid: string, @Query() query: Record<string, unknown>): Promise<LeaderboardRecordView[]> {
+  around(
+    @UidParam() id: string,
+    @UidParam('personaUid') personaUid: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<LeaderboardRecordView[]> {
     const { limit, period } = readRecordQuery(query, ['limit', 'period']);
     return this.records.around(id, personaUid.toLowerCase(), period, limit);
   }
 
-  @ApiOperation({ summary: "Delete a persona's record in a period (admins)", description: 'It leaves the ranks at once; the player\'s audit records who deleted what.' })
+  @ApiOperation({
+    summary: "Delete a persona's record in a period (admins)",
+    description: "It leaves the ranks at once; the player's audit records who deleted what.",
+  })
   @ApiUidParam('id', 'leaderboard')
   @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
   @PERIOD_QUERY
@@ -221,7 +261,10 @@ export class LeaderboardsController {
 export class PersonaLeaderboardRecordsController {
   constructor(private readonly records: LeaderboardRecordsService) {}
 
-  @ApiOperation({ summary: "Delete every leaderboard record of a persona (admins)", description: 'All boards, all periods; the player\'s audit records it.' })
+  @ApiOperation({
+    summary: 'Delete every leaderboard record of a persona (admins)',
+    description: "All boards, all periods; the player's audit records it.",
+  })
   @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
   @ApiNoContentResponse({ description: 'Deleted (also when there was none).' })
   @ApiErrors(400, 403, 404)

@@ -1,5 +1,4 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
-import type { QueryDeepPartialEntity } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, type ErrorDetail, ErrorCode } from '../common/errors.js';
 import { type WritableFields, writableFields } from '../common/record.dto.js';
@@ -46,7 +45,7 @@ export class LeaderboardsService extends RecordService<Leaderboard> {
       subscoreOperator: fields.subscoreOperator ?? operator,
     };
     await this.check(board);
-    return this.boards.insert({ ...this.stored(board), ownerUid: caller.uid } as QueryDeepPartialEntity<Leaderboard>);
+    return this.boards.insert({ ...this.stored(board), ownerUid: caller.uid });
   }
 
   /** Merges the fields sent; a fixed setting sent with another value than it has is a 409 naming it. */
@@ -62,7 +61,7 @@ export class LeaderboardsService extends RecordService<Leaderboard> {
       );
     }
     await this.check({ ...current, ...fields } as unknown as WritableFields<CreateLeaderboardDto>);
-    const updated = await this.boards.updateVersioned(uid, this.stored(fields) as QueryDeepPartialEntity<Leaderboard>, expectedVersion);
+    const updated = await this.boards.updateVersioned(uid, this.stored(fields), expectedVersion);
     this.boards.forget(uid);
     return updated;
   }
@@ -80,7 +79,9 @@ export class LeaderboardsService extends RecordService<Leaderboard> {
       const problem = scheduleProblem(board.resetSchedule);
       if (problem) errors.push({ field: 'resetSchedule', message: `not a cron schedule: ${problem}` });
     }
-    const [min, max] = [board.minScore, board.maxScore].map((value) => (value === null || value === undefined ? undefined : parseInt64(value)));
+    const [min, max] = [board.minScore, board.maxScore].map((value) =>
+      value === null || value === undefined ? undefined : parseInt64(value),
+    );
     if (min !== undefined && max !== undefined && min > max) errors.push({ field: 'maxScore', message: 'must not be below minScore' });
     const [start, end] = [board.startAt, board.endAt].map((value) => (value ? Date.parse(String(value)) : undefined));
     if (start !== undefined && end !== undefined && end <= start) errors.push({ field: 'endAt', message: 'must be after startAt' });

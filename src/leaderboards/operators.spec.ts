@@ -33,7 +33,9 @@ describe('operators', () => {
     const counted = ordering({ subscoreOperator: 'INCREMENT' });
     expect(applySubmission(counted, s(10n, 3n), s(8n, 1n))).toEqual(s(10n, 4n));
     expect(applySubmission(counted, s(10n, 3n), s(12n, 1n))).toEqual(s(12n, 4n));
-    expect(applySubmission(ordering({ operator: 'INCREMENT', subscoreOperator: 'BEST', subscoreSortOrder: 'ASC' }), s(10n, 30n), s(1n, 25n))).toEqual(s(11n, 25n));
+    expect(
+      applySubmission(ordering({ operator: 'INCREMENT', subscoreOperator: 'BEST', subscoreSortOrder: 'ASC' }), s(10n, 30n), s(1n, 25n)),
+    ).toEqual(s(11n, 25n));
   });
 });
 

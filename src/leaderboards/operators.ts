@@ -117,7 +117,14 @@ export function entryOfKey(ordering: Pick<Ordering, 'sortOrder' | 'subscoreSortO
  * the offset binary, and flipping every other bit as well complements it; to_hex writes a negative
  * bigint as its 16 two's-complement digits.
  */
-export function rankKeySql(p: { score: string; subscore: string; reached: string; persona: string; desc: string; subDesc: string }): string {
+export function rankKeySql(p: {
+  score: string;
+  subscore: string;
+  reached: string;
+  persona: string;
+  desc: string;
+  subDesc: string;
+}): string {
   const ordered = (value: string, desc: string) =>
     `lpad(to_hex(${value} # CASE WHEN ${desc} THEN x'7fffffffffffffff'::bigint ELSE x'8000000000000000'::bigint END), 16, '0')`;
   return `(${ordered(p.score, p.desc)} || ${ordered(p.subscore, p.subDesc)} || lpad(to_hex(${p.reached}), 16, '0') || replace(${p.persona}::text, '-', ''))`;

@@ -10,7 +10,14 @@ describe('page cursors', () => {
   });
 
   it('refuse what the service did not make', () => {
-    for (const text of ['', 'not base64!', encodeCursor({ p: 'x', r: 1 }), Buffer.from('[1]').toString('base64url'), encodeCursor({ p: '0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70', r: -1 }), 'a'.repeat(5000)]) {
+    for (const text of [
+      '',
+      'not base64!',
+      encodeCursor({ p: 'x', r: 1 }),
+      Buffer.from('[1]').toString('base64url'),
+      encodeCursor({ p: '0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70', r: -1 }),
+      'a'.repeat(5000),
+    ]) {
       expect(() => decodeCursor(text)).toThrow(/cursor/);
     }
     expect(() => decodeCursor(encodeCursor({ p: '0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70', r: 1, k: 'short', s: 1, g: [], t: 1 }))).toThrow();

@@ -24,7 +24,8 @@ export const MAX_CURSOR_LENGTH = 4096;
 
 export const encodeCursor = (cursor: PageCursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
 
-const invalid = () => badRequest('cursor is not one this service gave: start from the first page', [{ field: 'cursor', message: 'malformed' }]);
+const invalid = () =>
+  badRequest('cursor is not one this service gave: start from the first page', [{ field: 'cursor', message: 'malformed' }]);
 
 export function decodeCursor(text: string): PageCursor {
   if (text.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(text)) throw invalid();
@@ -44,7 +45,12 @@ export function decodeCursor(text: string): PageCursor {
     !UUID.test(cursor.p) ||
     !count(cursor.r) ||
     (open &&
-      (typeof cursor.k !== 'string' || !KEY.test(cursor.k) || !count(cursor.s) || !count(cursor.t) || !Array.isArray(cursor.g) || !cursor.g.every(count)))
+      (typeof cursor.k !== 'string' ||
+        !KEY.test(cursor.k) ||
+        !count(cursor.s) ||
+        !count(cursor.t) ||
+        !Array.isArray(cursor.g) ||
+        !cursor.g.every(count)))
   ) {
     throw invalid();
   }

@@ -12,7 +12,11 @@ const schedule = (overrides: Partial<Schedule> = {}): Schedule => ({
 
 describe('periods', () => {
   it('a board without a schedule has one period, from its creation, that never closes', () => {
-    expect(periodAt(schedule(), at('2027-01-01T00:00:00Z'))).toEqual({ startsAt: at('2026-11-18T10:00:00Z'), endsAt: null, nextStartsAt: null });
+    expect(periodAt(schedule(), at('2027-01-01T00:00:00Z'))).toEqual({
+      startsAt: at('2026-11-18T10:00:00Z'),
+      endsAt: null,
+      nextStartsAt: null,
+    });
     expect(periodAt(schedule(), at('2026-11-18T09:59:59Z'))).toBeUndefined();
   });
 
@@ -40,7 +44,11 @@ describe('periods', () => {
       duration: 7200,
     });
     const first = periodAt(sundays, at('2026-11-22T19:00:00Z'))!;
-    expect(first).toEqual({ startsAt: at('2026-11-22T18:00:00Z'), endsAt: at('2026-11-22T20:00:00Z'), nextStartsAt: at('2026-11-29T18:00:00Z') });
+    expect(first).toEqual({
+      startsAt: at('2026-11-22T18:00:00Z'),
+      endsAt: at('2026-11-22T20:00:00Z'),
+      nextStartsAt: at('2026-11-29T18:00:00Z'),
+    });
     expect(isOpen(first, at('2026-11-22T19:59:59Z'))).toBe(true);
     const later = periodAt(sundays, at('2026-11-25T00:00:00Z'))!;
     expect(later.startsAt).toEqual(at('2026-11-22T18:00:00Z'));
@@ -55,11 +63,15 @@ describe('periods', () => {
     expect(periodAt(schedule({ startAt: at('2026-12-01T00:00:00Z'), duration: 60 }), at('2026-12-01T00:00:30Z'))?.endsAt).toEqual(
       at('2026-12-01T00:01:00Z'),
     );
-    expect(periodAt(schedule({ endAt: at('2026-12-01T00:00:00Z') }), at('2026-11-30T00:00:00Z'))?.endsAt).toEqual(at('2026-12-01T00:00:00Z'));
+    expect(periodAt(schedule({ endAt: at('2026-12-01T00:00:00Z') }), at('2026-11-30T00:00:00Z'))?.endsAt).toEqual(
+      at('2026-12-01T00:00:00Z'),
+    );
   });
 
   it('takes second-level schedules and says what is wrong with a bad one', () => {
-    expect(periodAt(schedule({ resetSchedule: '*/10 * * * * *' }), at('2026-11-18T10:00:25Z'))?.startsAt).toEqual(at('2026-11-18T10:00:20Z'));
+    expect(periodAt(schedule({ resetSchedule: '*/10 * * * * *' }), at('2026-11-18T10:00:25Z'))?.startsAt).toEqual(
+      at('2026-11-18T10:00:20Z'),
+    );
     expect(scheduleProblem('0 0 * * 1')).toBeUndefined();
     expect(scheduleProblem('every monday')).toMatch(/parts/);
     expect(scheduleProblem('61 * * * *')).toBeDefined();

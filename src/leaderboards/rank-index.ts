@@ -71,10 +71,12 @@ export class RankIndex implements OnApplicationBootstrap, OnApplicationShutdown 
   catchUp(): Promise<void> {
     if (this.next) return this.next;
     if (!this.running) return this.start();
-    this.next = this.running.catch(() => undefined).then(() => {
-      this.next = undefined;
-      return this.start();
-    });
+    this.next = this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.start();
+      });
     return this.next;
   }
 

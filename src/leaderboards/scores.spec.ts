@@ -10,7 +10,23 @@ describe('64-bit scores', () => {
   });
 
   it('refuses floats, NaN, infinities, unsafe numbers, out-of-range strings and other shapes', () => {
-    for (const bad of [1.5, NaN, Infinity, -Infinity, 2 ** 53, '9223372036854775808', '-9223372036854775809', '1e3', '01', ' 1', '', true, null, {}, []]) {
+    for (const bad of [
+      1.5,
+      NaN,
+      Infinity,
+      -Infinity,
+      2 ** 53,
+      '9223372036854775808',
+      '-9223372036854775809',
+      '1e3',
+      '01',
+      ' 1',
+      '',
+      true,
+      null,
+      {},
+      [],
+    ]) {
       expect(parseInt64(bad)).toBeUndefined();
     }
     expect(int64Problem(2 ** 60)).toMatch(/string/);

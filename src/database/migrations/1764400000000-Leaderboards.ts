@@ -85,7 +85,9 @@ export class Leaderboards1764400000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX "leaderboard_records_rankKey_idx" ON "leaderboard_records" ("periodUid", "rankKey") WHERE "rankKey" IS NOT NULL`,
     );
-    await queryRunner.query(`CREATE INDEX "leaderboard_records_rank_idx" ON "leaderboard_records" ("periodUid", "rank") WHERE "rank" IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX "leaderboard_records_rank_idx" ON "leaderboard_records" ("periodUid", "rank") WHERE "rank" IS NOT NULL`,
+    );
     await queryRunner.query(`CREATE INDEX "leaderboard_records_userUid_idx" ON "leaderboard_records" ("userUid")`);
     await queryRunner.query(`CREATE INDEX "leaderboard_records_personaUid_idx" ON "leaderboard_records" ("personaUid")`);
     await queryRunner.query(`CREATE INDEX "leaderboard_records_hidden_idx" ON "leaderboard_records" ("userUid") WHERE "hidden"`);
@@ -125,7 +127,9 @@ export class Leaderboards1764400000000 implements MigrationInterface {
         "datePaid" timestamptz(3),
         CONSTRAINT "leaderboard_payouts_period_persona_key" UNIQUE ("periodUid", "personaUid")
       )`);
-    await queryRunner.query(`CREATE INDEX "leaderboard_payouts_pending_idx" ON "leaderboard_payouts" ("dateCreated") WHERE "status" = 'PENDING'`);
+    await queryRunner.query(
+      `CREATE INDEX "leaderboard_payouts_pending_idx" ON "leaderboard_payouts" ("dateCreated") WHERE "status" = 'PENDING'`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -1,6 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+} from 'class-validator';
 import { LIMITS } from '../../common/limits.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
@@ -93,7 +106,13 @@ export class CreateLeaderboardDto extends RecordBodyDto {
   @IsInt64({ description: 'Submitted scores above it are refused.', required: false, nullable: true })
   maxScore?: number | string | null;
 
-  @ApiProperty({ type: 'object', nullable: true, selfRequired: false, additionalProperties: true, description: `At most ${LIMITS.leaderboardMetadataBytes} bytes of JSON.` })
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    selfRequired: false,
+    additionalProperties: true,
+    description: `At most ${LIMITS.leaderboardMetadataBytes} bytes of JSON.`,
+  })
   @IsOptional()
   @IsSmallObject(LIMITS.leaderboardMetadataBytes)
   metadata?: Record<string, unknown> | null;

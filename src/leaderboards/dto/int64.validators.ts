@@ -6,16 +6,14 @@ import { INT64_SCHEMA, int64Problem, parseInt64 } from '../scores.js';
 /** A 64-bit integer: a safe JSON integer, or a decimal string beyond 2^53 (scores.ts), documented as such. */
 export function IsInt64(options: { description?: string; required?: boolean; nullable?: boolean; example?: number } = {}) {
   const { description, required = true, nullable = false, example } = options;
-  return applyDecorators(
-    Int64Property({ description, required, nullable, example }),
-    (target: object, propertyName: string | symbol) =>
-      registerDecorator({
-        name: 'isInt64',
-        target: target.constructor,
-        propertyName: propertyName as string,
-        options: { message: (arguments_) => `${arguments_.property} ${int64Problem(arguments_.value)}` },
-        validator: { validate: (value: unknown) => parseInt64(value) !== undefined },
-      }),
+  return applyDecorators(Int64Property({ description, required, nullable, example }), (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isInt64',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: (arguments_) => `${arguments_.property} ${int64Problem(arguments_.value)}` },
+      validator: { validate: (value: unknown) => parseInt64(value) !== undefined },
+    }),
   );
 }
 

@@ -25,7 +25,8 @@ export function readRecordQuery(query: Record<string, unknown>, takes: ReadonlyA
   const count = limit === undefined ? DEFAULT_RECORDS : /^\d{1,3}$/.test(limit) ? Number(limit) : NaN;
   if (!(count >= 1 && count <= LIMITS.leaderboardPage)) throw fail('limit', `must be an integer from 1 to ${LIMITS.leaderboardPage}`);
   if (period !== undefined && !new RegExp(PERIOD_PATTERN).test(period)) throw fail('period', 'must be current, previous or a period uid');
-  if (cursor !== undefined && (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH)) throw fail('cursor', 'is not a cursor this service gave');
+  if (cursor !== undefined && (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH))
+    throw fail('cursor', 'is not a cursor this service gave');
   let personas: string[] | undefined;
   if (personaUids !== undefined) {
     personas = [...new Set(personaUids.split(',').map((uid) => uid.trim().toLowerCase()))];

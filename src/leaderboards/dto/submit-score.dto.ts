@@ -13,7 +13,13 @@ export class SubmitScoreDto {
   subscore?: number | string;
 
   /** Replaces the record's when the submission changes its score or subscore (so it describes the score shown). */
-  @ApiProperty({ type: 'object', nullable: true, selfRequired: false, additionalProperties: true, description: `At most ${LIMITS.recordMetadataBytes} bytes of JSON.` })
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    selfRequired: false,
+    additionalProperties: true,
+    description: `At most ${LIMITS.recordMetadataBytes} bytes of JSON.`,
+  })
   @IsOptional()
   @IsSmallObject(LIMITS.recordMetadataBytes)
   metadata?: Record<string, unknown> | null;
