@@ -4,7 +4,7 @@
  * TypeScript compiler; a route that changes shape breaks the build of the client, not a player's game.
  *
  *   const api = createGameBackendClient({ baseUrl: 'https://game.example.com' });
- *   const { data } = await api.GET('/auth/idp1', { headers: { Authorization: `jwt ${providerToken}` } });
+ *   const { data } = await api.GET('/auth/idp1', { headers: { Authorization: `Bearer ${providerToken}` } });
  *   const player = createGameBackendClient({ baseUrl, token: data!.token });
  *   const { data: items } = await player.GET('/items', { params: { query: { limit: 10 } } });
  *
@@ -23,7 +23,7 @@ export interface GameBackendClientOptions {
   baseUrl: string;
   /**
    * Our JWT (from `GET /auth/idp1` or `/auth/idp2`), or a function returning the current one, for
-   * clients that renew it. Sent as `Authorization: jwt <token>` unless a request sets its own header.
+   * clients that renew it. Sent as `Authorization: Bearer <token>` (the document's bearer scheme) unless a request sets its own header.
    */
   token?: string | (() => string | undefined);
   /** Another fetch (a test double, or one with a proxy agent). */
@@ -42,7 +42,7 @@ export function createGameBackendClient(options: GameBackendClientOptions): Game
         const current = typeof token === 'function' ? token() : token;
         // A request that brings its own Authorization (the sign-in routes take the provider's token
         // there) keeps it.
-        if (current && !request.headers.has('authorization')) request.headers.set('authorization', `jwt ${current}`);
+        if (current && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${current}`);
         return request;
       },
     };

@@ -77,7 +77,7 @@ export function connectRealtime(options: RealtimeOptions): RealtimeConnection {
     try {
       const response = await fetchImpl(new URL('/realtime/tickets', options.baseUrl), {
         method: 'POST',
-        headers: { authorization: `jwt ${token() ?? ''}` },
+        headers: { authorization: `Bearer ${token() ?? ''}` },
       });
       if (!response.ok) throw new Error(`POST /realtime/tickets answered ${response.status}`);
       ({ ticket } = (await response.json()) as { ticket: string });

@@ -7,8 +7,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
-        get: operations["MetricsController_scrape"];
+        /**
+         * Prometheus metrics
+         * @description Prometheus text format. Holds no player data; restrict it at the load balancer if needed.
+         */
+        get: operations["metricsScrape"];
         put?: never;
         post?: never;
         delete?: never;
@@ -24,8 +27,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness probe */
-        get: operations["HealthController_live"];
+        /**
+         * Liveness probe
+         * @description Liveness: the process answers. It does not touch the database, so an outage does not get it restarted.
+         */
+        get: operations["healthLive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -41,8 +47,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness probe (database reachable; Redis, if configured, reported) */
-        get: operations["HealthController_ready"];
+        /**
+         * Readiness probe (database reachable; Redis, if configured, reported)
+         * @description Readiness: the database answers within 3 s. A load balancer should stop sending traffic on 503.
+         *     Redis is optional: without it the instance still serves (200, `degraded`).
+         */
+        get: operations["healthReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -62,7 +72,7 @@ export interface paths {
          * Sign in with an idp1 (OpenID Connect) token
          * @description Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
          */
-        get: operations["AuthController_signInWithIdp1"];
+        get: operations["authSignInWithIdp1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -82,7 +92,7 @@ export interface paths {
          * Sign in with an idp2 (OAuth 2.0 introspection) token
          * @description Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
          */
-        get: operations["AuthController_signInWithIdp2"];
+        get: operations["authSignInWithIdp2"];
         put?: never;
         post?: never;
         delete?: never;
@@ -104,7 +114,7 @@ export interface paths {
          * Trade a refresh token for a new token pair
          * @description The refresh token is spent: keep the new one. Presenting a spent token again signs the whole session out (a leaked copy becomes useless), except within REFRESH_REUSE_GRACE of its use, when it is taken for a concurrent refresh and refused with 409 without revoking anything. Each refresh keeps the session alive REFRESH_TTL longer. No access token needed: it may have expired.
          */
-        post: operations["AuthController_refresh"];
+        post: operations["authRefresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -124,7 +134,7 @@ export interface paths {
          * Sign out (this session)
          * @description Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
          */
-        post: operations["PlayerSessionsController_logout"];
+        post: operations["playerSessionsLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -144,7 +154,7 @@ export interface paths {
          * Sign out everywhere
          * @description Revokes every session of your user, and every token issued until now; each device must sign in again.
          */
-        post: operations["PlayerSessionsController_logoutAll"];
+        post: operations["playerSessionsLogoutAll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -162,7 +172,7 @@ export interface paths {
          * List your active sessions
          * @description Newest first: where and when each sign-in happened, and when it was last refreshed. `current` marks this one.
          */
-        get: operations["PlayerSessionsController_list"];
+        get: operations["playerSessionsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -185,7 +195,7 @@ export interface paths {
          * Revoke one of your sessions
          * @description Signs that device out (admins: anyone's). Revoking one already over changes nothing.
          */
-        delete: operations["PlayerSessionsController_revoke"];
+        delete: operations["playerSessionsRevoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -202,7 +212,7 @@ export interface paths {
          * List users (admins)
          * @description With their provider, ban and active sessions.
          */
-        get: operations["UsersController_findAll"];
+        get: operations["usersFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -218,8 +228,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a user by id (admins) */
-        get: operations["UsersController_findOne"];
+        /**
+         * Find a user by id (admins)
+         * @description A user with their provider, roles, ban and active player sessions.
+         */
+        get: operations["usersFindOne"];
         put?: never;
         post?: never;
         delete?: never;
@@ -241,7 +254,7 @@ export interface paths {
          * Ban a user (admins)
          * @description Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
          */
-        post: operations["UsersController_ban"];
+        post: operations["usersBan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -261,7 +274,7 @@ export interface paths {
          * Lift a ban (admins)
          * @description The user may sign in again; the sessions and tokens the ban voided stay void.
          */
-        post: operations["UsersController_unban"];
+        post: operations["usersUnban"];
         delete?: never;
         options?: never;
         head?: never;
@@ -279,7 +292,7 @@ export interface paths {
          * Read a user's sign-in audit (admins)
          * @description Sign-ins, refreshes, replays detected, sign-outs, revocations and bans, newest first, with time, address and outcome.
          */
-        get: operations["UsersController_audit"];
+        get: operations["usersAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -299,10 +312,13 @@ export interface paths {
          * List the caller's personas
          * @description The caller's personas (an admin sees everyone's).
          */
-        get: operations["PersonasController_findAll"];
+        get: operations["personasFindAll"];
         put?: never;
-        /** Create a persona */
-        post: operations["PersonasController_create"];
+        /**
+         * Create a persona
+         * @description Creates another persona for the caller.
+         */
+        post: operations["personasCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -316,8 +332,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a persona by id */
-        get: operations["PersonasController_findById"];
+        /**
+         * Find a persona by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["personasFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -333,11 +352,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List items */
-        get: operations["ItemsController_findAll"];
+        /**
+         * List items
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["itemsFindAll"];
         put?: never;
-        /** Create an item (admins) */
-        post: operations["ItemsController_create"];
+        /**
+         * Create an item (admins)
+         * @description Creates the record, version 0, and answers it with `ETag` and `Location`.
+         */
+        post: operations["itemsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -351,16 +376,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an item by id */
-        get: operations["ItemsController_findById"];
+        /**
+         * Find an item by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["itemsFindById"];
         /**
          * Update an item (admins)
          * @description Merges the given fields into the item. State the version you read (body or If-Match) to be safe.
          */
-        put: operations["ItemsController_update"];
+        put: operations["itemsUpdate"];
         post?: never;
-        /** Delete an item (admins) */
-        delete: operations["ItemsController_remove"];
+        /**
+         * Delete an item (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["itemsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -373,8 +404,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count items */
-        get: operations["ItemsController_count"];
+        /**
+         * Count items
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+         */
+        get: operations["itemsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -394,15 +428,18 @@ export interface paths {
          * List sessions
          * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
          */
-        get: operations["SessionsController_findAll"];
+        get: operations["sessionsFindAll"];
         put?: never;
         /**
          * Create a session
          * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
          */
-        post: operations["SessionsController_create"];
-        /** Delete every session (admins) */
-        delete: operations["SessionsController_truncate"];
+        post: operations["sessionsCreate"];
+        /**
+         * Delete every session (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["sessionsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -415,16 +452,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a session by id */
-        get: operations["SessionsController_findById"];
+        /**
+         * Find a session by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["sessionsFindById"];
         /**
          * Update a session (host or admin)
          * @description Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user. They hold for the session as it is after the update.
          */
-        put: operations["SessionsController_update"];
+        put: operations["sessionsUpdate"];
         post?: never;
-        /** Delete a session (host or admin) */
-        delete: operations["SessionsController_remove"];
+        /**
+         * Delete a session (host or admin)
+         * @description Deletes the record for good. Its members hear of it (session.deleted).
+         */
+        delete: operations["sessionsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -441,7 +484,7 @@ export interface paths {
          * Count sessions
          * @description PUBLIC sessions, and the others the caller hosts, plays in or is invited to (an admin sees all).
          */
-        get: operations["SessionsController_count"];
+        get: operations["sessionsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -461,7 +504,7 @@ export interface paths {
          * Join a session
          * @description A session with a password needs it, in the `X-Session-Password` header (or `?password=`, kept for older clients: a URL may end up in proxies' logs). Wrong passwords are counted per player and per session (SESSION_PASSWORD_ATTEMPTS a minute, SESSION_PASSWORD_ATTEMPTS_PER_SESSION): past either, 429 with `Retry-After`.
          */
-        get: operations["SessionsController_join"];
+        get: operations["sessionsJoin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -479,8 +522,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Show presence in a session (members) */
-        post: operations["SessionsController_heartbeat"];
+        /**
+         * Show presence in a session (members)
+         * @description The caller is still in the session. A member shows presence with this or an open /realtime socket;
+         *     one silent for SESSION_MEMBER_TIMEOUT is removed (the host passes on; an empty session waiting for
+         *     players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
+         */
+        post: operations["sessionsHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -494,8 +542,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Leave a session */
-        get: operations["SessionsController_leave"];
+        /**
+         * Leave a session
+         * @description Removes the caller from the session (nothing happens if they were not in it); a leaving host hands
+         *     over, and a session waiting for players that its last member leaves ends.
+         */
+        get: operations["sessionsLeave"];
         put?: never;
         post?: never;
         delete?: never;
@@ -515,15 +567,18 @@ export interface paths {
          * List tickets
          * @description The tickets the caller hosts or is on (an admin sees all).
          */
-        get: operations["TicketsController_findAll"];
+        get: operations["ticketsFindAll"];
         put?: never;
         /**
          * Create a matchmaking ticket
          * @description Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
          */
-        post: operations["TicketsController_create"];
-        /** Delete every ticket (admins) */
-        delete: operations["TicketsController_truncate"];
+        post: operations["ticketsCreate"];
+        /**
+         * Delete every ticket (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["ticketsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -536,16 +591,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a ticket by id */
-        get: operations["TicketsController_findById"];
+        /**
+         * Find a ticket by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["ticketsFindById"];
         /**
          * Update a ticket (host or admin)
          * @description Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL. They hold for the ticket as it is after the update.
          */
-        put: operations["TicketsController_update"];
+        put: operations["ticketsUpdate"];
         post?: never;
-        /** Delete a ticket (host or admin) */
-        delete: operations["TicketsController_remove"];
+        /**
+         * Delete a ticket (host or admin)
+         * @description Deletes the record for good.
+         */
+        delete: operations["ticketsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -562,7 +623,7 @@ export interface paths {
          * Count tickets
          * @description The tickets the caller hosts or is on (an admin sees all).
          */
-        get: operations["TicketsController_count"];
+        get: operations["ticketsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -582,7 +643,7 @@ export interface paths {
          * Queue insight
          * @description SEARCHING tickets by numTeams and teamSize, for everyone; for admins also the median and 95th percentile wait of tickets matched in the last ten minutes and the matches per minute (also in /metrics).
          */
-        get: operations["TicketsController_stats"];
+        get: operations["ticketsStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -600,8 +661,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a party ticket (a user it names) */
-        post: operations["TicketsController_accept"];
+        /**
+         * Accept a party ticket (a user it names)
+         * @description Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
+         */
+        post: operations["ticketsAccept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -617,8 +681,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline a party ticket (a user it names, not its host) */
-        post: operations["TicketsController_decline"];
+        /**
+         * Decline a party ticket (a user it names, not its host)
+         * @description The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
+         */
+        post: operations["ticketsDecline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -636,7 +703,7 @@ export interface paths {
          * List inventory items
          * @description What the caller's personas hold (an admin sees every inventory).
          */
-        get: operations["InventoriesController_findAll"];
+        get: operations["inventoriesFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -652,8 +719,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an inventory item by id */
-        get: operations["InventoriesController_findById"];
+        /**
+         * Find an inventory item by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["inventoriesFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -673,7 +743,7 @@ export interface paths {
          * Count inventory items
          * @description What the caller's personas hold (an admin sees every inventory).
          */
-        get: operations["InventoriesController_count"];
+        get: operations["inventoriesCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -695,7 +765,7 @@ export interface paths {
          * Create and process a transaction (trade, award, removal)
          * @description Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
          */
-        post: operations["InventoriesController_createTransaction"];
+        post: operations["inventoriesCreateTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -713,7 +783,7 @@ export interface paths {
          * List transactions
          * @description Transactions involving the caller's personas (an admin sees all).
          */
-        get: operations["TransactionsController_findAll"];
+        get: operations["transactionsFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -729,8 +799,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a transaction by id */
-        get: operations["TransactionsController_findById"];
+        /**
+         * Find a transaction by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["transactionsFindById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -750,7 +823,7 @@ export interface paths {
          * Count transactions
          * @description Transactions involving the caller's personas (an admin sees all).
          */
-        get: operations["TransactionsController_count"];
+        get: operations["transactionsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -768,8 +841,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a pending trade (persona two) */
-        post: operations["TransactionsController_accept"];
+        /**
+         * Accept a pending trade (persona two)
+         * @description Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
+         */
+        post: operations["transactionsAccept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -785,8 +861,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline a pending trade (persona two) */
-        post: operations["TransactionsController_decline"];
+        /**
+         * Decline a pending trade (persona two)
+         * @description Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
+         */
+        post: operations["transactionsDecline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -802,8 +881,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a pending trade (persona one) */
-        post: operations["TransactionsController_cancel"];
+        /**
+         * Cancel a pending trade (persona one)
+         * @description Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
+         */
+        post: operations["transactionsCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -817,12 +899,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a persona's progress in an archetype's skills */
-        get: operations["SkillsController_findAllByArchetype"];
+        /**
+         * List a persona's progress in an archetype's skills
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2). Only the archetype's skills.
+         */
+        get: operations["skillsFindAllByArchetype"];
         put?: never;
         post?: never;
-        /** Reset a persona's progress in an archetype (owner or admin) */
-        delete: operations["SkillsController_truncateByArchetype"];
+        /**
+         * Reset a persona's progress in an archetype (owner or admin)
+         * @description Removes the persona's progress in every skill of the archetype.
+         */
+        delete: operations["skillsTruncateByArchetype"];
         options?: never;
         head?: never;
         patch?: never;
@@ -835,8 +923,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count a persona's skills in an archetype */
-        get: operations["SkillsController_countByArchetype"];
+        /**
+         * Count a persona's skills in an archetype
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it). Only the archetype's skills.
+         */
+        get: operations["skillsCountByArchetype"];
         put?: never;
         post?: never;
         delete?: never;
@@ -852,12 +943,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A persona's progress in one skill */
-        get: operations["SkillsController_findById"];
+        /**
+         * A persona's progress in one skill
+         * @description 404 for a skill the persona never started. (`count` is not a usable skill id: it names the route above.)
+         */
+        get: operations["skillsFindById"];
         put?: never;
         post?: never;
-        /** Delete a persona's progress in one skill (owner or admin) */
-        delete: operations["SkillsController_remove"];
+        /**
+         * Delete a persona's progress in one skill (owner or admin)
+         * @description Removes the persona's progress in the skill: it starts again from nothing.
+         */
+        delete: operations["skillsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -872,8 +969,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add progress to a skill */
-        post: operations["SkillsController_addProgress"];
+        /**
+         * Add progress to a skill
+         * @description Adds progress: a number adds to a numeric progress (starting from 0), any other value replaces
+         *     it; the record is created on first progress. Owner or admin; anonymous only with ANONYMOUS_WRITES.
+         */
+        post: operations["skillsAddProgress"];
         delete?: never;
         options?: never;
         head?: never;
@@ -887,8 +988,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a persona's progress in every skill */
-        get: operations["SkillsController_findAll"];
+        /**
+         * List a persona's progress in every skill
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["skillsFindAll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -904,8 +1008,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count a persona's skills */
-        get: operations["SkillsController_count"];
+        /**
+         * Count a persona's skills
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+         */
+        get: operations["skillsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -925,13 +1032,13 @@ export interface paths {
          * List media assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["MediaAssetsController_findAll"];
+        get: operations["mediaAssetsFindAll"];
         put?: never;
         /**
          * Create a media asset (admins)
          * @description The service gives every file variant a uid, dateCreated, dateModified and version 0.
          */
-        post: operations["MediaAssetsController_create"];
+        post: operations["mediaAssetsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -945,16 +1052,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a media asset by id */
-        get: operations["MediaAssetsController_findById"];
+        /**
+         * Find a media asset by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["mediaAssetsFindById"];
         /**
          * Update a media asset (admins)
          * @description Variants sent unchanged keep their uid, dates and version; changed ones keep their uid and dateCreated and get version + 1; new ones are stamped afresh; variants left out are removed.
          */
-        put: operations["MediaAssetsController_update"];
+        put: operations["mediaAssetsUpdate"];
         post?: never;
-        /** Delete a media asset (admins) */
-        delete: operations["MediaAssetsController_remove"];
+        /**
+         * Delete a media asset (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["mediaAssetsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -971,7 +1084,7 @@ export interface paths {
          * Count media assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["MediaAssetsController_count"];
+        get: operations["mediaAssetsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -991,10 +1104,13 @@ export interface paths {
          * List text assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["TextAssetsController_findAll"];
+        get: operations["textAssetsFindAll"];
         put?: never;
-        /** Create a text asset (admins) */
-        post: operations["TextAssetsController_create"];
+        /**
+         * Create a text asset (admins)
+         * @description Creates the record, version 0, and answers it with `ETag` and `Location`.
+         */
+        post: operations["textAssetsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1008,16 +1124,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a text asset by id */
-        get: operations["TextAssetsController_findById"];
+        /**
+         * Find a text asset by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one. GET /assets/text/{id}/resolve picks the text of one language.
+         */
+        get: operations["textAssetsFindById"];
         /**
          * Update a text asset (admins)
          * @description Merges the given fields; `text`, when sent, replaces the whole map. State the version you read to be safe.
          */
-        put: operations["TextAssetsController_update"];
+        put: operations["textAssetsUpdate"];
         post?: never;
-        /** Delete a text asset (admins) */
-        delete: operations["TextAssetsController_remove"];
+        /**
+         * Delete a text asset (admins)
+         * @description Deletes the record for good.
+         */
+        delete: operations["textAssetsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1034,7 +1156,7 @@ export interface paths {
          * Count text assets
          * @description The list parameters are an addition to the interface document, which lists none here.
          */
-        get: operations["TextAssetsController_count"];
+        get: operations["textAssetsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1054,7 +1176,7 @@ export interface paths {
          * Resolve a text asset in the reader's language
          * @description Picks the text for `lang`, or else for the languages of `Accept-Language` in order of preference: the exact tag (case does not matter), then ever shorter forms of it (pt-BR, then pt), then the next preferred language; when none is there, the `default` text. The stored record is not changed. The answer carries `Content-Language` when a language matched, and `Vary: Accept-Language`.
          */
-        get: operations["TextAssetsController_resolve"];
+        get: operations["textAssetsResolve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1070,16 +1192,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List achievement definitions */
-        get: operations["AchievementsController_findAll"];
+        /**
+         * List achievement definitions
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["achievementsFindAll"];
         put?: never;
         /**
          * Create an achievement definition (admins; optional auth)
          * @description Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
          */
-        post: operations["AchievementsController_create"];
-        /** Delete every achievement definition and every unlock (admins) */
-        delete: operations["AchievementsController_truncate"];
+        post: operations["achievementsCreate"];
+        /**
+         * Delete every achievement definition and every unlock (admins)
+         * @description Deletes every record of the kind, for test and staging environments.
+         */
+        delete: operations["achievementsTruncate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1092,16 +1220,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find an achievement definition by id */
-        get: operations["AchievementsController_findById"];
+        /**
+         * Find an achievement definition by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["achievementsFindById"];
         /**
          * Update an achievement definition (admins)
          * @description Merges the given fields. State the version you read (body or If-Match) to be safe.
          */
-        put: operations["AchievementsController_update"];
+        put: operations["achievementsUpdate"];
         post?: never;
-        /** Delete an achievement definition and its unlocks (admins) */
-        delete: operations["AchievementsController_remove"];
+        /**
+         * Delete an achievement definition and its unlocks (admins)
+         * @description Deletes the record for good. Its unlocks go with it.
+         */
+        delete: operations["achievementsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1118,7 +1252,7 @@ export interface paths {
          * Count achievement definitions (optional auth)
          * @description Works without a token. The list parameters are an addition to the interface document.
          */
-        get: operations["AchievementsController_count"];
+        get: operations["achievementsCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1134,8 +1268,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's unlocked achievements */
-        get: operations["AchievementsController_findUnlocked"];
+        /**
+         * List the caller's unlocked achievements
+         * @description An addition to the interface document: what the caller has unlocked, with the list rules.
+         */
+        get: operations["achievementsFindUnlocked"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1155,7 +1292,7 @@ export interface paths {
          * Unlock an achievement for the caller
          * @description Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
          */
-        get: operations["AchievementsController_unlock"];
+        get: operations["achievementsUnlock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1177,7 +1314,7 @@ export interface paths {
          * Get a ticket to open the realtime socket (browsers)
          * @description Browsers cannot set headers on a WebSocket: open `/realtime?ticket=<ticket>` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt <token>` on the upgrade instead.
          */
-        post: operations["RealtimeController_issueTicket"];
+        post: operations["realtimeIssueTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1195,7 +1332,7 @@ export interface paths {
          * Read your events (the realtime inbox, without a socket)
          * @description The events the socket would send, oldest first: every event after `after` (the id of the last one you got), up to `limit`. Without `after`: from the oldest kept (REALTIME_RETENTION). Poll with the last id to follow along.
          */
-        get: operations["RealtimeController_notifications"];
+        get: operations["realtimeNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1349,6 +1486,8 @@ export interface components {
              */
             current: boolean;
         };
+        /** @enum {string} */
+        SortDirection: "ASC" | "DESC";
         UserAccountDto: {
             /** Format: uuid */
             readonly uid: string;
@@ -1434,11 +1573,17 @@ export interface components {
             dateCreated: string;
         };
         Persona: {
-            /** @description The user who owns the persona and may act for it. */
+            /**
+             * Format: uuid
+             * @description The user who owns the persona and may act for it.
+             */
             userUid: string;
             /** @description The name shown to other players. */
             name: string;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1453,31 +1598,14 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreatePersonaDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description The name shown to other players.
              * @example Mira the Swift
@@ -1491,10 +1619,10 @@ export interface components {
              */
             name: string;
             /**
-             * @description A string, number or boolean.
+             * @description A string, number or boolean. A string, a number or a boolean.
              * @example 12
              */
-            value: string | number | boolean;
+            value: unknown;
         };
         Item: {
             /** @example Iron sword */
@@ -1519,7 +1647,10 @@ export interface components {
              * @description The item this one derives from; must exist, and may not make a cycle.
              */
             parentUID: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1542,36 +1673,22 @@ export interface components {
             count: number;
         };
         StatDto: {
-            /** @example 12 */
-            value: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean (a string of at most 1000 characters).
+             * @example 12
+             */
+            value: unknown;
             /** @description The statistic's name, e.g. `damage`. */
             name: string;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateItemDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword */
             name?: string;
             /** @example A plain but trusty blade. */
@@ -1613,31 +1730,14 @@ export interface components {
              */
             parentUID?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateItemDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword */
             name: string;
             /** @example A plain but trusty blade. */
@@ -1729,7 +1829,10 @@ export interface components {
              * @description The game server running the session, when one is assigned.
              */
             serverUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -1754,31 +1857,14 @@ export interface components {
              */
             members: string[];
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateSessionDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description How many teams (1..100).
              * @example 2
@@ -1836,42 +1922,15 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly serverUid?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `serverUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateSessionDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description How many teams (1..100).
              * @example 2
@@ -1920,7 +1979,6 @@ export interface components {
             invited?: string[];
             /**
              * @description Let the matchmaker fill open seats with compatible SEARCHING tickets (default false).
-             * @default false
              * @example false
              */
             backfill?: boolean;
@@ -1929,16 +1987,6 @@ export interface components {
              * @example open sesame
              */
             password?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly serverUid?: string | null;
         };
         /**
          * @description SEARCHING tickets are matched; a party waits INITIALIZING until everyone it names has accepted;
@@ -1949,16 +1997,25 @@ export interface components {
         Criterion: {
             /** @example skill */
             name: string;
-            /** @example 1000 */
-            minValue?: string | number | boolean;
-            /** @example 1400 */
-            maxValue?: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1000
+             */
+            minValue?: unknown;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1400
+             */
+            maxValue?: unknown;
         };
         Statistic: {
             /** @example skill */
             name: string;
-            /** @example 1200 */
-            value: string | number | boolean;
+            /**
+             * @description A string, a number or a boolean.
+             * @example 1200
+             */
+            value: unknown;
         };
         /**
          * @description Why the ticket ended INVALID; null while it is queued or once matched.
@@ -2012,7 +2069,10 @@ export interface components {
              * @description The session the matchmaker placed the ticket in (also pushed as ticket.updated).
              */
             sessionUid: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2034,47 +2094,33 @@ export interface components {
              */
             name: string;
             /**
-             * @description Inclusive lower bound (a string, number or boolean; compared with values of the same type).
+             * @description Inclusive lower bound (a string, number or boolean; compared with values of the same type). A string, a number or a boolean (a string of at most 256 characters).
              * @example 1000
              */
-            minValue?: string | number | boolean;
+            minValue?: unknown;
             /**
-             * @description Inclusive upper bound.
+             * @description Inclusive upper bound. A string, a number or a boolean (a string of at most 256 characters).
              * @example 1400
              */
-            maxValue?: string | number | boolean;
+            maxValue?: unknown;
         };
         StatisticDto: {
             /** @example skill */
             name: string;
-            /** @example 1200 */
-            value: string | number | boolean;
-        };
-        CreateTicketDto: {
             /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
+             * @description A string, a number or a boolean (a string of at most 256 characters).
+             * @example 1200
              */
-            readonly uid?: string;
+            value: unknown;
+        };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        CreateTicketDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /**
              * @description Teams in the session wanted (1..100).
              * @example 2
@@ -2134,32 +2180,26 @@ export interface components {
              * @example 2026-11-24T12:05:00.000Z
              */
             expiresAt?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * @example [
-             *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
-             *     ]
-             */
-            readonly accepted?: string[];
-            /** @example null */
-            readonly reason?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly sessionUid?: string | null;
         };
+        /**
+         * @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`, `hostUid`, `accepted`, `reason`, `sessionUid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
+         * @example {
+         *       "criteria": [
+         *         {
+         *           "name": "skill",
+         *           "minValue": 900,
+         *           "maxValue": 1500
+         *         }
+         *       ],
+         *       "statistics": [
+         *         {
+         *           "name": "skill",
+         *           "value": 1200
+         *         }
+         *       ]
+         *     }
+         */
         UpdateTicketDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
@@ -2167,25 +2207,12 @@ export interface components {
              */
             version?: number;
             /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
-            /**
              * @description Teams in the session wanted (1..100).
              * @example 2
              */
             numTeams?: number;
             /**
              * @description Seats per team (1..100, default 1; numTeams × teamSize at most 100, as for a session). The ticket's users must fit on one team.
-             * @default 1
              * @example 2
              */
             teamSize?: number;
@@ -2226,7 +2253,6 @@ export interface components {
             /**
              * @description SEARCHING (default) is matched; INITIALIZING holds the ticket; INVALID ends it. A party waits
              *     INITIALIZING until everyone it names has accepted, whatever is asked. MATCH_FOUND cannot be set.
-             * @default SEARCHING
              * @enum {string}
              */
             status?: "INITIALIZING" | "SEARCHING" | "INVALID";
@@ -2237,24 +2263,6 @@ export interface components {
              * @example 2026-11-24T12:05:00.000Z
              */
             expiresAt?: string;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly hostUid?: string;
-            /**
-             * @example [
-             *       "4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15"
-             *     ]
-             */
-            readonly accepted?: string[];
-            /** @example null */
-            readonly reason?: string | null;
-            /**
-             * Format: uuid
-             * @example 4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15
-             */
-            readonly sessionUid?: string | null;
         };
         QueueDepthDto: {
             /** @example 2 */
@@ -2308,17 +2316,21 @@ export interface components {
              */
             quantity: number;
         };
-        TradeTransactionDto: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "TRADE";
-            /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
-             */
-            personaOneUid: string;
+        /**
+         * @example {
+         *       "type": "TRADE",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaTwoUid": "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ],
+         *       "personaTwoInventoryItems": []
+         *     }
+         */
+        TradeTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * Format: uuid
              * @example d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60
@@ -2335,13 +2347,26 @@ export interface components {
             personaOneInventoryItems?: components["schemas"]["ItemQuantityDto"][];
             /** @example [] */
             personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
-        };
-        AwardTransactionDto: {
+        } & {
             /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            personaOneUid: string;
+            type: "TRADE";
+        };
+        /**
+         * @example {
+         *       "type": "AWARD",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ]
+         *     }
+         */
+        AwardTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * @example [
              *       {
@@ -2351,28 +2376,26 @@ export interface components {
              *     ]
              */
             personaOneInventoryItems: components["schemas"]["ItemQuantityDto"][];
-            /**
-             * @description No place in an award or a removal.
-             * @example null
-             */
-            personaTwoUid?: null;
-            /**
-             * @description Empty, if sent.
-             * @example []
-             */
-            personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+        } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "AWARD";
         };
-        RemovalTransactionDto: {
-            /**
-             * Format: uuid
-             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
-             */
-            personaOneUid: string;
+        /**
+         * @example {
+         *       "type": "REMOVAL",
+         *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
+         *       "personaOneInventoryItems": [
+         *         {
+         *           "itemUid": "7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d",
+         *           "quantity": 1
+         *         }
+         *       ]
+         *     }
+         */
+        RemovalTransactionDto: Omit<components["schemas"]["CreateTransactionDto"], "type"> & {
             /**
              * @example [
              *       {
@@ -2382,16 +2405,7 @@ export interface components {
              *     ]
              */
             personaOneInventoryItems: components["schemas"]["ItemQuantityDto"][];
-            /**
-             * @description No place in an award or a removal.
-             * @example null
-             */
-            personaTwoUid?: null;
-            /**
-             * @description Empty, if sent.
-             * @example []
-             */
-            personaTwoInventoryItems?: components["schemas"]["ItemQuantityDto"][];
+        } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2408,7 +2422,10 @@ export interface components {
              * @example 3
              */
             quantity: number;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2427,6 +2444,7 @@ export interface components {
         TransactionType: "TRADE" | "AWARD" | "REMOVAL";
         /**
          * @example {
+         *       "type": "TRADE",
          *       "personaOneUid": "2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b",
          *       "personaTwoUid": "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60",
          *       "personaOneInventoryItems": [
@@ -2437,7 +2455,15 @@ export interface components {
          *       ]
          *     }
          */
-        CreateTransactionDto: components["schemas"]["TradeTransactionDto"] | components["schemas"]["AwardTransactionDto"] | components["schemas"]["RemovalTransactionDto"];
+        CreateTransactionDto: {
+            /** @description TRADE, AWARD or REMOVAL: the shape of the body. Required here so that clients name the shape; a body without it is taken as a TRADE. */
+            type: components["schemas"]["TransactionType"];
+            /**
+             * Format: uuid
+             * @example 2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b
+             */
+            personaOneUid: string;
+        };
         /**
          * @description PENDING (waiting for persona two's owner), COMPLETED, FAILED (a quantity was short), CANCELED or DECLINED.
          * @enum {string}
@@ -2482,7 +2508,10 @@ export interface components {
             personaTwoInventoryItemsAfter: components["schemas"]["InventorySnapshot"][];
             /** @description Why a FAILED transaction failed. */
             reason: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2505,13 +2534,16 @@ export interface components {
             /** @example swordplay */
             skillUid: string;
             /**
-             * @description A number (AddProgress adds to it), or a string, boolean or object (AddProgress replaces it).
+             * @description A number (AddProgress adds to it), or a string, boolean or object (AddProgress replaces it). A number, a string, a boolean or an object.
              * @example 42
              */
-            progress: number | string | boolean | Record<string, never>;
+            progress: unknown;
             /** @example true */
             enabled: boolean;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2530,10 +2562,10 @@ export interface components {
             /**
              * @description A number is added to a numeric progress (which starts at 0); anything else replaces the progress.
              *     A sum beyond ±1.7976931348623157e308 (the largest finite double) is refused with 400 and adds nothing;
-             *     every number, in an object too, must be finite.
+             *     every number, in an object too, must be finite. A number, a string, a boolean or an object.
              * @example 5
              */
-            value: number | string | boolean | Record<string, never>;
+            value: unknown;
         };
         MediaFile: {
             /** @example image/png */
@@ -2627,7 +2659,10 @@ export interface components {
             files: {
                 [key: string]: components["schemas"]["MediaFile"];
             };
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2642,31 +2677,14 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateMediaAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword artwork */
             name?: string;
             /** @example Inventory icon and thumbnail of the iron sword. */
@@ -2691,31 +2709,14 @@ export interface components {
                 [key: string]: components["schemas"]["MediaFileDto"];
             };
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateMediaAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Iron sword artwork */
             name: string;
             /** @example Inventory icon and thumbnail of the iron sword. */
@@ -2758,7 +2759,10 @@ export interface components {
             text: {
                 [key: string]: string;
             };
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2773,31 +2777,14 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateTextAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Welcome banner */
             name?: string;
             /** @example Shown on the title screen. */
@@ -2816,31 +2803,14 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateTextAssetDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Welcome banner */
             name: string;
             /** @example Shown on the title screen. */
@@ -2878,7 +2848,10 @@ export interface components {
              * @example https://cdn.example.com/badges/dragon-slayer.png
              */
             badge: string | null;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -2893,31 +2866,14 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateAchievementDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Dragon slayer */
             name?: string;
             /** @example Defeat the red dragon of the northern peaks. */
@@ -2929,31 +2885,14 @@ export interface components {
              */
             badge?: string | null;
         };
+        /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateAchievementDto: {
-            /**
-             * Format: uuid
-             * @description The record's uid, when a record read is sent back: it must name the record being updated.
-             * @example 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70
-             */
-            readonly uid?: string;
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
              *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
              * @example 0
              */
             version?: number;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateCreated?: string;
-            /**
-             * Format: date-time
-             * @description Sent back with a record read; ignored.
-             * @example 2026-11-22T09:38:09.291Z
-             */
-            readonly dateModified?: string;
             /** @example Dragon slayer */
             name: string;
             /** @example Defeat the red dragon of the northern peaks. */
@@ -2976,7 +2915,10 @@ export interface components {
              * @description The user who unlocked it.
              */
             userUid: string;
-            /** @description Record identifier (UUID v4), assigned by the service. */
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
             uid: string;
             /**
              * Format: date-time
@@ -3008,25 +2950,22 @@ export interface components {
             /** Format: uuid */
             hostUid: string;
         };
-        TicketUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "ticket.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TicketUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description The ticket in brief: MATCH_FOUND with sessionUid once matched. */
+            data: components["schemas"]["TicketChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example ticket.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "ticket.updated";
-            /** @description The ticket in brief: MATCH_FOUND with sessionUid once matched. */
-            data: components["schemas"]["TicketChange"];
         };
         SessionChange: {
             /** Format: uuid */
@@ -3050,24 +2989,21 @@ export interface components {
             /** @description Users who left, or were removed, by this write. */
             left: string[];
         };
-        SessionUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "session.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["SessionChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.updated";
-            data: components["schemas"]["SessionChange"];
         };
         SessionRemoval: {
             /** Format: uuid */
@@ -3078,24 +3014,21 @@ export interface components {
              */
             version: number;
         };
-        SessionDeletedEvent: {
+        /**
+         * @example {
+         *       "type": "session.deleted",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionDeletedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["SessionRemoval"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.deleted
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.deleted";
-            data: components["schemas"]["SessionRemoval"];
         };
         SessionBrief: {
             /** Format: uuid */
@@ -3107,65 +3040,56 @@ export interface components {
             /** Format: uuid */
             hostUid: string;
         };
-        SessionInvitedEvent: {
+        /**
+         * @example {
+         *       "type": "session.invited",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        SessionInvitedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description The session you were invited to: join it with GET /sessions/{uid}/join. */
+            data: components["schemas"]["SessionBrief"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example session.invited
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "session.invited";
-            /** @description The session you were invited to: join it with GET /sessions/{uid}/join. */
-            data: components["schemas"]["SessionBrief"];
         };
-        TransactionPendingEvent: {
+        /**
+         * @example {
+         *       "type": "transaction.pending",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TransactionPendingEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description A trade awaiting your persona: accept, decline. */
+            data: components["schemas"]["InventoryTransaction"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example transaction.pending
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "transaction.pending";
-            /** @description A trade awaiting your persona: accept, decline. */
-            data: components["schemas"]["InventoryTransaction"];
         };
-        TransactionUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "transaction.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        TransactionUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            /** @description COMPLETED, DECLINED, CANCELED or FAILED. */
+            data: components["schemas"]["InventoryTransaction"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example transaction.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "transaction.updated";
-            /** @description COMPLETED, DECLINED, CANCELED or FAILED. */
-            data: components["schemas"]["InventoryTransaction"];
         };
         InventoryChange: {
             /** Format: uuid */
@@ -3173,43 +3097,37 @@ export interface components {
             /** @description The holdings that changed, as they are now (quantity 0: none left). */
             holdings: components["schemas"]["InventorySnapshot"][];
         };
-        InventoryUpdatedEvent: {
+        /**
+         * @example {
+         *       "type": "inventory.updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        InventoryUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["InventoryChange"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example inventory.updated
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "inventory.updated";
-            data: components["schemas"]["InventoryChange"];
         };
-        AchievementUnlockedEvent: {
+        /**
+         * @example {
+         *       "type": "achievement.unlocked",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        AchievementUnlockedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["AchievementUnlock"];
+        } & {
             /**
-             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
-             * @example 1024-57
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the change was written.
-             * @example 2026-11-24T12:00:00.123Z
-             */
-            at: string;
-            /**
-             * @example achievement.unlocked
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "achievement.unlocked";
-            data: components["schemas"]["AchievementUnlock"];
         };
         RealtimeTicketDto: {
             /**
@@ -3223,16 +3141,160 @@ export interface components {
              */
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "id": "1024-57",
+         *       "type": "achievement.unlocked",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        RealtimeEvent: {
+            /**
+             * @description What happened (docs/REALTIME.md lists the types and who receives them).
+             * @enum {string}
+             */
+            type: "ticket.updated" | "session.updated" | "session.deleted" | "session.invited" | "transaction.pending" | "transaction.updated" | "inventory.updated" | "achievement.unlocked";
+            /**
+             * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
+             * @example 1024-57
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was written.
+             * @example 2026-11-24T12:00:00.123Z
+             */
+            at: string;
+        };
     };
-    responses: never;
-    parameters: never;
+    responses: {
+        /** @description The request headers are larger than 16 KiB in all (Node.js's limit); no body, and the connection is closed. */
+        Status431: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 429,
+                 *       "code": "RATE_LIMITED",
+                 *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 413,
+                 *       "code": "PAYLOAD_TOO_LARGE",
+                 *       "message": "request body is larger than the 1 MiB limit",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 415,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "message": "request bodies must be application/json",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+        DatabaseUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 503,
+                 *       "code": "DATABASE_UNAVAILABLE",
+                 *       "message": "the database is unavailable: try again shortly",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 401,
+                 *       "code": "UNAUTHORIZED",
+                 *       "message": "the token is invalid or has expired: sign in again",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
+    parameters: {
+        /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+        Limit: number;
+        Skip: number;
+        Limit2: number;
+        /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+        IfMatch: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id, also in error bodies and the log line. */
+        XRequestId: string;
+        /** @description Seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
+        XNextSkip: number;
+        /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
+        ETag: string;
+        /** @description The path of the record created, e.g. `/items/{uid}`. */
+        Location: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    MetricsController_scrape: {
+    metricsScrape: {
         parameters: {
             query?: never;
             header?: never;
@@ -3244,17 +3306,17 @@ export interface operations {
             /** @description Metrics in the Prometheus text exposition format. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            431: components["responses"]["Status431"];
         };
     };
-    HealthController_live: {
+    healthLive: {
         parameters: {
             query?: never;
             header?: never;
@@ -3265,17 +3327,17 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
+            431: components["responses"]["Status431"];
         };
     };
-    HealthController_ready: {
+    healthReady: {
         parameters: {
             query?: never;
             header?: never;
@@ -3286,21 +3348,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
+            431: components["responses"]["Status431"];
             /** @description DATABASE_UNAVAILABLE: the database did not answer. */
             503: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3317,13 +3377,10 @@ export interface operations {
             };
         };
     };
-    AuthController_signInWithIdp1: {
+    authSignInWithIdp1: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The identity provider's token, as `jwt <token>` (or `Bearer <token>`). */
-                Authorization: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3331,8 +3388,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,8 +3398,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the provider token is missing, invalid or expired. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3361,8 +3416,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,34 +3432,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
             /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
             503: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3422,13 +3455,10 @@ export interface operations {
             };
         };
     };
-    AuthController_signInWithIdp2: {
+    authSignInWithIdp2: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The identity provider's token, as `jwt <token>` (or `Bearer <token>`). */
-                Authorization: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3436,8 +3466,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3447,8 +3476,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the provider token is missing or not active. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3466,8 +3494,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3483,34 +3510,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
             /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
             503: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3527,7 +3533,7 @@ export interface operations {
             };
         };
     };
-    AuthController_refresh: {
+    authRefresh: {
         parameters: {
             query?: never;
             header?: never;
@@ -3542,8 +3548,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3553,8 +3558,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3578,8 +3582,7 @@ export interface operations {
             /** @description UNAUTHORIZED: the refresh token is unknown, already used (the session is then signed out), or its session expired or was revoked. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3597,8 +3600,7 @@ export interface operations {
             /** @description BANNED: the user is banned; `until` says until when (null: until an admin lifts it). */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3617,8 +3619,7 @@ export interface operations {
             /** @description REFRESH_CONFLICT: another request used this refresh token a moment ago; use the tokens it received. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3633,89 +3634,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_logout: {
+    playerSessionsLogout: {
         parameters: {
             query?: never;
             header?: never;
@@ -3727,8 +3653,7 @@ export interface operations {
             /** @description Signed out; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3736,8 +3661,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3752,108 +3676,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_logoutAll: {
+    playerSessionsLogoutAll: {
         parameters: {
             query?: never;
             header?: never;
@@ -3865,8 +3696,7 @@ export interface operations {
             /** @description Signed out everywhere; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3874,8 +3704,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3890,108 +3719,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_list: {
+    playerSessionsList: {
         parameters: {
             query?: never;
             header?: never;
@@ -4002,78 +3738,20 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerSessionDto"][];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PlayerSessionsController_revoke: {
+    playerSessionsRevoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -4088,8 +3766,7 @@ export interface operations {
             /** @description Revoked; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4097,8 +3774,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4119,30 +3795,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such session, or not yours. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4157,127 +3814,52 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_findAll: {
+    usersFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, provider, subject, name, bannedAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on provider, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[provider]"?: string;
-                /** @description Sorts on subject, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[subject]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on bannedAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[bannedAt]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on provider, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[provider]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on subject, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[subject]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on bannedAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[bannedAt]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 provider?: string;
-                /** @description Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 subject?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 bannedAt?: string;
             };
             header?: never;
@@ -4288,10 +3870,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4301,8 +3881,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4323,30 +3902,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4361,51 +3921,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_findOne: {
+    usersFindOne: {
         parameters: {
             query?: never;
             header?: never;
@@ -4419,8 +3940,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4430,8 +3950,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4452,30 +3971,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4493,8 +3993,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4509,51 +4008,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_ban: {
+    usersBan: {
         parameters: {
             query?: never;
             header?: never;
@@ -4572,8 +4032,7 @@ export interface operations {
             /** @description The user, banned. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4583,8 +4042,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: a bad body, `until` not in the future, or your own id. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4605,30 +4063,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4646,8 +4085,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4662,89 +4100,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_unban: {
+    usersUnban: {
         parameters: {
             query?: never;
             header?: never;
@@ -4759,8 +4122,7 @@ export interface operations {
             /** @description The user, not banned. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4770,8 +4132,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4792,30 +4153,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4833,8 +4175,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4849,92 +4190,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    UsersController_audit: {
+    usersAudit: {
         parameters: {
             query?: {
-                limit?: number;
+                limit?: components["parameters"]["Limit2"];
                 /** @description Entries older than this id. */
                 before?: string;
             };
@@ -4949,8 +4215,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4960,8 +4225,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4982,30 +4246,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: admins only. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5023,8 +4268,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5039,81 +4283,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_findAll: {
+    personasFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, userUid, name. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[userUid]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 userUid?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
             };
             header?: never;
@@ -5124,10 +4329,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5137,8 +4340,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5159,70 +4361,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_create: {
+    personasCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -5237,12 +4382,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5252,8 +4394,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,108 +4415,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    PersonasController_findById: {
+    personasFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5390,10 +4438,8 @@ export interface operations {
             /** @description The persona, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5403,8 +4449,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5425,30 +4470,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5463,97 +4489,58 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_findAll: {
+    itemsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on cost, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[cost]"?: string;
-                /** @description Sorts on assetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[assetId]"?: string;
-                /** @description Sorts on iconAssetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[iconAssetId]"?: string;
-                /** @description Sorts on parentUID, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[parentUID]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on cost, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[cost]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[assetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[iconAssetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[parentUID]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 cost?: string;
-                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 assetId?: string;
-                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 iconAssetId?: string;
-                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 parentUID?: string;
             };
             header?: never;
@@ -5564,10 +4551,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5577,8 +4562,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5599,70 +4583,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_create: {
+    itemsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -5677,12 +4604,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5692,8 +4616,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5714,30 +4637,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5752,89 +4656,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_findById: {
+    itemsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5849,10 +4678,8 @@ export interface operations {
             /** @description The item, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5862,8 +4689,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5884,30 +4710,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5922,56 +4729,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_update: {
+    itemsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The item's uid (UUID). */
@@ -5987,10 +4755,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6000,8 +4766,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6022,30 +4787,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6063,8 +4809,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6082,8 +4827,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6099,89 +4843,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_remove: {
+    itemsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -6196,8 +4865,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6205,8 +4873,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6227,30 +4894,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6268,8 +4916,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6287,8 +4934,7 @@ export interface operations {
             /** @description CONFLICT: the item is the parent of other items. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6303,135 +4949,60 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    ItemsController_count: {
+    itemsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, cost, assetId, iconAssetId, parentUID. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on cost, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[cost]"?: string;
-                /** @description Sorts on assetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[assetId]"?: string;
-                /** @description Sorts on iconAssetId, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[iconAssetId]"?: string;
-                /** @description Sorts on parentUID, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[parentUID]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on cost, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[cost]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[assetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[iconAssetId]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[parentUID]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 cost?: string;
-                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 assetId?: string;
-                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 iconAssetId?: string;
-                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 parentUID?: string;
             };
             header?: never;
@@ -6442,8 +5013,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6453,8 +5023,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6475,120 +5044,63 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_findAll: {
+    sessionsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[visibility]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[backfill]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[serverUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on visibility, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 serverUid?: string;
             };
             header?: never;
@@ -6599,10 +5111,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6612,8 +5122,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6634,70 +5143,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_create: {
+    sessionsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -6712,12 +5164,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6727,8 +5176,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6749,108 +5197,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_truncate: {
+    sessionsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -6862,8 +5217,7 @@ export interface operations {
             /** @description All sessions removed; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6871,8 +5225,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6887,30 +5240,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6925,89 +5259,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_findById: {
+    sessionsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -7022,10 +5281,8 @@ export interface operations {
             /** @description The session, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7035,8 +5292,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7057,30 +5313,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7095,56 +5332,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_update: {
+    sessionsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The session's uid (UUID). */
@@ -7160,10 +5358,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7173,8 +5369,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7195,30 +5390,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7236,8 +5412,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7255,8 +5430,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7272,89 +5446,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_remove: {
+    sessionsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -7369,8 +5468,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7378,8 +5476,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7400,30 +5497,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7441,8 +5519,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7457,139 +5534,64 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_count: {
+    sessionsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, visibility, numTeams, teamSize, backfill, hostUid, serverUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on visibility, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[visibility]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on backfill, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[backfill]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on serverUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[serverUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on visibility, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[visibility]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[backfill]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[serverUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 serverUid?: string;
             };
             header?: never;
@@ -7600,8 +5602,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7611,8 +5612,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7633,70 +5633,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_join: {
+    sessionsJoin: {
         parameters: {
             query?: {
                 /** @description The join password (prefer the header). */
@@ -7716,10 +5659,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7729,8 +5670,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7751,30 +5691,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7792,8 +5713,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7811,8 +5731,7 @@ export interface operations {
             /** @description CONFLICT: the session is full or has ended. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7827,51 +5746,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_heartbeat: {
+    sessionsHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -7886,8 +5766,7 @@ export interface operations {
             /** @description Noted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7895,8 +5774,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7917,30 +5795,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7958,8 +5817,7 @@ export interface operations {
             /** @description CONFLICT: the caller is not a member (any more), or the session has ended. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7974,89 +5832,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SessionsController_leave: {
+    sessionsLeave: {
         parameters: {
             query?: never;
             header?: never;
@@ -8071,8 +5854,7 @@ export interface operations {
             /** @description Left; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8080,8 +5862,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8102,30 +5883,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8140,105 +5902,66 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_findAll: {
+    ticketsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numUsers]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[expiresAt]"?: string;
-                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[reason]"?: string;
-                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[sessionUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numUsers, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 sessionUid?: string;
             };
             header?: never;
@@ -8249,10 +5972,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8262,8 +5983,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8284,70 +6004,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_create: {
+    ticketsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -8362,12 +6025,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8377,8 +6037,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8399,30 +6058,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description ALREADY_QUEUED: a user the ticket names holds no free queue place (`userUid`; `ticketUid` when it is the caller). */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8437,89 +6077,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_truncate: {
+    ticketsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -8531,8 +6096,7 @@ export interface operations {
             /** @description All tickets removed; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8540,8 +6104,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8556,30 +6119,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8594,89 +6138,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_findById: {
+    ticketsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -8691,10 +6160,8 @@ export interface operations {
             /** @description The ticket, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8704,8 +6171,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8726,30 +6192,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8764,56 +6211,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_update: {
+    ticketsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The ticket's uid (UUID). */
@@ -8829,10 +6237,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8842,8 +6248,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8864,30 +6269,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8905,8 +6291,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8924,8 +6309,7 @@ export interface operations {
             /** @description VERSION_CONFLICT; CONFLICT: the ticket has been matched or has ended; ALREADY_QUEUED: a user added holds no free queue place. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8941,89 +6325,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_remove: {
+    ticketsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -9038,8 +6347,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9047,8 +6355,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9069,30 +6376,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9110,8 +6398,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9126,143 +6413,68 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_count: {
+    ticketsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, numTeams, teamSize, numUsers, hostUid, expiresAt, reason, sessionUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on numTeams, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numTeams]"?: string;
-                /** @description Sorts on teamSize, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[teamSize]"?: string;
-                /** @description Sorts on numUsers, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[numUsers]"?: string;
-                /** @description Sorts on hostUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[hostUid]"?: string;
-                /** @description Sorts on expiresAt, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[expiresAt]"?: string;
-                /** @description Sorts on reason, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[reason]"?: string;
-                /** @description Sorts on sessionUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[sessionUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numTeams, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numTeams]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on teamSize, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[teamSize]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on numUsers, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[numUsers]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[hostUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[expiresAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[reason]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sessionUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 sessionUid?: string;
             };
             header?: never;
@@ -9273,8 +6485,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9284,8 +6495,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9306,70 +6516,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_stats: {
+    ticketsStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -9380,78 +6533,20 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QueueStatsDto"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_accept: {
+    ticketsAccept: {
         parameters: {
             query?: never;
             header?: never;
@@ -9465,10 +6560,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9478,8 +6571,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9500,30 +6592,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: the caller is not among the users the ticket names. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9541,8 +6614,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9560,8 +6632,7 @@ export interface operations {
             /** @description CONFLICT: the ticket has been matched, has ended or has expired. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9576,89 +6647,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TicketsController_decline: {
+    ticketsDecline: {
         parameters: {
             query?: never;
             header?: never;
@@ -9672,10 +6668,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9685,8 +6679,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9707,30 +6700,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: the caller is not among the users the ticket names, or is its host. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9748,8 +6722,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9767,8 +6740,7 @@ export interface operations {
             /** @description CONFLICT: the ticket has been matched or has ended otherwise. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9783,123 +6755,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_findAll: {
+    inventoriesFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaUid]"?: string;
-                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[itemUid]"?: string;
-                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[quantity]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 quantity?: string;
             };
             header?: never;
@@ -9910,10 +6807,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9923,8 +6818,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9945,70 +6839,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_findById: {
+    inventoriesFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10023,10 +6860,8 @@ export interface operations {
             /** @description The inventory item, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10036,8 +6871,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10058,30 +6892,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10096,85 +6911,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_count: {
+    inventoriesCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, personaUid, itemUid, quantity. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on personaUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaUid]"?: string;
-                /** @description Sorts on itemUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[itemUid]"?: string;
-                /** @description Sorts on quantity, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[quantity]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[itemUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[quantity]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 quantity?: string;
             };
             header?: never;
@@ -10185,8 +6961,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10196,8 +6971,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10218,70 +6992,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    InventoriesController_createTransaction: {
+    inventoriesCreateTransaction: {
         parameters: {
             query?: never;
             header?: {
@@ -10293,17 +7010,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateTransactionDto"];
+                "application/json": components["schemas"]["TradeTransactionDto"] | components["schemas"]["AwardTransactionDto"] | components["schemas"]["RemovalTransactionDto"];
             };
         };
         responses: {
             /** @description COMPLETED, or PENDING for a trade awaiting persona two. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10313,8 +7028,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: malformed request, unknown persona or item. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10335,30 +7049,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: not your persona one, or AWARD/REMOVAL by a non-admin. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10376,8 +7071,7 @@ export interface operations {
             /** @description INSUFFICIENT_QUANTITY: a giver holds too little; nothing moved and a FAILED transaction (transactionUid) was stored. IDEMPOTENCY_KEY_REUSED: the key was used for another request. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10392,127 +7086,52 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_findAll: {
+    transactionsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[type]"?: string;
-                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaOneUid]"?: string;
-                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaTwoUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaTwoUid?: string;
             };
             header?: never;
@@ -10523,10 +7142,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10536,8 +7153,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10558,70 +7174,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_findById: {
+    transactionsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -10636,10 +7195,8 @@ export interface operations {
             /** @description The transaction, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10649,8 +7206,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10671,30 +7227,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10709,89 +7246,50 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_count: {
+    transactionsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, status, type, personaOneUid, personaTwoUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on status, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[status]"?: string;
-                /** @description Sorts on type, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[type]"?: string;
-                /** @description Sorts on personaOneUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaOneUid]"?: string;
-                /** @description Sorts on personaTwoUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[personaTwoUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[type]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaOneUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[personaTwoUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 personaTwoUid?: string;
             };
             header?: never;
@@ -10802,8 +7300,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10813,8 +7310,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10835,70 +7331,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_accept: {
+    transactionsAccept: {
         parameters: {
             query?: never;
             header?: never;
@@ -10912,10 +7351,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10925,8 +7362,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10947,30 +7383,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10988,8 +7405,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11007,8 +7423,7 @@ export interface operations {
             /** @description CONFLICT: no longer PENDING; INSUFFICIENT_QUANTITY: a giver holds too little (FAILED). */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11023,89 +7438,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_decline: {
+    transactionsDecline: {
         parameters: {
             query?: never;
             header?: never;
@@ -11119,10 +7459,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11132,8 +7470,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11154,30 +7491,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11195,8 +7513,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11214,8 +7531,7 @@ export interface operations {
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11230,89 +7546,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TransactionsController_cancel: {
+    transactionsCancel: {
         parameters: {
             query?: never;
             header?: never;
@@ -11326,10 +7567,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11339,8 +7578,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11361,30 +7599,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11402,8 +7621,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11421,8 +7639,7 @@ export interface operations {
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11437,123 +7654,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findAllByArchetype: {
+    skillsFindAllByArchetype: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -11569,10 +7711,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11582,8 +7722,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11604,30 +7743,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11642,51 +7762,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_truncateByArchetype: {
+    skillsTruncateByArchetype: {
         parameters: {
             query?: never;
             header?: never;
@@ -11703,8 +7784,7 @@ export interface operations {
             /** @description Reset; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11712,8 +7792,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11734,30 +7813,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11775,8 +7835,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11791,123 +7850,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_countByArchetype: {
+    skillsCountByArchetype: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -11923,8 +7907,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11934,8 +7917,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11956,30 +7938,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11994,51 +7957,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findById: {
+    skillsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -12056,10 +7980,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12069,8 +7991,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12091,30 +8012,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12129,51 +8031,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_remove: {
+    skillsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -12192,8 +8055,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12201,8 +8063,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12223,30 +8084,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12264,8 +8106,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12280,89 +8121,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_addProgress: {
+    skillsAddProgress: {
         parameters: {
             query?: never;
             header?: never;
@@ -12385,8 +8151,7 @@ export interface operations {
             /** @description Progress recorded. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12394,8 +8159,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12419,8 +8183,7 @@ export interface operations {
             /** @description UNAUTHORIZED: anonymous (unless ANONYMOUS_WRITES=true) or a bad token. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12438,8 +8201,7 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12457,8 +8219,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12473,123 +8234,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_findAll: {
+    skillsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -12603,10 +8289,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12616,8 +8300,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12638,30 +8321,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12676,85 +8340,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    SkillsController_count: {
+    skillsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, archetypeUid, skillUid, enabled. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on archetypeUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[archetypeUid]"?: string;
-                /** @description Sorts on skillUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[skillUid]"?: string;
-                /** @description Sorts on enabled, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[enabled]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[archetypeUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[skillUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[enabled]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
                 enabled?: string;
             };
             header?: never;
@@ -12768,8 +8393,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12779,8 +8403,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12801,30 +8424,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12839,81 +8443,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_findAll: {
+    mediaAssetsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -12924,10 +8489,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12937,8 +8500,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12959,70 +8521,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_create: {
+    mediaAssetsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -13037,12 +8542,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13052,8 +8554,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13074,30 +8575,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13112,89 +8594,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_findById: {
+    mediaAssetsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -13209,10 +8616,8 @@ export interface operations {
             /** @description The media asset, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13222,8 +8627,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13244,30 +8648,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13282,56 +8667,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_update: {
+    mediaAssetsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -13347,10 +8693,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13360,8 +8704,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13382,30 +8725,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13423,8 +8747,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13442,8 +8765,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13459,89 +8781,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_remove: {
+    mediaAssetsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -13556,8 +8803,7 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13565,8 +8811,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13587,30 +8832,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13628,8 +8854,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13644,119 +8869,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    MediaAssetsController_count: {
+    mediaAssetsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -13767,8 +8917,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13778,8 +8927,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13800,100 +8948,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_findAll: {
+    textAssetsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -13904,10 +8995,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13917,8 +9006,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13939,70 +9027,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_create: {
+    textAssetsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -14017,12 +9048,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14032,8 +9060,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14054,30 +9081,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14092,89 +9100,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_findById: {
+    textAssetsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -14189,10 +9122,8 @@ export interface operations {
             /** @description The text asset, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14202,8 +9133,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14224,30 +9154,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14262,56 +9173,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_update: {
+    textAssetsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The text asset's uid (UUID). */
@@ -14327,10 +9199,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14340,8 +9210,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14362,30 +9231,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14403,8 +9253,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14422,8 +9271,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14439,89 +9287,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_remove: {
+    textAssetsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -14536,8 +9309,7 @@ export interface operations {
             /** @description Deleted; no body. */
             204: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14545,8 +9317,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14567,30 +9338,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14608,8 +9360,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14624,119 +9375,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_count: {
+    textAssetsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
             };
             header?: never;
@@ -14747,8 +9423,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14758,8 +9433,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14780,70 +9454,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    TextAssetsController_resolve: {
+    textAssetsResolve: {
         parameters: {
             query?: {
                 /** @description A BCP 47 language tag; when given, Accept-Language is not consulted. */
@@ -14863,8 +9480,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     /** @description The language of the text, when one matched (not for the default text). */
                     "Content-Language"?: string;
                     /** @description `Accept-Language`: the answer depends on it. */
@@ -14878,8 +9494,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: a malformed id or lang. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14900,30 +9515,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14938,85 +9534,46 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findAll: {
+    achievementsFindAll: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on badge, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[badge]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[badge]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 badge?: string;
             };
             header?: never;
@@ -15027,10 +9584,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15040,8 +9595,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15062,70 +9616,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_create: {
+    achievementsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -15140,12 +9637,9 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
-                    /** @description The path of the record created, e.g. `/items/{uid}`. */
-                    Location: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15155,8 +9649,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15180,8 +9673,7 @@ export interface operations {
             /** @description UNAUTHORIZED: no token (and ANONYMOUS_WRITES is off), or an invalid one. */
             401: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15199,8 +9691,7 @@ export interface operations {
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15215,89 +9706,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_truncate: {
+    achievementsTruncate: {
         parameters: {
             query?: never;
             header?: never;
@@ -15309,8 +9725,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -15318,8 +9733,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15334,30 +9748,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15372,89 +9767,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findById: {
+    achievementsFindById: {
         parameters: {
             query?: never;
             header?: never;
@@ -15469,10 +9789,8 @@ export interface operations {
             /** @description The achievement definition, with `ETag: "<version>"`. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15482,8 +9800,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15504,30 +9821,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15542,56 +9840,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_update: {
+    achievementsUpdate: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
-                "If-Match"?: string;
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The achievement definition's uid (UUID). */
@@ -15607,10 +9866,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15620,8 +9877,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15642,30 +9898,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15683,8 +9920,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15702,8 +9938,7 @@ export interface operations {
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15719,89 +9954,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_remove: {
+    achievementsRemove: {
         parameters: {
             query?: never;
             header?: never;
@@ -15816,8 +9976,7 @@ export interface operations {
             /** @description Deleted; no body. */
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -15825,8 +9984,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15847,30 +10005,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description FORBIDDEN: signed in, but not allowed to do this. */
             403: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15888,8 +10027,7 @@ export interface operations {
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15904,123 +10042,48 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_count: {
+    achievementsCount: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, badge. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on name, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[name]"?: string;
-                /** @description Sorts on description, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[description]"?: string;
-                /** @description Sorts on badge, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[badge]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[badge]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 description?: string;
-                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). */
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
                 badge?: string;
             };
             header?: never;
@@ -16031,8 +10094,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16042,8 +10104,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16064,100 +10125,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_findUnlocked: {
+    achievementsFindUnlocked: {
         parameters: {
             query?: {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
-                limit?: number;
-                skip?: number;
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
                 /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
-                /** @description Sorts on uid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[uid]"?: string;
-                /** @description Sorts on dateCreated, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateCreated]"?: string;
-                /** @description Sorts on dateModified, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[dateModified]"?: string;
-                /** @description Sorts on version, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[version]"?: string;
-                /** @description Sorts on achievementUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[achievementUid]"?: string;
-                /** @description Sorts on userUid, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort. */
-                "sort[userUid]"?: string;
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[achievementUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 version?: string;
-                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 achievementUid?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 userUid?: string;
             };
             header?: never;
@@ -16168,10 +10172,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Only on a page that LIST_MAX_BYTES cut short (it holds fewer than `limit` records though more follow): the `skip` of the next page. */
-                    "X-Next-Skip"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16181,8 +10183,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16203,70 +10204,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    AchievementsController_unlock: {
+    achievementsUnlock: {
         parameters: {
             query?: never;
             header?: never;
@@ -16280,10 +10224,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description The record's version, quoted (`"3"`): send it back as If-Match to update safely. */
-                    ETag: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16293,8 +10235,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16315,30 +10256,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such record, or not one the caller may see. */
             404: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16353,51 +10275,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    RealtimeController_issueTicket: {
+    realtimeIssueTicket: {
         parameters: {
             query?: never;
             header?: never;
@@ -16408,8 +10291,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16419,8 +10301,7 @@ export interface operations {
             /** @description MALFORMED_JSON: the body is not valid JSON; VALIDATION_FAILED: it is refused. */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16435,111 +10316,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB. */
-            413: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 413,
-                     *       "code": "PAYLOAD_TOO_LARGE",
-                     *       "message": "request body is larger than the 1 MiB limit",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json. */
-            415: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 415,
-                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *       "message": "request bodies must be application/json",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    RealtimeController_notifications: {
+    realtimeNotifications: {
         parameters: {
             query?: {
-                limit?: number;
+                limit?: components["parameters"]["Limit2"];
                 /** @description The last event's id. */
                 after?: string;
             };
@@ -16551,8 +10339,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16562,8 +10349,7 @@ export interface operations {
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
             400: {
                 headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16584,67 +10370,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description UNAUTHORIZED: no token, or an invalid or expired one. */
-            401: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 401,
-                     *       "code": "UNAUTHORIZED",
-                     *       "message": "the token is invalid or has expired: sign in again",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    /** @description The request id, also in error bodies and the log line. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 503,
-                     *       "code": "DATABASE_UNAVAILABLE",
-                     *       "message": "the database is unavailable: try again shortly",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
 }

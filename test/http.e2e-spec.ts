@@ -116,11 +116,15 @@ describe('HTTP machinery', () => {
       expect(response.body).toContain('swagger-ui');
     });
 
-    it('offers the "jwt <token>" Authorization scheme used by the Authorize button', () => {
+    it('offers the bearer scheme used by the Authorize button, and the service takes it and "jwt <token>" alike', async () => {
       expect(document.components.securitySchemes.jwt).toEqual(
-        expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }),
+        expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
       );
       expect(document.paths['/items'].get.security).toEqual([{ jwt: [] }]);
+      const { token } = await api.openSession('bearer-or-jwt');
+      for (const scheme of ['Bearer', 'jwt', 'bearer', 'JWT']) {
+        expect((await api.get('/personas', { headers: { authorization: `${scheme} ${token}` } })).status).toBe(200);
+      }
     });
 
     it('describes every route with a summary, and errors with the ErrorBody schema', () => {
@@ -178,7 +182,7 @@ describe('HTTP machinery', () => {
       expect(schemas.Session.properties).not.toHaveProperty('passwordHash');
       expect(schemas.CreateSessionDto.properties.password.writeOnly).toBe(true);
       const join = document.paths['/sessions/{id}/join'].get;
-      expect(Object.keys(join.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429', '503']);
+      expect(Object.keys(join.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429', '431', '503']);
     });
   });
 });

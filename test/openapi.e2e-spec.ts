@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { OPENAPI_FILE } from '../scripts/generate-sdk.js';
+import { dereference } from './support/openapi-refs.js';
 import { TestApp } from './support/test-app.js';
 
 type Json = Record<string, any>;
@@ -14,6 +19,12 @@ describe('the OpenAPI document', () => {
   let document: Json;
   const schema = (name: string): Json => document.components.schemas[name];
   const operation = (method: string, path: string): Json => document.paths[path][method];
+  /** A node, or what its `$ref` points to (answers, headers and parameters many operations share). */
+  const deref = (node: Json): Json => dereference(document, node);
+  const operations = (): Array<{ name: string; path: string; method: string; operation: Json }> =>
+    Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, path, method, operation })),
+    );
 
   beforeAll(async () => {
     api = await TestApp.start();
@@ -43,9 +54,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents If-Match as optional, with its form', () => {
-    const ifMatch = operation('put', '/items/{id}').parameters.find(
-      (parameter: Json) => parameter.in === 'header' && /if-match/i.test(parameter.name),
-    );
+    const ifMatch = operation('put', '/items/{id}')
+      .parameters.map(deref)
+      .find((parameter: Json) => parameter.in === 'header' && /if-match/i.test(parameter.name));
     expect(ifMatch).toMatchObject({ name: 'If-Match', required: false, schema: { pattern: expect.any(String) } });
     expect(new RegExp(ifMatch.schema.pattern).test('"3"')).toBe(true);
     expect(new RegExp(ifMatch.schema.pattern).test('three')).toBe(false);
@@ -58,21 +69,64 @@ describe('the OpenAPI document', () => {
     expect(schema('Session').properties.numTeams.type).toBe('integer');
     expect(schema('Item').properties.version.type).toBe('integer');
     expect(schema('InventoryItem').properties.quantity.type).toBe('integer');
-    const limit = operation('get', '/items').parameters.find((parameter: Json) => parameter.name === 'limit');
+    const limit = operation('get', '/items')
+      .parameters.map(deref)
+      .find((parameter: Json) => parameter.name === 'limit');
     expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
   });
 
-  it('closes request bodies to unknown fields and declares the read-only ones they accept', async () => {
+  it('closes request bodies to unknown fields, leaves the read-only ones out and says they are ignored', async () => {
     expect(schema('CreateItemDto').additionalProperties).toBe(false);
     expect(schema('StatDto').additionalProperties).toBe(false);
-    expect(schema('CreateItemDto').properties.dateCreated).toMatchObject({ readOnly: true });
-    expect(schema('CreateSessionDto').properties.hostUid).toMatchObject({ readOnly: true });
-    // What the document says, the service does: an unknown field is refused, a read-only one ignored.
+    // A generated client sends what the schema holds: no read-only field in any request body.
+    const requests = new Set<string>();
+    const visit = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      const ref = (node as Json).$ref;
+      if (typeof ref === 'string' && ref.startsWith('#/components/schemas/') && !requests.has(ref.split('/').pop()!)) {
+        requests.add(ref.split('/').pop()!);
+        visit(schema(ref.split('/').pop()!));
+      }
+      Object.values(node).forEach(visit);
+    };
+    for (const { operation } of operations()) visit(operation.requestBody);
+    const readOnly = [...requests].flatMap((name) =>
+      Object.entries(schema(name).properties ?? {})
+        .filter(([, property]) => (property as Json).readOnly)
+        .map(([property]) => `${name}.${property}`),
+    );
+    expect(readOnly).toEqual([]);
+    expect(schema('CreateSessionDto').properties).not.toHaveProperty('hostUid');
+    expect(schema('UpdateItemDto').properties).not.toHaveProperty('dateModified');
+    expect(schema('UpdateItemDto').description).toMatch(/read back whole is taken too.*`dateModified`.*ignored, whatever their type/s);
+    // Update bodies are all optional; a field that null clears says so.
+    for (const name of [
+      'UpdateItemDto',
+      'UpdateSessionDto',
+      'UpdateTicketDto',
+      'UpdateMediaAssetDto',
+      'UpdateTextAssetDto',
+      'UpdateAchievementDto',
+    ]) {
+      expect({ name, required: schema(name).required ?? [] }).toEqual({ name, required: [] });
+    }
+    expect(schema('UpdateItemDto').properties.description.type).toEqual(['string', 'null']);
+    expect(schema('UpdateItemDto').properties.name.type).toBe('string');
+    // What the document says, the service does: an unknown field is refused; a read-only one, sent back
+    // with a record read, is ignored whatever its type.
     const admin = await api.signIn('admin');
     expect((await api.post('/items', { name: 'Sword', colour: 'red' }, { token: admin })).status).toBe(400);
-    const created = await api.post('/items', { name: 'Sword', dateCreated: '2000-01-01T00:00:00.000Z' }, { token: admin });
+    const created = await api.post(
+      '/items',
+      { name: 'Sword', dateCreated: '2000-01-01T00:00:00.000Z', dateModified: {} },
+      { token: admin },
+    );
     expect(created.status).toBe(201);
     expect(created.body.dateCreated).not.toBe('2000-01-01T00:00:00.000Z');
+    const updated = await api.put(`/items/${created.body.uid}`, { ...created.body, name: 'Axe', dateModified: [1] }, { token: admin });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ name: 'Axe', version: 1 });
+    expect((await api.put(`/items/${created.body.uid}`, { uid: {} }, { token: admin })).status).toBe(400);
   });
 
   it('states the maps that must hold `default`, with their keys and sizes', () => {
@@ -104,14 +158,17 @@ describe('the OpenAPI document', () => {
 
   it('lists the errors any operation may meet, and the headers of every answer', () => {
     const create = operation('post', '/items').responses;
-    expect(Object.keys(create)).toEqual(expect.arrayContaining(['400', '401', '403', '413', '415', '429', '503']));
-    expect(create['503'].headers['Retry-After']).toBeDefined();
-    expect(create['201'].headers).toMatchObject({
-      ETag: { required: true },
-      Location: { required: true },
-      'X-Request-Id': { required: true },
-    });
-    expect(operation('get', '/items/{id}').responses['200'].headers.ETag).toMatchObject({ required: true });
+    expect(Object.keys(create)).toEqual(expect.arrayContaining(['400', '401', '403', '413', '415', '429', '431', '503']));
+    expect(deref(deref(create['503']).headers['Retry-After'])).toMatchObject({ required: true });
+    const headers = Object.fromEntries(Object.entries(create['201'].headers as Json).map(([name, header]) => [name, deref(header)]));
+    expect(headers).toMatchObject({ ETag: { required: true }, Location: { required: true }, 'X-Request-Id': { required: true } });
+    expect(deref(operation('get', '/items/{id}').responses['200'].headers.ETag)).toMatchObject({ required: true });
+    // Node's header limit answers 431 before the service sees the request: every operation lists it.
+    expect(
+      operations()
+        .filter(({ operation }) => !operation.responses['431'])
+        .map(({ name }) => name),
+    ).toEqual([]);
     expect(operation('get', '/assets/text/{id}/resolve').responses['200'].headers).toMatchObject({ 'Content-Language': {}, Vary: {} });
   });
 
@@ -128,13 +185,171 @@ describe('the OpenAPI document', () => {
     expect(parameters.some((parameter) => parameter.name === 'sort[cost]')).toBe(true);
   });
 
-  it('documents a transaction body as one of three shapes told apart by type', () => {
+  it('documents a transaction body as a base told apart by a required type, and each shape as an allOf of it', async () => {
     const body = schema('CreateTransactionDto');
-    expect(body.discriminator).toMatchObject({ propertyName: 'type', mapping: { TRADE: expect.any(String), AWARD: expect.any(String) } });
-    expect(body.oneOf).toHaveLength(3);
-    expect(schema('AwardTransactionDto').required).toEqual(expect.arrayContaining(['type', 'personaOneUid', 'personaOneInventoryItems']));
-    expect(schema('TradeTransactionDto').required).toEqual(expect.arrayContaining(['personaOneUid', 'personaTwoUid']));
+    expect(operation('post', '/inventories/transaction').requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateTransactionDto',
+    });
+    expect(body.discriminator).toEqual({
+      propertyName: 'type',
+      mapping: {
+        TRADE: '#/components/schemas/TradeTransactionDto',
+        AWARD: '#/components/schemas/AwardTransactionDto',
+        REMOVAL: '#/components/schemas/RemovalTransactionDto',
+      },
+    });
+    expect(body.required).toEqual(['type', 'personaOneUid']);
+    expect(body.oneOf).toBeUndefined();
+    for (const [shape, required] of [
+      ['TradeTransactionDto', ['personaTwoUid']],
+      ['AwardTransactionDto', ['personaOneInventoryItems']],
+      ['RemovalTransactionDto', ['personaOneInventoryItems']],
+    ] as const) {
+      expect(schema(shape).allOf[0]).toEqual({ $ref: '#/components/schemas/CreateTransactionDto' });
+      expect(schema(shape).allOf[1].required).toEqual(required);
+      expect(schema(shape).unevaluatedProperties).toBe(false);
+    }
+    // The inbox's events are the same kind of base, RealtimeEvent.
+    expect(schema('RealtimeEvent').discriminator.mapping['ticket.updated']).toBe('#/components/schemas/TicketUpdatedEvent');
+    expect(operation('get', '/notifications').responses['200'].content['application/json'].schema.items).toEqual({
+      $ref: '#/components/schemas/RealtimeEvent',
+    });
+    // The document requires `type`; the service still takes a body without it as a TRADE (a gift here).
+    const admin = await api.signInWithPersona('admin');
+    const player = await api.signInWithPersona('untyped-trade');
+    const coin = (await api.post('/items', { name: 'Coin' }, { token: admin.token })).body.uid;
+    const items = [{ itemUid: coin, quantity: 1 }];
+    const award = { type: 'AWARD', personaOneUid: admin.personaUid, personaOneInventoryItems: items };
+    expect((await api.post('/inventories/transaction', award, { token: admin.token })).status).toBe(200);
+    const gift = { personaOneUid: admin.personaUid, personaTwoUid: player.personaUid, personaOneInventoryItems: items };
+    const untyped = await api.post('/inventories/transaction', gift, { token: admin.token });
+    expect(untyped.status).toBe(200);
+    expect(untyped.body).toMatchObject({ type: 'TRADE', status: 'COMPLETED' });
   });
+
+  it('has no oneOf of primitive values, which generators read as one of them', () => {
+    const problems: string[] = [];
+    const visit = (node: unknown, path: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      const oneOf = (node as Json).oneOf;
+      // `oneOf: [{ $ref }, { type: 'null' }]` is how a nullable reference is said, which NSwag reads right.
+      if (Array.isArray(oneOf) && oneOf.some((option: Json) => typeof option.type === 'string' && option.type !== 'null'))
+        problems.push(path);
+      for (const [key, value] of Object.entries(node)) visit(value, `${path}/${key}`);
+    };
+    visit(document, '#');
+    expect(problems).toEqual([]);
+    expect(schema('StatDto').properties.value).toEqual({
+      description: 'A string, a number or a boolean (a string of at most 1000 characters).',
+      maxLength: 1000,
+      example: 12,
+    });
+  });
+
+  it('says who may call each operation: our bearer token, a provider token to sign in, or none', () => {
+    expect(document.components.securitySchemes).toMatchObject({
+      jwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      idp1: { type: 'http', scheme: 'bearer' },
+      idp2: { type: 'http', scheme: 'bearer' },
+    });
+    expect(document.security).toEqual([{ jwt: [] }]);
+    expect(operation('get', '/auth/idp1').security).toEqual([{ idp1: [] }]);
+    expect(operation('get', '/auth/idp2').security).toEqual([{ idp2: [] }]);
+    for (const [method, path] of [
+      ['get', '/health'],
+      ['get', '/health/ready'],
+      ['get', '/metrics'],
+      ['post', '/auth/refresh'],
+    ]) {
+      expect({ path, security: operation(method, path).security }).toEqual({ path, security: [] });
+    }
+    // OpenAPI ignores a header parameter named Authorization: no operation declares one.
+    const authorization = operations().filter(({ operation }) =>
+      (operation.parameters ?? []).map(deref).some((parameter: Json) => /^authorization$/i.test(parameter.name)),
+    );
+    expect(authorization.map(({ name }) => name)).toEqual([]);
+    expect(operations().filter(({ operation }) => operation.security === undefined)).toEqual([]);
+  });
+
+  it('names its servers, license and tags, and describes every operation', () => {
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(document.info.license).toMatchObject({ name: 'MIT' });
+    const tags = new Map((document.tags as Json[]).map((tag) => [tag.name, tag.description]));
+    for (const [name, description] of tags) expect({ name, description }).toEqual({ name, description: expect.stringMatching(/\w/) });
+    const problems = operations().flatMap(({ name, operation }) => [
+      ...(operation.tags ?? []).filter((tag: string) => !tags.has(tag)).map((tag: string) => `${name}: tag ${tag} is not declared`),
+      ...(operation.description?.trim() ? [] : [`${name}: no description`]),
+      ...(operation.tags?.length ? [] : [`${name}: no tag`]),
+    ]);
+    expect(problems).toEqual([]);
+  });
+
+  it('gives every uid that is a UUID format: uuid', () => {
+    const problems: string[] = [];
+    for (const [name, { properties = {} }] of Object.entries(document.components.schemas as Record<string, Json>)) {
+      for (const [property, value] of Object.entries(properties as Record<string, Json>)) {
+        // Skill and archetype ids are the game's own strings, not UUIDs.
+        if (!/(?:^uid|Uid|UID|Uids)$/.test(property) || ['archetypeUid', 'skillUid'].includes(property)) continue;
+        const target = value.type === 'array' ? value.items : value;
+        if (target.format !== 'uuid') problems.push(`${name}.${property}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(schema('Item').properties.uid.format).toBe('uuid');
+    expect(schema('Session').properties.users.items.format).toBe('uuid');
+  });
+
+  it('shares the parameters and errors many operations have in components', () => {
+    const parameters = operation('put', '/items/{id}').parameters.map(deref);
+    expect(parameters.find((parameter: Json) => parameter.name === 'If-Match')).toBeDefined();
+    expect(operation('put', '/items/{id}').parameters).toEqual(expect.arrayContaining([{ $ref: '#/components/parameters/IfMatch' }]));
+    expect(operation('get', '/items').parameters).toEqual(expect.arrayContaining([{ $ref: '#/components/parameters/Limit' }]));
+    for (const status of ['401', '413', '415', '429', '431', '503']) {
+      expect({ status, ref: operation('post', '/items').responses[status].$ref }).toEqual({
+        status,
+        ref: expect.stringMatching(/^#\/components\/responses\//),
+      });
+    }
+    expect(document.components.responses.RateLimited.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorBody',
+    });
+  });
+
+  it('types sort directions and states the length of a filter value', () => {
+    const parameters = operation('get', '/items').parameters.map(deref) as Json[];
+    const named = (name: string): Json => parameters.find((parameter) => parameter.name === name)!;
+    expect(named('sort[cost]').schema).toEqual({ $ref: '#/components/schemas/SortDirection' });
+    expect(schema('SortDirection').enum).toEqual(['ASC', 'DESC']);
+    expect(named('name').schema).toMatchObject({ type: 'string', maxLength: 1000 });
+    expect(named('name').description).toContain('at most 1000 characters');
+  });
+
+  // The linters run on the committed file, which test/sdk.e2e-spec.ts keeps equal to the served document.
+  it("passes Redocly's recommended rules and Spectral's oas rules with no error (redocly.yaml, .spectral.yaml)", async () => {
+    const run = promisify(execFile);
+    // Both exit non-zero when they find errors; the JSON report says which.
+    const redocly = await run('node_modules/.bin/redocly', ['lint', OPENAPI_FILE, '--format=json'], { maxBuffer: 64 * 1024 * 1024 }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout }),
+    );
+    const redoclyProblems = (JSON.parse(redocly.stdout) as { problems: Array<{ ruleId: string; severity: string; message: string }> })
+      .problems;
+    expect(
+      redoclyProblems.filter((problem) => problem.severity === 'error').map((problem) => `${problem.ruleId}: ${problem.message}`),
+    ).toEqual([]);
+    const spectral = await run('node_modules/.bin/spectral', ['lint', OPENAPI_FILE, '--format=json', '--quiet'], {
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+    // Spectral's severities: 0 error, 1 warning, 2 information, 3 hint.
+    const spectralProblems = JSON.parse(spectral.stdout || '[]') as Array<{
+      code: string;
+      severity: number;
+      message: string;
+      path: string[];
+    }>;
+    expect(
+      spectralProblems.filter((problem) => problem.severity === 0).map((problem) => `${problem.code} ${problem.path.join('.')}`),
+    ).toEqual([]);
+  }, 120_000);
 
   it('links a create to the reads and writes of what it created, and says where it is', async () => {
     expect(Object.values(operation('post', '/items').responses['201'].links)).toEqual(
@@ -153,7 +368,7 @@ describe('the service where the document found it wrong', () => {
   let api: TestApp;
   let admin: string;
   beforeAll(async () => {
-    api = await TestApp.start();
+    api = await TestApp.start({}, { listen: true });
     admin = await api.signIn('admin');
   });
   afterAll(() => api.close());
@@ -162,6 +377,137 @@ describe('the service where the document found it wrong', () => {
     const response = await api.post('/items', { name: 'Sword', version: null }, { token: admin });
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'version' })]));
+  });
+
+  it('sends every example of the document as a request the service takes (no 400), each valid against its schema', async () => {
+    const document = (await api.get<Json>('/docs-json')).body;
+    const deref = (node: Json): Json => dereference(document, node);
+    const contract = new (await import('ajv/dist/2020.js')).Ajv2020({ strict: false });
+    contract.addSchema(document, 'doc');
+    const { personaUid } = await api.signInWithPersona('admin');
+    // A record of each collection, made from its own create example, for the paths' ids.
+    const made = new Map<string, string>();
+    let players = 0;
+    const examplesOf = (operation: Json): Array<{ name: string; body: unknown }> => {
+      const content = operation.requestBody?.content?.['application/json'];
+      if (!content) return [{ name: 'no body', body: undefined }];
+      if (content.examples)
+        return Object.entries(content.examples as Json).map(([name, example]) => ({ name, body: (example as Json).value }));
+      return [{ name: 'example', body: content.example ?? deref(content.schema).example ?? exampleOf(deref(content.schema)) }];
+    };
+    // What Swagger UI composes from the fields' examples when the schema has none of its own.
+    const exampleOf = (schema: Json): unknown =>
+      Object.fromEntries(
+        Object.entries((schema.properties ?? {}) as Record<string, Json>)
+          .map(([field, property]) => [field, property.example ?? deref(property).example])
+          .filter(([, value]) => value !== undefined),
+      );
+    const recordOf = async (collection: string): Promise<string> => {
+      // Users are made by signing in; the example bans a player, not the admin who sends the rest.
+      if (collection === '/users') return (await api.signInPlayer(`example-user-${++players}`)).uid;
+      if (!made.has(collection)) {
+        const create = document.paths[collection]?.post;
+        // A player queues one ticket at a time: each ticket is another player's (the admin may update it).
+        const creator = collection === '/tickets' ? (await api.signInPlayer(`example-host-${++players}`)).token : admin;
+        const created = await api.post(collection, examplesOf(create)[0].body, { token: creator });
+        expect({ collection, status: created.status, body: created.status === 201 ? undefined : created.body }).toEqual({
+          collection,
+          status: 201,
+        });
+        made.set(collection, created.body.uid);
+      }
+      return made.get(collection)!;
+    };
+    // The ids an example names (players, personas, items) are the reader's own records: each one the
+    // example names becomes a record of that kind made here, the same one wherever the example repeats it.
+    const real = new Map<string, string>();
+    const KINDS: Record<string, 'user' | 'persona' | 'item'> = {
+      users: 'user',
+      invited: 'user',
+      members: 'user',
+      personaOneUid: 'persona',
+      personaTwoUid: 'persona',
+      itemUid: 'item',
+      parentUID: 'item',
+    };
+    const realId = async (kind: 'user' | 'persona' | 'item', example: string): Promise<string> => {
+      if (!real.has(example)) {
+        if (kind === 'item') real.set(example, (await api.post('/items', { name: `Example ${real.size}` }, { token: admin })).body.uid);
+        else {
+          const player = await api.signInWithPersona(`example-${kind}-${++players}`);
+          real.set(example, kind === 'user' ? player.uid : player.personaUid);
+        }
+      }
+      return real.get(example)!;
+    };
+    const withRealIds = async (value: unknown, kind?: 'user' | 'persona' | 'item'): Promise<unknown> => {
+      if (typeof value === 'string' && kind && /^[0-9a-f-]{36}$/.test(value)) return realId(kind, value);
+      if (Array.isArray(value)) return Promise.all(value.map((entry) => withRealIds(entry, kind)));
+      if (value === null || typeof value !== 'object') return value;
+      const entries = await Promise.all(Object.entries(value).map(async ([key, entry]) => [key, await withRealIds(entry, KINDS[key])]));
+      return Object.fromEntries(entries);
+    };
+    const seen: string[] = [];
+    const problems: string[] = [];
+    for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const parameters = (operation.parameters ?? []).map(deref) as Json[];
+        const headers = Object.fromEntries(
+          parameters
+            .filter((parameter) => parameter.in === 'header' && parameter.schema?.example)
+            .map((parameter) => [parameter.name, parameter.schema.example]),
+        );
+        if (!operation.requestBody && Object.keys(headers).length === 0) continue;
+        for (const { name, body } of examplesOf(operation)) {
+          if (body !== undefined && operation.requestBody) {
+            const validate = contract.compile({
+              $ref: `doc#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/requestBody/content/application~1json/schema`,
+            });
+            if (!validate(body))
+              problems.push(`${method.toUpperCase()} ${path} (${name}) is not valid: ${JSON.stringify(validate.errors).slice(0, 300)}`);
+          }
+          let url = path.replace('{personaUid}', personaUid);
+          for (const parameter of parameters.filter((candidate) => candidate.in === 'path' && candidate.name !== 'personaUid')) {
+            const collection = path.slice(0, path.indexOf(`/{${parameter.name}}`));
+            // A record of its own for each update, so that If-Match "0" names its version.
+            if (method === 'put') made.delete(collection);
+            url = url.replace(
+              `{${parameter.name}}`,
+              parameter.schema.format === 'uuid' ? await recordOf(collection) : String(parameter.schema.example ?? 'warrior'),
+            );
+          }
+          const response = await api.request(method.toUpperCase(), url, { token: admin, body: await withRealIds(body), headers });
+          seen.push(`${method.toUpperCase()} ${path} ${name}: ${response.status}`);
+          // Ids the examples name may not exist here (404), nor the holdings a trade needs (409): the
+          // request itself must be one the service understands.
+          const request = `${method.toUpperCase()} ${path} (${name})`;
+          const refused = response.status === 400 || response.status >= 500;
+          if (refused) problems.push(`${request}: ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(seen.length).toBeGreaterThan(15);
+  });
+
+  it('answers QUERY, and every other method a path does not serve, with 405 and Allow', async () => {
+    // Raw requests: QUERY as Schemathesis sends it, without a body or a Content-Type.
+    const send = (method: string, path: string) =>
+      new Promise<{ status: number; allow?: string; body: string }>((resolve, reject) => {
+        const request = httpRequest(`${api.baseUrl}${path}`, { method }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode!, allow: response.headers.allow, body }));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    for (const method of ['QUERY', 'PROPFIND', 'SEARCH', 'LOCK', 'PURGE', 'PATCH', 'TRACE']) {
+      const answer = await send(method, '/items');
+      expect({ method, status: answer.status, allow: answer.allow }).toEqual({ method, status: 405, allow: 'GET, HEAD, POST' });
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED' });
+    }
+    expect((await send('QUERY', '/nothing-here')).status).toBe(404);
   });
 
   it('answers a wrong method on an existing path with 405 and Allow', async () => {

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { SignInRateLimit } from '../security/rate-limit.decorators.js';
@@ -11,12 +11,6 @@ import { TokenDto } from './dto/token.dto.js';
 import type { ProviderIdentity } from './identity.js';
 import type { ClientInfo } from './player-sessions.repository.js';
 import { SignedInUser } from './signed-in-user.decorator.js';
-
-const PROVIDER_TOKEN_HEADER = {
-  name: 'Authorization',
-  required: true,
-  description: "The identity provider's token, as `jwt <token>` (or `Bearer <token>`).",
-};
 
 const SIGN_IN_DESCRIPTION =
   'Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh ' +
@@ -35,7 +29,7 @@ export class AuthController {
 
   /** Exchanges an idp1 (OpenID Connect) token, verified against the provider's keys, for our tokens. */
   @ApiOperation({ summary: 'Sign in with an idp1 (OpenID Connect) token', description: SIGN_IN_DESCRIPTION })
-  @ApiHeader(PROVIDER_TOKEN_HEADER)
+  @ApiSecurity('idp1')
   @ApiOkResponse({ type: TokenDto })
   @ApiErrors([401, 'UNAUTHORIZED: the provider token is missing, invalid or expired.'], BANNED, [
     503,
@@ -50,7 +44,7 @@ export class AuthController {
 
   /** Exchanges an idp2 (OAuth 2.0) token, checked by token introspection, for our tokens. */
   @ApiOperation({ summary: 'Sign in with an idp2 (OAuth 2.0 introspection) token', description: SIGN_IN_DESCRIPTION })
-  @ApiHeader(PROVIDER_TOKEN_HEADER)
+  @ApiSecurity('idp2')
   @ApiOkResponse({ type: TokenDto })
   @ApiErrors([401, 'UNAUTHORIZED: the provider token is missing or not active.'], BANNED, [
     503,

@@ -1,4 +1,4 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import type { AllowedMethods } from './allowed-methods.js';
@@ -119,6 +119,9 @@ function sqlStateOf(error: unknown): string | undefined {
   return isDatabaseError && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
+/** What a request no route matched may fail with before the not-found handler: the router's 404, body parsing's 400, 413, 415. */
+const UNROUTED_STATUSES = new Set([400, 404, 413, 415]);
+
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   constructor(private readonly allowedMethods?: AllowedMethods) {}
@@ -128,8 +131,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     let errorBody = toErrorBody(exception, request.id);
-    // No route matched: a path that exists under other methods is a 405 naming them, not a 404.
-    if (errorBody.status === 404 && request.routeOptions.url === undefined) {
+    // No route matched: a path that exists under other methods is a 405 naming them, else a 404, also
+    // when the not-found route failed first on the body (a QUERY without a Content-Type is a 400 of
+    // Fastify's body parsing before the not-found handler runs).
+    if (UNROUTED_STATUSES.has(errorBody.status) && request.routeOptions.url === undefined) {
       const allowed = this.allowedMethods?.of(request.url) ?? [];
       if (allowed.length > 0) {
         void reply.header('Allow', allowed.join(', '));
@@ -140,6 +145,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
           message: `${request.method} is not allowed on ${path}: it answers ${allowed.join(', ')}`,
           requestId: request.id,
         };
+      } else if (errorBody.status !== 404) {
+        errorBody = toErrorBody(new NotFoundException(`Cannot ${request.method} ${request.url.split('?')[0]}`), request.id);
       }
     }
     const retryAfter = retryAfterOf(exception, errorBody);

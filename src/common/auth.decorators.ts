@@ -22,10 +22,13 @@ export const IS_PUBLIC = 'auth:public';
 export const IS_OPTIONAL_AUTH = 'auth:optional';
 
 /** No token needed, and any token sent is ignored (health, metrics, the sign-in routes). */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension(PUBLIC_EXTENSION, true));
 
 /** A token may be sent: without one the caller is anonymous, with a bad one the answer is 401. */
 export const OptionalAuth = () => applyDecorators(SetMetadata(IS_OPTIONAL_AUTH, true), ApiExtension(OPTIONAL_AUTH_EXTENSION, true));
+
+/** Marks public operations in the generated document; src/openapi/ gives them `security: []` (or their own scheme). */
+export const PUBLIC_EXTENSION = 'x-public';
 
 /** Marks optional-auth operations in the generated document; src/openapi/ turns it into their security alternatives. */
 export const OPTIONAL_AUTH_EXTENSION = 'x-optional-auth';

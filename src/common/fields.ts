@@ -115,32 +115,52 @@ export function secretFields(entity: Class): ReadonlySet<string> | null {
   return known;
 }
 
-/** A body whose shape depends on one of its fields, for the OpenAPI document (a oneOf with a discriminator). */
-export interface BodyAlternativesSpec {
+/** A body or answer whose shape depends on one of its fields, for the OpenAPI document (a base with a discriminator). */
+export interface AlternativesSpec {
   /** The field that tells the shapes apart. */
   propertyName: string;
   /** Its values and the class of each shape (thunks: the classes may be declared further down). */
   mapping: Record<string, () => Class>;
+  /** The field's description in the document. */
+  description: string;
   /** What Swagger UI pre-fills. */
   example: object;
 }
 
-const alternatives = new Map<string, BodyAlternativesSpec>();
+const alternatives = new Map<string, AlternativesSpec>();
 
 /**
- * Documents the body class as one of several shapes told apart by a field (the class itself validates
- * every shape, with the rules between fields no schema can state). List the shapes' classes in the
- * controller's @ApiExtraModels().
+ * Documents the class as the base of several shapes told apart by a field: a request body whose class
+ * validates every shape (with the rules between fields no schema can state), or the events a list
+ * holds. List the shapes' classes in the controller's @ApiExtraModels().
  */
-export const BodyAlternatives =
-  (spec: BodyAlternativesSpec): ClassDecorator =>
+export const Alternatives =
+  (spec: AlternativesSpec): ClassDecorator =>
   (target) => {
     alternatives.set(target.name, spec);
   };
 
-/** The documented bodies with alternative shapes, by class name. */
-export function bodyAlternatives(): ReadonlyMap<string, BodyAlternativesSpec> {
+/** The documented classes with alternative shapes, by class name. */
+export function declaredAlternatives(): ReadonlyMap<string, AlternativesSpec> {
   return alternatives;
+}
+
+const schemaExamples = new Map<string, object>();
+
+/**
+ * The example of a whole body, where the one Swagger UI would compose from the fields' examples is not
+ * a request the service takes (a fixed `expiresAt` is in the past one day). The document's builder
+ * sets it as the schema's example.
+ */
+export const SchemaExample =
+  (example: object): ClassDecorator =>
+  (target) => {
+    schemaExamples.set(target.name, example);
+  };
+
+/** The bodies' own examples, by class name. */
+export function declaredSchemaExamples(): ReadonlyMap<string, object> {
+  return schemaExamples;
 }
 
 /**

@@ -33,7 +33,7 @@ export interface ListQuery {
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 const MAX_IN_VALUES = 100;
-const MAX_VALUE_LENGTH = 1000;
+export const MAX_VALUE_LENGTH = 1000;
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -215,9 +215,6 @@ export function filterPattern(type: FieldType): string | undefined {
   return `^(?:${one}|(?:ne|gt|gte|lt|lte)\\(${one}\\)|${list}|range\\(${one},${one}\\))$`;
 }
 
-/** The longest filter value a text field takes: the value, or `like(` value `)`. */
-export const MAX_FILTER_LENGTH = MAX_VALUE_LENGTH + 'like()'.length;
-
 const VALUE_PATTERNS: Record<Exclude<FieldType, object> | 'enum', string | ((type: { enum: readonly string[] }) => string) | undefined> = {
   string: undefined,
   uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
@@ -235,6 +232,3 @@ export function sortPattern(fields: readonly string[]): string {
   const entry = `\\s*"(?:${field})"\\s*:\\s*"(?:${direction})"\\s*`;
   return `^\\s*(?:(?:${field})|\\{(?:${entry}(?:,${entry})*)?\\})\\s*$`;
 }
-
-/** A sort[field] parameter's value as a JSON Schema pattern. */
-export const SORT_DIRECTION_PATTERN = '^(?:[Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$';

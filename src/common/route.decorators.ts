@@ -20,11 +20,10 @@ import { queryableFields } from './fields.js';
 import {
   DEFAULT_LIMIT,
   filterPattern,
-  MAX_FILTER_LENGTH,
   MAX_LIMIT,
+  MAX_VALUE_LENGTH,
   parseListQuery,
   type QueryableFields,
-  SORT_DIRECTION_PATTERN,
   sortPattern,
 } from './list-query.js';
 
@@ -56,7 +55,8 @@ export const IfMatch = createParamDecorator(
         name: 'If-Match',
         required: false,
         description: 'The version the write builds on, as the record\'s ETag (`"3"`); `*` or absent: whatever the current one is.',
-        schema: { type: 'string', pattern: IF_MATCH_PATTERN, example: '"3"' },
+        // "0": the version of a record just created, so that the example works as sent.
+        schema: { type: 'string', pattern: IF_MATCH_PATTERN, example: '"0"' },
       }),
     ),
   ],
@@ -104,9 +104,11 @@ function listQueryDocs(fields: QueryableFields): MethodDecorator[] {
       ApiQuery({
         name: `sort[${name}]`,
         required: false,
-        description: `Sorts on ${name}, ASC or DESC; several sort[…] parameters apply in their order. Not together with sort.`,
-        // No example: Swagger UI's "Try it out" would send it, next to sort's own (a 400).
-        schema: { type: 'string', pattern: SORT_DIRECTION_PATTERN },
+        description: `Sorts on ${name}, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.`,
+        // No example: Swagger UI's "Try it out" would send it, next to sort's own (a 400). An enum of the
+        // upper-case forms rather than a case-blind pattern: generators make a type of an enum.
+        enum: ['ASC', 'DESC'],
+        enumName: 'SortDirection',
       }),
     ),
     ...Object.entries(fields).map(([name, type]) => {
@@ -120,8 +122,10 @@ function listQueryDocs(fields: QueryableFields): MethodDecorator[] {
       return ApiQuery({
         name,
         required: false,
-        description: `Filters on ${name}: a value (equality), or ${operators}.`,
-        schema: { type: 'string', ...(pattern ? { pattern } : { maxLength: MAX_FILTER_LENGTH }) },
+        description: `Filters on ${name}: a value (equality), or ${operators}. A value is at most ${MAX_VALUE_LENGTH} characters.`,
+        // Text filters have no pattern: the limit the parser puts on a value is their bound (a like() of
+        // the longest value is a few characters longer, and taken).
+        schema: { type: 'string', ...(pattern ? { pattern } : { maxLength: MAX_VALUE_LENGTH }) },
       });
     }),
   ];

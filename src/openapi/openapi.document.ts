@@ -1,11 +1,20 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataArgsStorage } from 'typeorm';
-import { OPTIONAL_AUTH_EXTENSION } from '../common/auth.decorators.js';
+import { OPTIONAL_AUTH_EXTENSION, PUBLIC_EXTENSION } from '../common/auth.decorators.js';
 import { ErrorBody, ErrorCode } from '../common/errors.js';
-import { bodyAlternatives, hiddenFromDocs, lineage, REQUIRED_KEYS } from '../common/fields.js';
+import { declaredSchemaExamples, hiddenFromDocs, lineage, REQUIRED_KEYS } from '../common/fields.js';
 import { ENTITIES } from '../database/data-source-options.js';
 import { documentRateLimits } from '../security/rate-limit.openapi.js';
+import {
+  declareAlternatives,
+  dropDefaultsFromUpdates,
+  dropReadOnlyFromRequests,
+  inlineSingleAllOfs,
+  openPrimitiveUnions,
+  shareComponents,
+} from './for-generators.js';
+import { describeOperations, TAGS } from './operation-docs.js';
 
 /**
  * The OpenAPI document, served at /docs-json and written to openapi.json by `npm run sdk`: what
@@ -15,39 +24,79 @@ import { documentRateLimits } from '../security/rate-limit.openapi.js';
  * answer against them.
  */
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const document = SwaggerModule.createDocument(app, documentConfig(), { extraModels: [ErrorBody] });
+  const document = SwaggerModule.createDocument(app, documentConfig(), { extraModels: [ErrorBody], operationIdFactory });
   documentRateLimits(document);
-  declareOptionalAuth(document);
+  declareSecurity(document);
   declareCommonErrors(document);
   declareRequestIds(document);
-  declareIntegerColumns(document);
+  declareColumnTypes(document);
   declareRequiredKeys(document);
-  declareBodyAlternatives(document);
+  declareSchemaExamples(document);
+  declareAlternatives(document);
+  openPrimitiveUnions(document);
+  dropReadOnlyFromRequests(document);
+  dropDefaultsFromUpdates(document);
   closeRequestBodies(document);
   linkCreatedRecords(document);
+  describeOperations(document);
   refuseHiddenFields(document);
+  inlineSingleAllOfs(document);
+  shareComponents(document);
   return toOpenApi31(document);
 }
 
+/**
+ * `itemsFindAll`, `sessionsJoin`: the names generated clients give their methods (NSwag's
+ * `ItemsFindAllAsync`), from the resource and the route's method rather than the controller's class
+ * name (`ItemsController_findAll`), which a client has no business knowing.
+ */
+function operationIdFactory(controllerKey: string, methodKey: string): string {
+  const resource = controllerKey.replace(/Controller$/, '');
+  return `${resource[0].toLowerCase()}${resource.slice(1)}${methodKey[0].toUpperCase()}${methodKey.slice(1)}`;
+}
+
 function documentConfig() {
-  return new DocumentBuilder()
-    .setTitle('Game backend')
-    .setDescription(
-      'REST API of the game backend: sign-in through identity providers, sessions and matchmaking, ' +
-        'assets, items, achievements, inventories, trades and skill progress.\n\n' +
-        'Sign in with `GET /auth/idp1` or `/auth/idp2`, then press **Authorize** and enter ' +
-        '`jwt <token>` with the token you got back.\n\n' +
-        'Every error answers with the `ErrorBody` JSON (`status`, `code`, `message`, `requestId`). A path ' +
-        'called with a method it does not serve answers 405 `METHOD_NOT_ALLOWED` with `Allow`.',
-    )
-    .setVersion('1')
-    .addSecurity('jwt', {
-      type: 'apiKey',
-      in: 'header',
-      name: 'Authorization',
-      description: 'Enter `jwt <token>` (the word jwt, a space, then the token from /auth/idp1 or /auth/idp2).',
-    })
-    .build();
+  return (
+    new DocumentBuilder()
+      .setTitle('Game backend')
+      .setDescription(
+        'REST API of the game backend: sign-in through identity providers, sessions and matchmaking, ' +
+          'assets, items, achievements, inventories, trades and skill progress.\n\n' +
+          "Sign in with `GET /auth/idp1` or `/auth/idp2` (the provider's token as `Authorization: Bearer <token>`), " +
+          'then press **Authorize** and enter the `token` you got back: it is sent as `Authorization: Bearer <token>`. ' +
+          '`Authorization: jwt <token>`, the form of earlier clients, is accepted as well.\n\n' +
+          'Every error answers with the `ErrorBody` JSON (`status`, `code`, `message`, `requestId`). A path ' +
+          'called with a method it does not serve answers 405 `METHOD_NOT_ALLOWED` with `Allow`.',
+      )
+      .setVersion('1')
+      .setLicense('MIT', 'https://opensource.org/license/mit')
+      // Relative: the origin that serves the document, so that Swagger UI's "Try it out" stays on it
+      // wherever the service runs. A game gives its generated client the service's address.
+      .addServer('/', 'The service that serves this document (`npm start` serves it at http://localhost:3000)')
+      // One http bearer scheme per token: every generator sends `Authorization: Bearer <token>` for it,
+      // where an apiKey header holding "jwt <token>" needed the header written by hand.
+      .addSecurity('jwt', {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'Our token, from /auth/idp1, /auth/idp2 or /auth/refresh, sent as `Authorization: Bearer <token>` ' +
+          '(`Authorization: jwt <token>` is accepted too).',
+      })
+      .addSecurity('idp1', {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: "idp1's OpenID Connect token (a JWT it signed), for GET /auth/idp1 only.",
+      })
+      .addSecurity('idp2', {
+        type: 'http',
+        scheme: 'bearer',
+        description: "idp2's OAuth 2.0 access token (checked by token introspection), for GET /auth/idp2 only.",
+      })
+      .addSecurityRequirements('jwt')
+      .build()
+  );
 }
 
 type Json = Record<string, unknown>;
@@ -81,9 +130,20 @@ function errorResponse(status: number, code: ErrorCode, description: string, mes
   };
 }
 
-/** Optional-auth routes (@OptionalAuth()) take a token or none: `security: [{ jwt: [] }, {}]`, and 401 for a bad one. */
-function declareOptionalAuth(document: OpenAPIObject): void {
+/**
+ * Who may call each operation, as the global guard decides: our token everywhere (the document's
+ * `security`), none on @Public() routes (`security: []`, or the provider token a sign-in route names
+ * with @ApiSecurity()), and a token or none on @OptionalAuth() routes (`security: [{ jwt: [] }, {}]`,
+ * with 401 for a bad one).
+ */
+function declareSecurity(document: OpenAPIObject): void {
+  document.tags = TAGS;
   for (const { operation } of operations(document)) {
+    if (operation[PUBLIC_EXTENSION]) {
+      delete operation[PUBLIC_EXTENSION];
+      if (!operation.security?.length) operation.security = [];
+    }
+    operation.security ??= [{ jwt: [] }];
     if (!operation[OPTIONAL_AUTH_EXTENSION]) continue;
     delete operation[OPTIONAL_AUTH_EXTENSION];
     operation.security = [{ jwt: [] }, {}];
@@ -106,6 +166,10 @@ function declareCommonErrors(document: OpenAPIObject): void {
     'Retry-After': { required: true, description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   };
   for (const { path, method, operation } of operations(document)) {
+    // Node's HTTP parser answers it before Fastify sees the request: no body, and the connection closes.
+    operation.responses['431'] ??= {
+      description: "The request headers are larger than 16 KiB in all (Node.js's limit); no body, and the connection is closed.",
+    };
     if (['post', 'put', 'patch', 'delete'].includes(method)) {
       operation.responses['413'] ??= errorResponse(
         413,
@@ -149,13 +213,29 @@ function declareRequestIds(document: OpenAPIObject): void {
   }
 }
 
-/** Integer columns are `integer` in the answers (the Swagger plugin says `number` for any TypeScript number). */
-function declareIntegerColumns(document: OpenAPIObject): void {
+/**
+ * The answers' types as the columns hold them: integer columns are `integer` (the Swagger plugin says
+ * `number` for any TypeScript number), uuid columns `format: uuid` (generators make a Guid of it, as
+ * they do of the ids in paths).
+ */
+function declareColumnTypes(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, { properties?: Record<string, Json> }>;
+  const storage = getMetadataArgsStorage();
   for (const entity of ENTITIES) {
-    for (const column of getMetadataArgsStorage().filterColumns(lineage(entity))) {
+    const chain = lineage(entity);
+    const uuidGenerated = new Set(
+      storage.generations
+        .filter((generation) => chain.includes(generation.target as never) && generation.strategy === 'uuid')
+        .map((generation) => generation.propertyName),
+    );
+    for (const column of storage.filterColumns(chain)) {
       const property = schemas[entity.name]?.properties?.[column.propertyName];
-      if (property && column.options.type === 'integer') property.type = 'integer';
+      if (!property) continue;
+      if (column.options.type === 'integer') property.type = 'integer';
+      if (column.options.type === 'uuid' || uuidGenerated.has(column.propertyName)) {
+        const target = property.type === 'array' ? (property.items as Json) : property;
+        target.format = 'uuid';
+      }
     }
   }
 }
@@ -174,23 +254,10 @@ function declareRequiredKeys(document: OpenAPIObject): void {
   visit(document.components?.schemas);
 }
 
-/** A body of several shapes (@BodyAlternatives()) is documented as a oneOf of them, told apart by a field. */
-function declareBodyAlternatives(document: OpenAPIObject): void {
+/** Bodies whose class gives an example of its own (@SchemaExample()) show it, rather than one composed from the fields. */
+function declareSchemaExamples(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Json>;
-  for (const [name, { propertyName, mapping, example }] of bodyAlternatives()) {
-    if (!schemas[name]) continue;
-    const refs = Object.fromEntries(Object.entries(mapping).map(([value, shape]) => [value, `#/components/schemas/${shape().name}`]));
-    for (const ref of Object.values(refs)) {
-      if (!schemas[ref.split('/').pop()!])
-        throw new Error(`${name}: the shape ${ref} is not in the document: list it in @ApiExtraModels()`);
-    }
-    schemas[name] = {
-      description: schemas[name].description,
-      oneOf: [...new Set(Object.values(refs))].map(($ref) => ({ $ref })),
-      discriminator: { propertyName, mapping: refs },
-      example,
-    };
-  }
+  for (const [name, example] of declaredSchemaExamples()) if (schemas[name]) schemas[name].example = example;
 }
 
 /**
@@ -209,7 +276,8 @@ function closeRequestBodies(document: OpenAPIObject): void {
       if (seen.has(name)) return;
       seen.add(name);
       const target = schemas[name];
-      if (target?.properties && target.additionalProperties === undefined) target.additionalProperties = false;
+      // A discriminated base is closed by its shapes (declareAlternatives): closed itself, it would refuse their fields.
+      if (target?.properties && target.additionalProperties === undefined && !target.discriminator) target.additionalProperties = false;
       visit(target);
       return;
     }
@@ -255,7 +323,7 @@ function refuseHiddenFields(document: OpenAPIObject): void {
 
 /**
  * OpenAPI 3.1, whose schemas are plain JSON Schema (2020-12): @nestjs/swagger writes 3.0, whose
- * `nullable` becomes a `null` type; `example` stays (3.1 keeps it, deprecated, beside `examples`).
+ * `nullable` becomes a `null` type (or a oneOf with it, beside a $ref); `example` stays (3.1 keeps it, deprecated, beside `examples`).
  */
 export function toOpenApi31(document: OpenAPIObject): OpenAPIObject {
   const convert = (node: unknown): unknown => {
@@ -270,10 +338,12 @@ export function toOpenApi31(document: OpenAPIObject): OpenAPIObject {
         if (Array.isArray(converted.enum)) converted.enum = [...(converted.enum as unknown[]), null];
       } else {
         const { description, example, ...rest } = converted;
+        // oneOf, not anyOf: the same here (the schema itself never takes null), and the form NSwag reads
+        // as nullable (with anyOf it made the field required and non-null).
         return {
           ...(description !== undefined && { description }),
           ...(example !== undefined && { example }),
-          anyOf: [rest, { type: 'null' }],
+          oneOf: [rest, { type: 'null' }],
         };
       }
     } else if (converted.nullable === false) {

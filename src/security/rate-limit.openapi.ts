@@ -16,7 +16,9 @@ export function documentRateLimits(document: OpenAPIObject): OpenAPIObject {
       }
       (operation.responses as Record<string, unknown>)['429'] = {
         description: 'RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.',
-        headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } },
+        headers: {
+          'Retry-After': { required: true, description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+        },
         content: {
           'application/json': {
             schema: { $ref: '#/components/schemas/ErrorBody' },

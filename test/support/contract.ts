@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { dereference } from './openapi-refs.js';
 
 // ajv-formats is CommonJS with its function as `default`; under ESM interop it may be one level down.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as typeof addFormatsModule;
@@ -15,7 +16,10 @@ export interface SeenResponse {
 }
 
 interface Operation {
-  responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, unknown> }>;
+  responses: Record<
+    string,
+    { $ref?: string; headers?: Record<string, { $ref?: string; required?: boolean }>; content?: Record<string, unknown> }
+  >;
 }
 
 const DOCUMENT_ID = 'https://game-backend.test/openapi.json';
@@ -63,14 +67,18 @@ export class ApiContract {
       if (![400, 404, 405, 413, 415].includes(response.status)) return [`${name} is not in the document, yet answered ${response.status}`];
       return this.bodyProblems(name, response, '#/components/schemas/ErrorBody');
     }
-    const documented = operation.responses[String(response.status)] ?? operation.responses.default;
+    const key = String(response.status) in operation.responses ? String(response.status) : 'default';
+    // Answers and headers many operations share are $refs to `components` (src/openapi/for-generators.ts).
+    const shared = operation.responses[key]?.$ref;
+    const documented = dereference(this.document, operation.responses[key]);
     if (!documented) {
       return [
         `${name} answered ${response.status}, which the document does not list (it lists ${Object.keys(operation.responses).join(', ')})`,
       ];
     }
     const problems: string[] = [];
-    for (const [header, spec] of Object.entries(documented.headers ?? {})) {
+    for (const [header, own] of Object.entries(documented.headers ?? {})) {
+      const spec = dereference(this.document, own);
       if (spec.required && response.headers[header.toLowerCase()] === undefined)
         problems.push(`${name} ${response.status}: no ${header} header`);
     }
@@ -79,7 +87,9 @@ export class ApiContract {
       if (!documented.content?.['application/json'])
         problems.push(`${name} ${response.status}: a JSON body the document does not describe`);
       else {
-        const location = `#/${pointer('paths', template!, method.toLowerCase(), 'responses', String(response.status) in operation.responses ? String(response.status) : 'default', 'content', 'application/json', 'schema')}`;
+        const location = shared
+          ? `${shared}/${pointer('content', 'application/json', 'schema')}`
+          : `#/${pointer('paths', template!, method.toLowerCase(), 'responses', key, 'content', 'application/json', 'schema')}`;
         problems.push(...this.bodyProblems(name, response, location));
       }
     }

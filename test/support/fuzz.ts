@@ -35,9 +35,12 @@ export interface Schema {
   pattern?: string;
   example?: unknown;
   description?: string;
+  /** A base whose shapes are allOf it (src/openapi/for-generators.ts): a value is one of the shapes. */
+  discriminator?: { propertyName: string; mapping: Record<string, string> };
 }
 
 interface Parameter {
+  $ref?: string;
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
   required?: boolean;
@@ -57,7 +60,7 @@ export interface OpenApiDocument {
       }
     >
   >;
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, Schema>; parameters?: Record<string, Parameter> };
 }
 
 export interface Operation {
@@ -83,7 +86,10 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
   };
   return Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => {
-      const parameters = operation.parameters ?? [];
+      // Parameters many operations share are $refs to components.parameters.
+      const parameters = (operation.parameters ?? []).map((parameter) =>
+        parameter.$ref ? document.components.parameters![parameter.$ref.split('/').pop()!] : parameter,
+      );
       const sort = parameters.find((parameter) => parameter.in === 'query' && parameter.name === 'sort');
       return {
         route: `${method.toUpperCase()} ${path}`,
@@ -400,17 +406,41 @@ export class SchemaValues {
   resolve(schema: Schema): Schema {
     let current = schema;
     for (let hops = 0; current.$ref && hops < 10; hops++) {
-      current = { ...this.document.components.schemas[current.$ref.replace('#/components/schemas/', '')], ...withoutRef(current) };
+      const target = this.document.components.schemas[current.$ref.replace('#/components/schemas/', '')];
+      const { properties, ...rest } = withoutRef(current);
+      // A $ref that names the discriminator's value beside it (resolve() below) keeps the target's other fields.
+      current = properties ? { ...target, ...rest, allOf: [...(target.allOf ?? [target]), { properties }] } : { ...target, ...rest };
     }
-    if (current.allOf?.length) current = { ...this.resolve(current.allOf[0]), ...withoutAllOf(current) };
-    // OpenAPI 3.1 says "or null" with a type list, or with anyOf [schema, { type: 'null' }].
+    // A discriminated base is one of its shapes; a shape is its base's fields and its own, the field
+    // that tells them apart holding the shape's value.
+    if (current.discriminator) {
+      const { propertyName, mapping } = current.discriminator;
+      return { oneOf: Object.entries(mapping).map(([value, $ref]) => ({ $ref, properties: { [propertyName]: { enum: [value] } } })) };
+    }
+    if (current.allOf?.length) {
+      const parts = current.allOf.map((part) => {
+        const { discriminator: _discriminator, ...shape } = part.$ref
+          ? this.document.components.schemas[part.$ref.replace('#/components/schemas/', '')]
+          : part;
+        return this.resolve(shape);
+      });
+      const own = withoutAllOf(current);
+      current = {
+        ...Object.assign({}, ...parts),
+        ...own,
+        properties: Object.assign({}, ...parts.map((part) => part.properties), own.properties),
+        required: [...new Set([...parts, own].flatMap((part) => part.required ?? []))],
+      };
+    }
     if (Array.isArray(current.type)) {
       const types = current.type.filter((type) => type !== 'null');
       current = { ...current, type: types[0], nullable: current.nullable || types.length < current.type.length };
     }
-    const orNull = current.anyOf?.length === 2 ? current.anyOf.find((option) => option.type !== 'null') : undefined;
-    if (orNull && current.anyOf!.some((option) => option.type === 'null')) {
-      const { anyOf: _anyOf, ...rest } = current;
+    // OpenAPI 3.1 says "or null" with a type list, or with oneOf (or anyOf) [schema, { type: 'null' }].
+    const options = current.oneOf ?? current.anyOf;
+    const orNull = options?.length === 2 ? options.find((option) => option.type !== 'null') : undefined;
+    if (orNull && options!.some((option) => option.type === 'null')) {
+      const { anyOf: _anyOf, oneOf: _oneOf, ...rest } = current;
       current = { ...this.resolve(orNull), ...rest, nullable: true };
     }
     return current;
@@ -451,6 +481,9 @@ export class SchemaValues {
   private validByType(schema: Schema): fc.Arbitrary<unknown> {
     if (schema.enum) return fc.constantFrom(...schema.enum);
     if (schema.oneOf) return fc.oneof(...schema.oneOf.map((option) => this.valid(option)));
+    // An open value (a stat's value: a string, a number or a boolean, said in words).
+    if (schema.type === undefined && !schema.properties && !schema.additionalProperties)
+      return fc.oneof(this.validString({ ...schema, type: 'string' }), fc.integer(), fc.boolean());
     switch (schema.type) {
       case 'string':
         return this.validString(schema);

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
-import { BodyAlternatives } from '../../common/fields.js';
+import { Alternatives } from '../../common/fields.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { TRANSACTION_TYPES, type TransactionType } from '../inventory-plan.js';
 
@@ -24,10 +24,16 @@ export class ItemQuantityDto {
  * made by an admin, is processed at once; otherwise it waits PENDING for persona two's owner.
  * AWARD (admins) adds persona one's list to its inventory; REMOVAL (admins) takes it away.
  */
-@BodyAlternatives({
+@Alternatives({
   propertyName: 'type',
   mapping: { TRADE: () => TradeTransactionDto, AWARD: () => AwardTransactionDto, REMOVAL: () => RemovalTransactionDto },
+  // The document requires `type` so that generated clients name the shape; older clients that leave it
+  // out still get a TRADE.
+  description:
+    'TRADE, AWARD or REMOVAL: the shape of the body. Required here so that clients name the shape; a body without it is ' +
+    'taken as a TRADE.',
   example: {
+    type: 'TRADE',
     personaOneUid: '2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b',
     personaTwoUid: 'd3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f60',
     personaOneInventoryItems: [{ itemUid: '7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d', quantity: 1 }],
@@ -67,8 +73,8 @@ export class CreateTransactionDto {
 }
 
 // The body's three shapes, for the OpenAPI document (CreateTransactionDto validates them all, with the
-// cross-field rules no schema states: see TransactionsService.checkRequest). @BodyAlternatives() makes
-// the document's CreateTransactionDto a oneOf of them, told apart by `type`.
+// cross-field rules no schema states: see TransactionsService.checkRequest). @Alternatives() makes
+// the document's CreateTransactionDto their base, told apart by `type`, and each of them an allOf of it.
 const ITEM_LIST_EXAMPLE = [{ itemUid: '7b0c9a6e-3f1d-4a2b-9c8d-1e2f3a4b5c6d', quantity: 1 }];
 const PERSONA_ONE_EXAMPLE = '2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b';
 
@@ -77,9 +83,6 @@ const PERSONA_ONE_EXAMPLE = '2f6a1c9e-5b3d-4e7f-8a1b-0c9d8e7f6a5b';
  * lists together must move something, and a list may not name an item twice.
  */
 export class TradeTransactionDto {
-  @ApiProperty({ enum: ['TRADE'], required: false, default: 'TRADE', example: 'TRADE' })
-  type?: 'TRADE';
-
   @ApiProperty({ format: 'uuid', example: PERSONA_ONE_EXAMPLE })
   personaOneUid: string;
 
@@ -93,27 +96,20 @@ export class TradeTransactionDto {
   personaTwoInventoryItems?: ItemQuantityDto[];
 }
 
-/** An admin's award to persona one (AWARD), or removal from it (REMOVAL): one list, no persona two. */
+/**
+ * An admin's award to persona one (AWARD), or removal from it (REMOVAL): one list, no persona two (the
+ * service also takes `personaTwoUid: null` and an empty `personaTwoInventoryItems`, which older clients send).
+ */
 class OnePersonaTransactionDto {
   @ApiProperty({ format: 'uuid', example: PERSONA_ONE_EXAMPLE })
   personaOneUid: string;
 
   @ApiProperty({ type: [ItemQuantityDto], minItems: 1, maxItems: 100, example: ITEM_LIST_EXAMPLE })
   personaOneInventoryItems: ItemQuantityDto[];
-
-  @ApiProperty({ type: 'null', required: false, description: 'No place in an award or a removal.', example: null })
-  personaTwoUid?: null;
-
-  @ApiProperty({ type: [ItemQuantityDto], required: false, maxItems: 0, description: 'Empty, if sent.', example: [] })
-  personaTwoInventoryItems?: ItemQuantityDto[];
 }
 
-export class AwardTransactionDto extends OnePersonaTransactionDto {
-  @ApiProperty({ enum: ['AWARD'], example: 'AWARD' })
-  type: 'AWARD';
-}
+/** Adds persona one's list to its inventory (admins). */
+export class AwardTransactionDto extends OnePersonaTransactionDto {}
 
-export class RemovalTransactionDto extends OnePersonaTransactionDto {
-  @ApiProperty({ enum: ['REMOVAL'], example: 'REMOVAL' })
-  type: 'REMOVAL';
-}
+/** Takes persona one's list away from its inventory (admins); 409 when it holds less. */
+export class RemovalTransactionDto extends OnePersonaTransactionDto {}

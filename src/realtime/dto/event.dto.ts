@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { Alternatives } from '../../common/fields.js';
 import { EVENT_TYPES, EVENTS, type EventData, type EventType } from '../events.js';
 
 // The events of /realtime and GET /notifications, for the OpenAPI document: one schema per type
@@ -54,3 +55,17 @@ const frameName = (type: EventType) =>
 
 /** Every event's schema, in the order of the map: the document's `oneOf` of an event. */
 export const EVENT_SCHEMAS = EVENT_TYPES.map(eventFrame);
+
+/**
+ * Any event, told apart by `type`: generated clients read a frame or an inbox entry as this base and get
+ * the event's own class (unknown types, from a newer service, stay the base).
+ */
+@Alternatives({
+  propertyName: 'type',
+  mapping: Object.fromEntries(EVENT_TYPES.map((type, index) => [type, () => EVENT_SCHEMAS[index]])),
+  description: 'What happened (docs/REALTIME.md lists the types and who receives them).',
+  example: { id: '1024-57', type: 'achievement.unlocked', at: '2026-11-24T12:00:00.123Z' },
+})
+export class RealtimeEvent extends EventFrame {
+  type: string;
+}

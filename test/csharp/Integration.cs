@@ -1,0 +1,238 @@
+// The C# SDK as a game uses it, against a live service (test/csharp-sdk.e2e-spec.ts compiles this with
+// mcs and runs it with mono). GAME_BACKEND_URL is the service behind the test's harness, which also
+// answers /__harness/… (provider tokens, the matchmaker, cut sockets, injected failures). Prints one
+// "ok <check>" line per check, and exits non-zero at the first that fails.
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+using GameBackend;
+using GameBackend.Api;
+using Newtonsoft.Json.Linq;
+
+public static class Integration
+{
+    private static readonly string BaseUrl = Environment.GetEnvironmentVariable("GAME_BACKEND_URL");
+    private static readonly HttpClient Harness = new HttpClient { BaseAddress = new Uri(BaseUrl) };
+    private static int _checks;
+
+    public static int Main()
+    {
+        try
+        {
+            RunAsync().GetAwaiter().GetResult();
+            Console.WriteLine("csharp sdk: " + _checks + " passed, 0 failed");
+            return 0;
+        }
+        catch (Exception error)
+        {
+            Console.WriteLine("FAILED: " + error);
+            return 1;
+        }
+    }
+
+    private static async Task RunAsync()
+    {
+        // Sign-in through both providers, as a game does with the tokens its login gave it.
+        var admin = new Client(BaseUrl);
+        await admin.SignInWithIdp1Async(await HarnessText("provider-token?subject=admin"));
+        var alice = new Client(BaseUrl);
+        await alice.SignInWithIdp1Async(await HarnessText("provider-token?subject=cs-alice"));
+        var bob = new Client(BaseUrl);
+        var bobSession = await bob.SignInWithIdp2Async("idp2.cs-bob");
+        Check(bobSession.UserUid != alice.Session.UserUid && bobSession.ExpiresAt > DateTime.UtcNow.AddMinutes(5), "sign-in with idp1 and idp2");
+
+        // Refresh: on demand, before expiry (a margin wider than the token's life), and once after a 401.
+        var refreshed = 0;
+        alice.Session.Refreshed += _ => refreshed++;
+        // The refresh token is spent and replaced (the access token may come back the same within a second).
+        var first = alice.Session.RefreshToken;
+        await alice.RefreshAsync();
+        Check(alice.Session.RefreshToken != first && refreshed == 1, "refresh on demand");
+        alice.RefreshMargin = TimeSpan.FromDays(1);
+        var aliceMe = (await alice.Api.PersonasFindAllAsync()).Single();
+        alice.RefreshMargin = TimeSpan.FromMinutes(1);
+        Check(refreshed == 2, "refresh before expiry, by itself");
+        await HarnessPost("fail?method=GET&path=/personas&status=401&times=1");
+        var again = (await alice.Api.PersonasFindAllAsync()).Single();
+        Check(again.Uid == aliceMe.Uid && refreshed == 3, "refresh once after a 401, and the request sent again");
+        var bobMe = (await bob.Api.PersonasFindAllAsync()).Single();
+        var adminMe = (await admin.Api.PersonasFindAllAsync()).First();
+
+        // CRUD with If-Match: a name-only update leaves the rest as it was.
+        var created = await admin.Api.ItemsCreateAsync(new CreateItemDto
+        {
+            Name = "Moonsilver dagger",
+            Description = "Cold to the touch.",
+            Cost = 250,
+            Stats = new List<StatDto> { new StatDto { Name = "damage", Value = 12 }, new StatDto { Name = "cursed", Value = false } },
+        });
+        var read = await admin.Api.ItemsFindByIdAsync(created.Uid);
+        var renamed = await admin.Api.ItemsUpdateAsync(read.Uid, new UpdateItemDto { Name = "Moonsilver blade" }, read.IfMatch());
+        Check(renamed.Version == 1 && renamed.Cost == 250 && renamed.Description == "Cold to the touch." &&
+              Convert.ToInt64(renamed.Stats[0].Value) == 12 && false.Equals(renamed.Stats[1].Value), "update with If-Match changes only what it sets");
+        try
+        {
+            await admin.Api.ItemsUpdateAsync(read.Uid, new UpdateItemDto { Name = "Stale" }, read.IfMatch());
+            throw new Exception("a stale If-Match was taken");
+        }
+        catch (ApiException error)
+        {
+            Check(error.IsVersionConflict(), "a stale If-Match is a 409 VERSION_CONFLICT");
+        }
+        var cleared = await admin.SendJsonAsync(HttpMethod.Put, "items/" + read.Uid, new JObject { ["description"] = null }, renamed.IfMatch());
+        Check(cleared["description"].Type == JTokenType.Null && (int)cleared["version"] == 2, "a null that clears a field, as raw JSON");
+        var listed = await admin.Api.ItemsFindAllAsync(name: "like(moonsilver)", sortcost: SortDirection.DESC, limit: 10);
+        Check(listed.Count == 1 && listed[0].Uid == read.Uid, "a filtered, sorted list");
+        var gold = await admin.Api.ItemsCreateAsync(new CreateItemDto { Name = "Gold coin" });
+        var throwaway = await admin.Api.ItemsCreateAsync(new CreateItemDto { Name = "Rusty nail" });
+        await admin.Api.ItemsRemoveAsync(throwaway.Uid);
+        try
+        {
+            await admin.Api.ItemsFindByIdAsync(throwaway.Uid);
+            throw new Exception("a deleted item was found");
+        }
+        catch (ApiException error)
+        {
+            Check(error.StatusCode == 404 && error.Code() == "NOT_FOUND", "create, read, update, delete");
+        }
+
+        // The realtime socket of Alice, from now on.
+        var events = new ConcurrentQueue<RealtimeEvent>();
+        var closes = new ConcurrentQueue<SocketClosed>();
+        var matched = new TaskCompletionSource<TicketUpdatedEvent>();
+        var socket = alice.CreateSocket();
+        socket.Received += events.Enqueue;
+        socket.Closed += closes.Enqueue;
+        socket.TicketUpdated += ticket =>
+        {
+            if (ticket.Data.Status == TicketStatus.MATCH_FOUND) matched.TrySetResult(ticket);
+        };
+        await socket.ConnectAsync();
+        Check(socket.IsConnected && socket.LastEventId != null, "the socket opens");
+
+        // Award and trade: the admin awards; Alice offers a dagger for 40 gold; Bob accepts.
+        var items = new Func<Guid, int, List<ItemQuantityDto>>((item, quantity) => new List<ItemQuantityDto> { new ItemQuantityDto { ItemUid = item, Quantity = quantity } });
+        var award = await admin.Api.InventoriesCreateTransactionAsync(new AwardTransactionDto { PersonaOneUid = aliceMe.Uid, PersonaOneInventoryItems = items(read.Uid, 3) });
+        await admin.Api.InventoriesCreateTransactionAsync(new AwardTransactionDto { PersonaOneUid = bobMe.Uid, PersonaOneInventoryItems = items(gold.Uid, 100) });
+        Check(award.Type == TransactionType.AWARD && award.Status == TransactionStatus.COMPLETED, "an award");
+        var offer = await alice.Api.InventoriesCreateTransactionAsync(new TradeTransactionDto
+        {
+            PersonaOneUid = aliceMe.Uid,
+            PersonaTwoUid = bobMe.Uid,
+            PersonaOneInventoryItems = items(read.Uid, 1),
+            PersonaTwoInventoryItems = items(gold.Uid, 40),
+        }, idempotency_Key: "offer-" + Guid.NewGuid());
+        var accepted = await bob.Api.TransactionsAcceptAsync(offer.Uid);
+        var holdings = (await alice.Api.InventoriesFindAllAsync()).ToDictionary(row => row.ItemUid, row => row.Quantity);
+        Check(offer.Status == TransactionStatus.PENDING && accepted.Status == TransactionStatus.COMPLETED &&
+              holdings[read.Uid] == 2 && holdings[gold.Uid] == 40, "a trade offered, accepted, and the holdings moved");
+        await Eventually(() => events.OfType<TransactionUpdatedEvent>().Any(e => e.Data.Uid == offer.Uid && e.Data.Status == TransactionStatus.COMPLETED), "the trade's event");
+        Check(events.OfType<InventoryUpdatedEvent>().Any(e => e.Data.PersonaUid == aliceMe.Uid), "realtime events received, typed");
+
+        // A two-player match through tickets: both queue, the matchmaker runs, both are placed together.
+        var criteria = new List<CriterionDto> { new CriterionDto { Name = "skill", MinValue = 1000, MaxValue = 1400 } };
+        var aliceTicket = await alice.Api.TicketsCreateAsync(new CreateTicketDto
+        {
+            NumTeams = 2,
+            TeamSize = 1,
+            Criteria = criteria,
+            Statistics = new List<StatisticDto> { new StatisticDto { Name = "skill", Value = 1200 } },
+        });
+        var bobTicket = await bob.Api.TicketsCreateAsync(new CreateTicketDto
+        {
+            NumTeams = 2,
+            TeamSize = 1,
+            Criteria = criteria,
+            Statistics = new List<StatisticDto> { new StatisticDto { Name = "skill", Value = 1250 } },
+        });
+        await HarnessPost("matchmake");
+        var match = await Within(matched.Task, "Alice's MATCH_FOUND");
+        var bobPlaced = await bob.Api.TicketsFindByIdAsync(bobTicket.Uid);
+        var game = await bob.Api.SessionsFindByIdAsync(bobPlaced.SessionUid.Value);
+        Check(match.Data.Uid == aliceTicket.Uid && match.Data.SessionUid == bobPlaced.SessionUid &&
+              game.Users.Contains(alice.Session.UserUid) && game.Users.Contains(bob.Session.UserUid), "a two-player match through tickets");
+        var duo = await admin.Api.TicketsCreateAsync(new CreateTicketDto { NumTeams = 2, TeamSize = 2 });
+        var updated = await admin.Api.TicketsUpdateAsync(duo.Uid, new UpdateTicketDto { Statistics = new List<StatisticDto> { new StatisticDto { Name = "skill", Value = 1210 } } }, duo.IfMatch());
+        await admin.Api.TicketsRemoveAsync(duo.Uid);
+        Check(updated.TeamSize == 2 && updated.Statistics.Count == 1, "an update sends only what it sets (no default resets teamSize)");
+
+        // A dropped socket resumes where it was: the events written while it was down arrive once, in order.
+        var before = events.Count;
+        var closedBefore = closes.Count;
+        await HarnessPost("cut-sockets");
+        await Eventually(() => closes.Count > closedBefore, "the socket to notice the drop");
+        for (var i = 0; i < 5; i++)
+        {
+            await admin.Api.InventoriesCreateTransactionAsync(new AwardTransactionDto { PersonaOneUid = aliceMe.Uid, PersonaOneInventoryItems = items(gold.Uid, 1) });
+        }
+        await Eventually(() => events.OfType<InventoryUpdatedEvent>().Count(e => e.Data.Holdings.Any(h => h.ItemUid == gold.Uid && h.Quantity == 45)) == 1, "the last award's event");
+        var inbox = await alice.Api.RealtimeNotificationsAsync(limit: 1000);
+        var received = events.Select(e => e.Id).ToList();
+        var expected = inbox.Select(e => e.Id).SkipWhile(id => id != received.First()).ToList();
+        Check(closes.Last().WillReconnect && socket.IsConnected, "the dropped socket reconnected by itself");
+        Check(received.SequenceEqual(expected) && received.Distinct().Count() == received.Count && events.Count - before >= 10,
+            "no event lost or repeated across the drop (" + received.Count + " events, the inbox's)");
+        await socket.CloseAsync();
+        Check(!closes.Last().WillReconnect, "closed on request, for good");
+
+        // Retries: a 429 honouring Retry-After; a POST without an Idempotency-Key is not sent twice; with one it is.
+        var retries = new ConcurrentQueue<RetryInfo>();
+        admin.Retrying += retries.Enqueue;
+        await HarnessPost("fail?method=GET&path=/items&status=429&retryAfter=1&times=1");
+        var started = DateTime.UtcNow;
+        var afterRetry = await admin.Api.ItemsFindAllAsync(limit: 1);
+        Check(afterRetry.Count == 1 && retries.Count == 1 && retries.First().Status == 429 && DateTime.UtcNow - started >= TimeSpan.FromSeconds(1),
+            "a 429 retried after its Retry-After");
+        await HarnessPost("fail?method=POST&path=/items&status=503&retryAfter=1&times=1");
+        try
+        {
+            await admin.Api.ItemsCreateAsync(new CreateItemDto { Name = "Once" });
+            throw new Exception("the injected 503 did not reach the caller");
+        }
+        catch (ApiException error)
+        {
+            Check(error.StatusCode == 503 && retries.Count == 1, "a POST without an Idempotency-Key is not retried");
+        }
+        await HarnessPost("fail?method=POST&path=/inventories/transaction&status=503&retryAfter=1&times=1");
+        var keyed = await admin.Api.InventoriesCreateTransactionAsync(new AwardTransactionDto { PersonaOneUid = adminMe.Uid, PersonaOneInventoryItems = items(gold.Uid, 1) }, idempotency_Key: "award-" + Guid.NewGuid());
+        Check(keyed.Status == TransactionStatus.COMPLETED && retries.Count == 2, "a POST with an Idempotency-Key is retried");
+    }
+
+    private static void Check(bool condition, string what)
+    {
+        if (!condition) throw new Exception("check failed: " + what);
+        _checks++;
+        Console.WriteLine("ok " + what);
+    }
+
+    private static async Task Eventually(Func<bool> condition, string what)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(15);
+        while (!condition())
+        {
+            if (DateTime.UtcNow > deadline) throw new Exception("timed out waiting for " + what);
+            await Task.Delay(50);
+        }
+    }
+
+    private static async Task<T> Within<T>(Task<T> task, string what)
+    {
+        if (await Task.WhenAny(task, Task.Delay(TimeSpan.FromSeconds(15))) != task) throw new Exception("timed out waiting for " + what);
+        return await task;
+    }
+
+    private static async Task<string> HarnessText(string path)
+    {
+        return await Harness.GetStringAsync("__harness/" + path);
+    }
+
+    private static async Task HarnessPost(string path)
+    {
+        var response = await Harness.PostAsync("__harness/" + path, null);
+        response.EnsureSuccessStatusCode();
+    }
+}
