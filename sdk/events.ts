@@ -12,4 +12,7 @@ export type RealtimeEvent =
   | Schemas['TransactionPendingEvent']
   | Schemas['TransactionUpdatedEvent']
   | Schemas['InventoryUpdatedEvent']
-  | Schemas['AchievementUnlockedEvent'];
+  | Schemas['AchievementUnlockedEvent']
+  | Schemas['LeaderboardRecord_updatedEvent']
+  | Schemas['LeaderboardRank_lostEvent']
+  | Schemas['LeaderboardPeriod_endedEvent'];
