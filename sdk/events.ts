@@ -13,6 +13,6 @@ export type RealtimeEvent =
   | Schemas['TransactionUpdatedEvent']
   | Schemas['InventoryUpdatedEvent']
   | Schemas['AchievementUnlockedEvent']
-  | Schemas['LeaderboardRecord_updatedEvent']
-  | Schemas['LeaderboardRank_lostEvent']
-  | Schemas['LeaderboardPeriod_endedEvent'];
+  | Schemas['LeaderboardRecordUpdatedEvent']
+  | Schemas['LeaderboardRankLostEvent']
+  | Schemas['LeaderboardPeriodEndedEvent'];

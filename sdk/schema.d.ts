@@ -1308,10 +1308,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List leaderboards and tournaments */
+        /**
+         * List leaderboards and tournaments
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
         get: operations["leaderboardsFindAll"];
         put?: never;
-        /** Create a leaderboard or tournament (admins) */
+        /**
+         * Create a leaderboard or tournament (admins)
+         * @description Creates the record, version 0, and answers it with `ETag` and `Location`. The settings that give stored scores their meaning cannot change afterwards.
+         */
         post: operations["leaderboardsCreate"];
         delete?: never;
         options?: never;
@@ -1326,7 +1332,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count leaderboards */
+        /**
+         * Count leaderboards
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+         */
         get: operations["leaderboardsCount"];
         put?: never;
         post?: never;
@@ -1343,7 +1352,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a leaderboard by id */
+        /**
+         * Find a leaderboard by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
         get: operations["leaderboardsFindById"];
         /**
          * Update a leaderboard (admins)
@@ -1351,7 +1363,10 @@ export interface paths {
          */
         put: operations["leaderboardsUpdate"];
         post?: never;
-        /** Delete a leaderboard with its periods, records and unpaid prizes (admins) */
+        /**
+         * Delete a leaderboard with its periods, records and unpaid prizes (admins)
+         * @description Deletes the record for good. Its periods, records and unpaid prizes go with it.
+         */
         delete: operations["leaderboardsRemove"];
         options?: never;
         head?: never;
@@ -3664,7 +3679,7 @@ export interface components {
          *       "at": "2026-11-24T12:00:00.123Z"
          *     }
          */
-        LeaderboardRecord_updatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+        LeaderboardRecordUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
             data: components["schemas"]["LeaderboardRecordChange"];
         } & {
             /**
@@ -3698,7 +3713,7 @@ export interface components {
          *       "at": "2026-11-24T12:00:00.123Z"
          *     }
          */
-        LeaderboardRank_lostEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+        LeaderboardRankLostEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
             data: components["schemas"]["LeaderboardRankLost"];
         } & {
             /**
@@ -3735,7 +3750,7 @@ export interface components {
          *       "at": "2026-11-24T12:00:00.123Z"
          *     }
          */
-        LeaderboardPeriod_endedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+        LeaderboardPeriodEndedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
             data: components["schemas"]["LeaderboardPeriodEnded"];
         } & {
             /**
@@ -12246,7 +12261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"] | components["schemas"]["LeaderboardRecord_updatedEvent"] | components["schemas"]["LeaderboardRank_lostEvent"] | components["schemas"]["LeaderboardPeriod_endedEvent"])[];
+                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"] | components["schemas"]["LeaderboardRecordUpdatedEvent"] | components["schemas"]["LeaderboardRankLostEvent"] | components["schemas"]["LeaderboardPeriodEndedEvent"])[];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */

@@ -1382,6 +1382,9 @@ namespace GameBackend.Api
         /// <summary>
         /// List leaderboards and tournaments
         /// </summary>
+        /// <remarks>
+        /// Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+        /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
         /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -1415,6 +1418,9 @@ namespace GameBackend.Api
         /// <summary>
         /// Create a leaderboard or tournament (admins)
         /// </summary>
+        /// <remarks>
+        /// Creates the record, version 0, and answers it with `ETag` and `Location`. The settings that give stored scores their meaning cannot change afterwards.
+        /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Leaderboard> LeaderboardsCreateAsync(CreateLeaderboardDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1422,6 +1428,9 @@ namespace GameBackend.Api
         /// <summary>
         /// Count leaderboards
         /// </summary>
+        /// <remarks>
+        /// How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+        /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
         /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -1455,6 +1464,9 @@ namespace GameBackend.Api
         /// <summary>
         /// Find a leaderboard by id
         /// </summary>
+        /// <remarks>
+        /// One record by its uid, with `ETag: "&lt;version&gt;"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+        /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <returns>The leaderboard, with `ETag: "&lt;version&gt;"`.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -1476,6 +1488,9 @@ namespace GameBackend.Api
         /// <summary>
         /// Delete a leaderboard with its periods, records and unpaid prizes (admins)
         /// </summary>
+        /// <remarks>
+        /// Deletes the record for good. Its periods, records and unpaid prizes go with it.
+        /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -16106,6 +16121,9 @@ namespace GameBackend.Api
         /// <summary>
         /// List leaderboards and tournaments
         /// </summary>
+        /// <remarks>
+        /// Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+        /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
         /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -16361,6 +16379,9 @@ namespace GameBackend.Api
         /// <summary>
         /// Create a leaderboard or tournament (admins)
         /// </summary>
+        /// <remarks>
+        /// Creates the record, version 0, and answers it with `ETag` and `Location`. The settings that give stored scores their meaning cannot change afterwards.
+        /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Leaderboard> LeaderboardsCreateAsync(CreateLeaderboardDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -16517,6 +16538,9 @@ namespace GameBackend.Api
         /// <summary>
         /// Count leaderboards
         /// </summary>
+        /// <remarks>
+        /// How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+        /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
         /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -16772,6 +16796,9 @@ namespace GameBackend.Api
         /// <summary>
         /// Find a leaderboard by id
         /// </summary>
+        /// <remarks>
+        /// One record by its uid, with `ETag: "&lt;version&gt;"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+        /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <returns>The leaderboard, with `ETag: "&lt;version&gt;"`.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -17095,6 +17122,9 @@ namespace GameBackend.Api
         /// <summary>
         /// Delete a leaderboard with its periods, records and unpaid prizes (admins)
         /// </summary>
+        /// <remarks>
+        /// Deletes the record for good. Its periods, records and unpaid prizes go with it.
+        /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -22461,7 +22491,7 @@ namespace GameBackend.Api
     }
 
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
-    public partial class LeaderboardRecord_updatedEvent : RealtimeEvent
+    public partial class LeaderboardRecordUpdatedEvent : RealtimeEvent
     {
 
         [Newtonsoft.Json.JsonProperty("data", Required = Newtonsoft.Json.Required.Always)]
@@ -22509,7 +22539,7 @@ namespace GameBackend.Api
     }
 
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
-    public partial class LeaderboardRank_lostEvent : RealtimeEvent
+    public partial class LeaderboardRankLostEvent : RealtimeEvent
     {
 
         [Newtonsoft.Json.JsonProperty("data", Required = Newtonsoft.Json.Required.Always)]
@@ -22575,7 +22605,7 @@ namespace GameBackend.Api
     }
 
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
-    public partial class LeaderboardPeriod_endedEvent : RealtimeEvent
+    public partial class LeaderboardPeriodEndedEvent : RealtimeEvent
     {
 
         [Newtonsoft.Json.JsonProperty("data", Required = Newtonsoft.Json.Required.Always)]
@@ -22616,9 +22646,9 @@ namespace GameBackend.Api
     [JsonInheritanceAttribute("transaction.updated", typeof(TransactionUpdatedEvent))]
     [JsonInheritanceAttribute("inventory.updated", typeof(InventoryUpdatedEvent))]
     [JsonInheritanceAttribute("achievement.unlocked", typeof(AchievementUnlockedEvent))]
-    [JsonInheritanceAttribute("leaderboard.record_updated", typeof(LeaderboardRecord_updatedEvent))]
-    [JsonInheritanceAttribute("leaderboard.rank_lost", typeof(LeaderboardRank_lostEvent))]
-    [JsonInheritanceAttribute("leaderboard.period_ended", typeof(LeaderboardPeriod_endedEvent))]
+    [JsonInheritanceAttribute("leaderboard.record_updated", typeof(LeaderboardRecordUpdatedEvent))]
+    [JsonInheritanceAttribute("leaderboard.rank_lost", typeof(LeaderboardRankLostEvent))]
+    [JsonInheritanceAttribute("leaderboard.period_ended", typeof(LeaderboardPeriodEndedEvent))]
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
     public partial class RealtimeEvent
     {
