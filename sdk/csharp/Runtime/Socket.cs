@@ -69,6 +69,9 @@ namespace GameBackend
         public event Action<TransactionUpdatedEvent> TransactionUpdated;
         public event Action<InventoryUpdatedEvent> InventoryUpdated;
         public event Action<AchievementUnlockedEvent> AchievementUnlocked;
+        public event Action<LeaderboardRecordUpdatedEvent> LeaderboardRecordUpdated;
+        public event Action<LeaderboardRankLostEvent> LeaderboardRankLost;
+        public event Action<LeaderboardPeriodEndedEvent> LeaderboardPeriodEnded;
         /// <summary>A frame that could not be read, or a handler that threw: reported, never fatal.</summary>
         public event Action<Exception> Error;
 
@@ -272,6 +275,9 @@ namespace GameBackend
                 Invoke(TransactionUpdated, frame as TransactionUpdatedEvent);
                 Invoke(InventoryUpdated, frame as InventoryUpdatedEvent);
                 Invoke(AchievementUnlocked, frame as AchievementUnlockedEvent);
+                Invoke(LeaderboardRecordUpdated, frame as LeaderboardRecordUpdatedEvent);
+                Invoke(LeaderboardRankLost, frame as LeaderboardRankLostEvent);
+                Invoke(LeaderboardPeriodEnded, frame as LeaderboardPeriodEndedEvent);
             });
         }
 
