@@ -217,6 +217,15 @@ describe('leaderboards', () => {
       const cursor = first.headers['x-next-cursor'] as string;
       const second = await api.get<any[]>(`/leaderboards/${created.uid}/records?limit=10&cursor=${cursor}`, { token: ranked[0].token });
       expect(second.body.map((record) => record.personaUid)).toEqual(ranked.slice(10, 20).map((player) => player.personaUid));
+      // The last page, full as it is, leads nowhere.
+      const third = await api.get<any[]>(
+        `/leaderboards/${created.uid}/records?limit=10&cursor=${second.headers['x-next-cursor'] as string}`,
+        {
+          token: ranked[0].token,
+        },
+      );
+      expect(third.body.map((record) => record.rank)).toEqual([21, 22, 23, 24, 25, 26, 27, 28, 29, 30]);
+      expect(third.headers['x-next-cursor']).toBeUndefined();
       const around = await api.found<any[]>(
         `/leaderboards/${created.uid}/records/around/${ranked[15].personaUid}?limit=5`,
         ranked[0].token,

@@ -147,7 +147,8 @@ export class LeaderboardRecordsService {
       const rows = await this.records.rankedAfter(period.uid, cursor?.r ?? 0, limit);
       const records = rows.map((row) => this.view(board, row, row.rank, period.rankCount ?? 0));
       const last = rows.at(-1);
-      return { records, nextCursor: rows.length === limit && last ? encodeCursor({ p: period.uid, r: last.rank! }) : undefined };
+      const more = last !== undefined && rows.length === limit && last.rank! < (period.rankCount ?? 0);
+      return { records, nextCursor: more ? encodeCursor({ p: period.uid, r: last.rank! }) : undefined };
     }
     return cursor ? this.laterPage(board, period.uid, cursor, limit) : this.firstPage(board, period.uid, limit);
   }
@@ -268,8 +269,9 @@ export class LeaderboardRecordsService {
     const moment = this.ranks.moment();
     const keys = this.ranks.after(period, undefined, limit);
     const records = await this.pageOf(board, period, keys, 1, this.ranks.size(period), true);
+    // A cursor only where records follow: a full last page leads nowhere.
     const nextCursor =
-      keys.length === limit
+      keys.length === limit && limit < this.ranks.size(period)
         ? encodeCursor({ p: period, r: limit, k: keys.at(-1), s: moment.after, g: moment.awaited, t: Date.now() })
         : undefined;
     return { records, nextCursor };
@@ -307,7 +309,8 @@ export class LeaderboardRecordsService {
       const keys = [...now, ...then].sort().slice(0, limit);
       const rankCount = this.ranks.size(period) + [...delta.values()].reduce((sum, count) => sum + Math.sign(count), 0);
       const records = await this.pageOf(board, period, keys, cursor.r + 1, rankCount, true);
-      const nextCursor = keys.length === limit ? encodeCursor({ ...cursor, r: cursor.r + limit, k: keys.at(-1) }) : undefined;
+      const more = keys.length === limit && cursor.r + limit < rankCount;
+      const nextCursor = more ? encodeCursor({ ...cursor, r: cursor.r + limit, k: keys.at(-1) }) : undefined;
       return { records, nextCursor };
     }
   }
