@@ -3287,6 +3287,7 @@ export interface components {
             version?: number;
             /** @example Weekly high scores */
             name: string;
+            /** @example Highest score of the week; resets on Mondays. */
             description?: string | null;
             /**
              * @description DESC (default): the highest score ranks first; ASC: the lowest (a fastest time).
@@ -3310,36 +3311,64 @@ export interface components {
             /**
              * @description Only admins (game servers) may submit.
              * @default false
+             * @example false
              */
             authoritative?: boolean;
-            /** @description Submitted scores below it are refused. An integer or a string. */
+            /**
+             * @description Submitted scores below it are refused. An integer or a string.
+             * @example 0
+             */
             minScore?: unknown | null;
-            /** @description Submitted scores above it are refused. An integer or a string. */
+            /**
+             * @description Submitted scores above it are refused. An integer or a string.
+             * @example 1000000000
+             */
             maxScore?: unknown | null;
-            /** @description At most 16384 bytes of JSON. */
+            /**
+             * @description At most 16384 bytes of JSON.
+             * @example {
+             *       "season": 3
+             *     }
+             */
             metadata?: {
                 [key: string]: unknown;
             } | null;
             /**
              * Format: date-time
              * @description When the first period begins (default: now).
+             * @example 2027-01-04T00:00:00.000Z
              */
             startAt?: string | null;
             /**
              * Format: date-time
              * @description When the last period closes (after startAt).
+             * @example 2027-04-05T00:00:00.000Z
              */
             endAt?: string | null;
-            /** @description Seconds each period takes scores, from its beginning (at most a year). */
+            /**
+             * @description Seconds each period takes scores, from its beginning (at most a year).
+             * @example 86400
+             */
             duration?: number | null;
+            /** @example 10000 */
             maxSize?: number | null;
+            /** @example 5 */
             maxNumScore?: number | null;
-            /** @default false */
+            /**
+             * @default false
+             * @example true
+             */
             joinRequired?: boolean;
             rewards?: components["schemas"]["RewardTierDto"][];
-            /** @default 10 */
+            /**
+             * @default 10
+             * @example 10
+             */
             rankLostTop?: number;
-            /** @default 10 */
+            /**
+             * @default 10
+             * @example 10
+             */
             keepPeriods?: number;
         };
         /** @description A record read back whole is taken too: its read-only fields (`uid`, `dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
@@ -3352,6 +3381,7 @@ export interface components {
             version?: number;
             /** @example Weekly high scores */
             name?: string;
+            /** @example Highest score of the week; resets on Mondays. */
             description?: string | null;
             /** @description DESC (default): the highest score ranks first; ASC: the lowest (a fastest time). */
             sortOrder?: components["schemas"]["SortOrder"];
@@ -3366,33 +3396,57 @@ export interface components {
              * @example 0 0 * * 1
              */
             resetSchedule?: string | null;
-            /** @description Only admins (game servers) may submit. */
+            /**
+             * @description Only admins (game servers) may submit.
+             * @example false
+             */
             authoritative?: boolean;
-            /** @description Submitted scores below it are refused. An integer or a string. */
+            /**
+             * @description Submitted scores below it are refused. An integer or a string.
+             * @example 0
+             */
             minScore?: unknown | null;
-            /** @description Submitted scores above it are refused. An integer or a string. */
+            /**
+             * @description Submitted scores above it are refused. An integer or a string.
+             * @example 1000000000
+             */
             maxScore?: unknown | null;
-            /** @description At most 16384 bytes of JSON. */
+            /**
+             * @description At most 16384 bytes of JSON.
+             * @example {
+             *       "season": 3
+             *     }
+             */
             metadata?: {
                 [key: string]: unknown;
             } | null;
             /**
              * Format: date-time
              * @description When the first period begins (default: now).
+             * @example 2027-01-04T00:00:00.000Z
              */
             startAt?: string | null;
             /**
              * Format: date-time
              * @description When the last period closes (after startAt).
+             * @example 2027-04-05T00:00:00.000Z
              */
             endAt?: string | null;
-            /** @description Seconds each period takes scores, from its beginning (at most a year). */
+            /**
+             * @description Seconds each period takes scores, from its beginning (at most a year).
+             * @example 86400
+             */
             duration?: number | null;
+            /** @example 10000 */
             maxSize?: number | null;
+            /** @example 5 */
             maxNumScore?: number | null;
+            /** @example true */
             joinRequired?: boolean;
             rewards?: components["schemas"]["RewardTierDto"][];
+            /** @example 10 */
             rankLostTop?: number;
+            /** @example 10 */
             keepPeriods?: number;
         };
         /** @enum {string} */
@@ -3443,13 +3497,19 @@ export interface components {
              * @example 0
              */
             subscore?: unknown;
-            /** @description At most 2048 bytes of JSON. */
+            /**
+             * @description At most 2048 bytes of JSON.
+             * @example {
+             *       "replay": "r-2027-01-05-1842"
+             *     }
+             */
             metadata?: {
                 [key: string]: unknown;
             } | null;
             /**
              * Format: uuid
              * @description One of your personas (an admin: anyone's); default: your first.
+             * @example 3f0c9a2e-5b7d-4e1a-9c62-8d4f1b2a7e90
              */
             personaUid?: string;
         };
@@ -3457,6 +3517,7 @@ export interface components {
             /**
              * Format: uuid
              * @description One of your personas (an admin: anyone's); default: your first.
+             * @example 3f0c9a2e-5b7d-4e1a-9c62-8d4f1b2a7e90
              */
             personaUid?: string;
         };

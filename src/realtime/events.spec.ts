@@ -18,6 +18,9 @@ describe('the map of events', () => {
       'TransactionUpdatedEvent',
       'InventoryUpdatedEvent',
       'AchievementUnlockedEvent',
+      'LeaderboardRecordUpdatedEvent',
+      'LeaderboardRankLostEvent',
+      'LeaderboardPeriodEndedEvent',
     ]);
     expect(EVENT_SCHEMAS).toHaveLength(EVENT_TYPES.length);
   });

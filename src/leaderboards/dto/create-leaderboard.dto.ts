@@ -55,7 +55,7 @@ export class CreateLeaderboardDto extends RecordBodyDto {
   @Length(1, 200)
   name: string;
 
-  @ApiProperty({ type: 'string', nullable: true, required: false })
+  @ApiProperty({ type: 'string', nullable: true, required: false, example: 'Highest score of the week; resets on Mondays.' })
   @IsOptional()
   @IsString()
   @Length(0, 4000)
@@ -93,17 +93,17 @@ export class CreateLeaderboardDto extends RecordBodyDto {
   resetSchedule?: string | null;
 
   /** Only admins (game servers) may submit. */
-  @ApiProperty({ required: false, default: false })
+  @ApiProperty({ required: false, default: false, example: false })
   @IsOmittable()
   @IsBoolean()
   authoritative?: boolean;
 
   @IsOptional()
-  @IsInt64({ description: 'Submitted scores below it are refused.', required: false, nullable: true })
+  @IsInt64({ description: 'Submitted scores below it are refused.', required: false, nullable: true, example: 0 })
   minScore?: number | string | null;
 
   @IsOptional()
-  @IsInt64({ description: 'Submitted scores above it are refused.', required: false, nullable: true })
+  @IsInt64({ description: 'Submitted scores above it are refused.', required: false, nullable: true, example: 1_000_000_000 })
   maxScore?: number | string | null;
 
   @ApiProperty({
@@ -112,46 +112,47 @@ export class CreateLeaderboardDto extends RecordBodyDto {
     selfRequired: false,
     additionalProperties: true,
     description: `At most ${LIMITS.leaderboardMetadataBytes} bytes of JSON.`,
+    example: { season: 3 },
   })
   @IsOptional()
   @IsSmallObject(LIMITS.leaderboardMetadataBytes)
   metadata?: Record<string, unknown> | null;
 
   /** When the first period begins (default: now). */
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, required: false })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, required: false, example: '2027-01-04T00:00:00.000Z' })
   @IsOptional()
   @IsISO8601({ strict: true })
   startAt?: string | null;
 
   /** When the last period closes (after startAt). */
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, required: false })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, required: false, example: '2027-04-05T00:00:00.000Z' })
   @IsOptional()
   @IsISO8601({ strict: true })
   endAt?: string | null;
 
   /** Seconds each period takes scores, from its beginning (at most a year). */
-  @ApiProperty({ type: 'integer', nullable: true, required: false, minimum: 1, maximum: 31_536_000 })
+  @ApiProperty({ type: 'integer', nullable: true, required: false, minimum: 1, maximum: 31_536_000, example: 86_400 })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(31_536_000)
   duration?: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, required: false, minimum: 1, maximum: 10_000_000 })
+  @ApiProperty({ type: 'integer', nullable: true, required: false, minimum: 1, maximum: 10_000_000, example: 10_000 })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(10_000_000)
   maxSize?: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, required: false, minimum: 1, maximum: 1_000_000 })
+  @ApiProperty({ type: 'integer', nullable: true, required: false, minimum: 1, maximum: 1_000_000, example: 5 })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   maxNumScore?: number | null;
 
-  @ApiProperty({ required: false, default: false })
+  @ApiProperty({ required: false, default: false, example: true })
   @IsOmittable()
   @IsBoolean()
   joinRequired?: boolean;
@@ -164,14 +165,14 @@ export class CreateLeaderboardDto extends RecordBodyDto {
   @Type(() => RewardTierDto)
   rewards?: RewardTierDto[];
 
-  @ApiProperty({ type: 'integer', required: false, default: 10, minimum: 0, maximum: 100 })
+  @ApiProperty({ type: 'integer', required: false, default: 10, minimum: 0, maximum: 100, example: 10 })
   @IsOmittable()
   @IsInt()
   @Min(0)
   @Max(100)
   rankLostTop?: number;
 
-  @ApiProperty({ type: 'integer', required: false, default: 10, minimum: 1, maximum: 1000 })
+  @ApiProperty({ type: 'integer', required: false, default: 10, minimum: 1, maximum: 1000, example: 10 })
   @IsOmittable()
   @IsInt()
   @Min(1)

@@ -19,13 +19,14 @@ export class SubmitScoreDto {
     selfRequired: false,
     additionalProperties: true,
     description: `At most ${LIMITS.recordMetadataBytes} bytes of JSON.`,
+    example: { replay: 'r-2027-01-05-1842' },
   })
   @IsOptional()
   @IsSmallObject(LIMITS.recordMetadataBytes)
   metadata?: Record<string, unknown> | null;
 
   /** One of your personas (an admin: anyone's); default: your first. */
-  @ApiProperty({ format: 'uuid', required: false })
+  @ApiProperty({ format: 'uuid', required: false, example: '3f0c9a2e-5b7d-4e1a-9c62-8d4f1b2a7e90' })
   @IsOmittable()
   @IsUUID()
   personaUid?: string;
@@ -33,7 +34,7 @@ export class SubmitScoreDto {
 
 export class JoinLeaderboardDto {
   /** One of your personas (an admin: anyone's); default: your first. */
-  @ApiProperty({ format: 'uuid', required: false })
+  @ApiProperty({ format: 'uuid', required: false, example: '3f0c9a2e-5b7d-4e1a-9c62-8d4f1b2a7e90' })
   @IsOmittable()
   @IsUUID()
   personaUid?: string;
