@@ -32,6 +32,7 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import Fastify, { type FastifyReply } from 'fastify';
 import pg from 'pg';
 // The service's own constant: the same security headers on the wire (bench/run.ts compares every header).
+import { rankKeySql } from '../src/leaderboards/operators.js';
 import { API_HEADERS } from '../src/security/http-security.js';
 // The service's keyed hash of device ids, so that both find the same guests.
 import { DeviceIds } from '../src/auth/device-ids.js';
@@ -451,6 +452,133 @@ app.post<{ Body: { deviceId?: unknown; create?: unknown } }>('/auth/device', asy
     return { token: sign(row.user, row.session!), refreshToken, expiresIn: ACCESS_TTL_SECONDS };
   }
   return fail(reply, 404, 'NO_SUCH_ACCOUNT', 'no account has this device id');
+});
+
+// Leaderboards as a developer without a rank structure writes them: the records in PostgreSQL with the
+// service's rank key and its index, the operator in the upsert, and every rank a count of the keys before.
+const openPeriods = new Map<string, Promise<string | undefined>>();
+const openPeriodOf = (board: string) => {
+  let period = openPeriods.get(board);
+  if (!period) {
+    period = pool
+      .query<{ uid: string }>(
+        `SELECT uid FROM leaderboard_periods WHERE "leaderboardUid" = $1 AND status = 'OPEN' ORDER BY "startsAt" DESC LIMIT 1`,
+        [board],
+      )
+      .then(({ rows }) => rows[0]?.uid);
+    openPeriods.set(board, period);
+  }
+  return period;
+};
+const RECORD_COLUMNS = `r.uid, r."leaderboardUid", r."periodUid", r."personaUid", p.name AS "personaName", r.score::float8 AS score,
+  r.subscore::float8 AS subscore, r."numScore", r."dateModified", r."rankKey"`;
+const RANK_OF = `(SELECT count(*)::int + 1 FROM leaderboard_records c WHERE c."periodUid" = $1 AND c."rankKey" < $2)`;
+const RANK_COUNT = `(SELECT count(*)::int FROM leaderboard_records c WHERE c."periodUid" = $1 AND c."rankKey" IS NOT NULL)`;
+type RankedRow = Record<string, unknown> & { rankKey: string | null };
+const shown = (rows: RankedRow[], firstRank: number, rankCount: number) =>
+  rows.map(({ rankKey: _key, ...row }, index) => ({ ...row, rank: firstRank + index, rankCount }));
+
+app.get<{ Params: { id: string }; Querystring: { limit?: string } }>('/leaderboards/:id/records', async (request, reply) => {
+  const limit = Number(request.query.limit ?? 20);
+  if (!UUID.test(request.params.id) || !Number.isInteger(limit) || limit < 1 || limit > 100)
+    return fail(reply, 400, 'VALIDATION_FAILED', 'bad query');
+  const period = await openPeriodOf(request.params.id);
+  if (!period) return fail(reply, 404, 'NOT_FOUND', 'no such leaderboard');
+  const { rows } = await pool.query<RankedRow & { rankCount: number }>({
+    name: 'lb-top',
+    text: `SELECT ${RECORD_COLUMNS}, ${RANK_COUNT} AS "rankCount" FROM leaderboard_records r JOIN personas p ON p.uid = r."personaUid"
+           WHERE r."periodUid" = $1 AND r."rankKey" IS NOT NULL ORDER BY r."rankKey" LIMIT $2`,
+    values: [period, limit],
+  });
+  return shown(
+    rows.map(({ rankCount: _count, ...row }) => row as RankedRow),
+    1,
+    rows[0]?.rankCount ?? 0,
+  );
+});
+
+async function ranked(period: string, rows: RankedRow[]) {
+  const rankCount = (await pool.query<{ count: number }>({ name: 'lb-count', text: `SELECT ${RANK_COUNT} AS count`, values: [period] }))
+    .rows[0].count;
+  return Promise.all(
+    rows.map(async ({ rankKey, ...row }) => ({
+      ...row,
+      rank:
+        rankKey === null
+          ? null
+          : (await pool.query<{ rank: number }>({ name: 'lb-rank', text: `SELECT ${RANK_OF} AS rank`, values: [period, rankKey] })).rows[0]
+              .rank,
+      rankCount,
+    })),
+  );
+}
+
+app.get<{ Params: { id: string } }>('/leaderboards/:id/records/me', async (request, reply) => {
+  const period = UUID.test(request.params.id) ? await openPeriodOf(request.params.id) : undefined;
+  if (!period) return fail(reply, 404, 'NOT_FOUND', 'no such leaderboard');
+  const { rows } = await pool.query<RankedRow>({
+    name: 'lb-me',
+    text: `SELECT ${RECORD_COLUMNS} FROM leaderboard_records r JOIN personas p ON p.uid = r."personaUid" WHERE r."periodUid" = $1 AND r."userUid" = $2`,
+    values: [period, callers.get(request)!.sub],
+  });
+  return ranked(period, rows);
+});
+
+app.get<{ Params: { id: string; persona: string }; Querystring: { limit?: string } }>(
+  '/leaderboards/:id/records/around/:persona',
+  async (request, reply) => {
+    const limit = Number(request.query.limit ?? 20);
+    const period = UUID.test(request.params.id) && UUID.test(request.params.persona) ? await openPeriodOf(request.params.id) : undefined;
+    if (!period || !Number.isInteger(limit) || limit < 1 || limit > 100) return fail(reply, 404, 'NOT_FOUND', 'no such record');
+    const own = (
+      await pool.query<{ rankKey: string | null }>({
+        name: 'lb-own',
+        text: `SELECT "rankKey" FROM leaderboard_records WHERE "periodUid" = $1 AND "personaUid" = $2`,
+        values: [period, request.params.persona],
+      })
+    ).rows[0];
+    if (!own?.rankKey) return fail(reply, 404, 'NOT_FOUND', 'no ranked record');
+    const before = Math.floor((limit - 1) / 2);
+    const { rows } = await pool.query<RankedRow>({
+      name: 'lb-around',
+      text: `(SELECT * FROM (SELECT ${RECORD_COLUMNS} FROM leaderboard_records r JOIN personas p ON p.uid = r."personaUid"
+               WHERE r."periodUid" = $1 AND r."rankKey" < $2 ORDER BY r."rankKey" DESC LIMIT $3) b ORDER BY "rankKey")
+             UNION ALL
+             (SELECT ${RECORD_COLUMNS} FROM leaderboard_records r JOIN personas p ON p.uid = r."personaUid"
+               WHERE r."periodUid" = $1 AND r."rankKey" >= $2 ORDER BY r."rankKey" LIMIT $4)`,
+      values: [period, own.rankKey, before, limit - before],
+    });
+    const [first] = await ranked(period, rows.slice(0, 1));
+    return shown(rows, first.rank ?? 1, first.rankCount);
+  },
+);
+
+app.post<{ Params: { id: string }; Body: { score?: unknown } }>('/leaderboards/:id/records', async (request, reply) => {
+  const score = request.body?.score;
+  const period = UUID.test(request.params.id) ? await openPeriodOf(request.params.id) : undefined;
+  if (!period) return fail(reply, 404, 'NOT_FOUND', 'no such leaderboard');
+  if (!Number.isSafeInteger(score)) return fail(reply, 400, 'VALIDATION_FAILED', 'score must be an integer');
+  const incrementing = `(SELECT operator FROM leaderboards WHERE uid = $4) = 'INCREMENT'`;
+  const score_ = `CASE WHEN ${incrementing} THEN r.score + EXCLUDED.score ELSE GREATEST(r.score, EXCLUDED.score) END`;
+  const reached = `CASE WHEN ${incrementing} OR EXCLUDED.score > r.score THEN EXCLUDED.reached ELSE r.reached END`;
+  const key = (p: { score: string; reached: string; persona: string }) =>
+    rankKeySql({ ...p, subscore: '0', desc: 'true', subDesc: 'true' });
+  const { rows } = await pool.query<RankedRow>({
+    name: 'lb-submit',
+    text: `WITH persona AS (SELECT uid FROM personas WHERE "userUid" = $2 ORDER BY "dateCreated", uid LIMIT 1),
+           written AS (
+             INSERT INTO leaderboard_records AS r ("leaderboardUid", "periodUid", "personaUid", "userUid", score, subscore, "numScore", reached, "rankKey")
+             SELECT $4, $1, persona.uid, $2, $3, 0, 1, n.reached, ${key({ score: '$3::bigint', reached: 'n.reached', persona: 'persona.uid' })}
+             FROM persona, (SELECT nextval('leaderboard_reached_seq') AS reached) n
+             ON CONFLICT ("periodUid", "personaUid") DO UPDATE SET score = ${score_}, reached = ${reached},
+               "rankKey" = ${key({ score: score_, reached, persona: 'r."personaUid"' })},
+               "numScore" = r."numScore" + 1, version = r.version + 1, "dateModified" = now()
+             RETURNING r.*
+           )
+           SELECT ${RECORD_COLUMNS} FROM written r JOIN personas p ON p.uid = r."personaUid"`,
+    values: [period, callers.get(request)!.sub, score, request.params.id],
+  });
+  return (await ranked(period, rows))[0];
 });
 
 await app.listen({ port: environment.port, host: '127.0.0.1' });

@@ -20,6 +20,9 @@
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
  *   --node-options=--max-semi-space-size=32   Node.js flags of the service process, after those of
  *                                       `npm run start:prod` it always runs with (a later flag wins)
+ *   --only leaderboard-top,leaderboard-around,leaderboard-me,leaderboard-best,leaderboard-increment
+ *   --leaderboard-records 1000000       records of each of the two boards (100,000 with --quick); the
+ *                                       service restarts on them, and its start-up rebuild is timed
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,7 +61,7 @@ import { productionNodeFlags } from '../test/support/production-flags.js';
 import { RedisServer } from '../test/support/redis-server.js';
 import { measureRealtime, type RealtimeReport } from './realtime.js';
 import { countRows, type CurvePoint, growItems, growPersonas, type ScaleReport, scaleChart, scaleTable } from './scale.js';
-import { checkLedger, seed, type SeedData } from './seed.js';
+import { checkLedger, type LeaderboardSeed, seed, seedLeaderboards, type SeedData } from './seed.js';
 import { countStorage, growStorageOwners, seedStorage, SETTINGS_VALUE } from './storage.js';
 import { type LocalProvider, signAccessToken, startLocalProvider } from './tokens.js';
 
@@ -73,6 +76,7 @@ const { values: argv } = parseArgs({
     profile: { type: 'boolean', default: false },
     'skip-info-log': { type: 'boolean', default: false },
     'node-options': { type: 'string' },
+    'leaderboard-records': { type: 'string' },
   },
 });
 
@@ -93,6 +97,8 @@ const options = {
   infoLog: !argv.quick && !argv['skip-info-log'],
   /** NODE_OPTIONS of the service process, to try runtime settings (e.g. --max-semi-space-size=32). */
   nodeOptions: argv['node-options'],
+  /** Made-up players on each leaderboard of the leaderboard scenarios (the seeded players come on top). */
+  leaderboardRecords: positive('leaderboard-records', argv['leaderboard-records'] ?? (argv.quick ? '100000' : '1000000')),
 };
 
 const root = process.cwd();
@@ -188,13 +194,38 @@ async function main(): Promise<void> {
     data.players.map((player) => player.uid),
   );
   const tokens = await mintTokens(data, provider);
+  let leaderboards: (LeaderboardSeed & { start: LeaderboardStart }) | undefined;
+  if (!options.only || options.only.some((id) => id.startsWith('leaderboard'))) {
+    // The rank structures are built at start: a start on empty boards, then one on the seeded ones.
+    await service.server.stop();
+    let started = Date.now();
+    service = await startService(databaseUrl, provider, 'warn');
+    const empty = { startMs: Date.now() - started, rssMb: memoryOf(service.server.pid).rss };
+    await service.server.stop();
+    log(`seeding two leaderboards of ${options.leaderboardRecords} records`);
+    const seeded = await seedLeaderboards(pool, data, options.leaderboardRecords);
+    started = Date.now();
+    service = await startService(databaseUrl, provider, 'warn');
+    const full = { startMs: Date.now() - started, rssMb: memoryOf(service.server.pid).rss };
+    const start: LeaderboardStart = {
+      records: 2 * seeded.records,
+      emptyStartMs: empty.startMs,
+      startMs: full.startMs,
+      rebuildMs: full.startMs - empty.startMs,
+      emptyRssMb: empty.rssMb,
+      rssMb: full.rssMb,
+      bytesPerRecord: Math.round(((full.rssMb - empty.rssMb) * 1024 * 1024) / (2 * seeded.records)),
+    };
+    log(`leaderboards: ${JSON.stringify(start)}`);
+    leaderboards = { ...seeded, start };
+  }
   const baseline = await startBaseline(databaseUrl);
   const load = await LoadGenerator.start(join(root, 'bench', 'load.ts'), root);
   cleanups.push(() => load.stop());
 
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
-  const defined = defineScenarios(data, tokens, pool, settingsVersions);
+  const defined = defineScenarios(data, tokens, pool, settingsVersions, leaderboards);
   const measures = ['realtime', 'matchmaking', 'scale'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
@@ -407,6 +438,7 @@ async function main(): Promise<void> {
             'response, DB CPU ms/req that of PostgreSQL (all its processes).',
         ],
         scenarios: reports,
+        leaderboardStart: leaderboards?.start,
         realtime,
         realtimeOverRedis,
         matchmaking,
@@ -565,7 +597,24 @@ function giftRequest(pair: SeedData['giftPairs'][number], token: string, goldCoi
   };
 }
 
-function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool, settingsVersions: Map<string, string>): Scenario[] {
+/** The service's start on the seeded leaderboards against one on empty ones. */
+interface LeaderboardStart {
+  records: number;
+  emptyStartMs: number;
+  startMs: number;
+  rebuildMs: number;
+  emptyRssMb: number;
+  rssMb: number;
+  bytesPerRecord: number;
+}
+
+function defineScenarios(
+  data: SeedData,
+  tokens: Tokens,
+  pool: pg.Pool,
+  settingsVersions: Map<string, string>,
+  leaderboards?: LeaderboardSeed,
+): Scenario[] {
   const [traderA, traderB] = data.traders.map((trader) => trader.personaUids[0]);
   const [silver, copper] = data.tradeGoods;
   const skillPersona = data.skillOwner.personaUids[0];
@@ -798,6 +847,52 @@ function defineScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool, settings
     },
     ...storageScenarios(data, tokens, pool, settingsVersions),
   ];
+  if (leaderboards) {
+    const board = `/leaderboards/${leaderboards.best}`;
+    const scores = (path: string, score: (index: number) => number): Request[] =>
+      Array.from({ length: 1000 }, (_, index) => ({
+        method: 'POST',
+        path,
+        headers: json(tokens.players[index % tokens.players.length]),
+        body: JSON.stringify({ score: score(index) }),
+      }));
+    scenarios.push(
+      {
+        id: 'leaderboard-top',
+        title: `Leaderboard top 100, ${leaderboards.records} records`,
+        withBaseline: true,
+        requests: tokens.players.map((token) => ({ method: 'GET', path: `${board}/records?limit=100`, headers: authorization(token) })),
+      },
+      {
+        id: 'leaderboard-around',
+        title: 'Leaderboard around a random persona (20)',
+        withBaseline: true,
+        requests: leaderboards.sample.map((persona, index) => ({
+          method: 'GET',
+          path: `${board}/records/around/${persona}?limit=20`,
+          headers: authorization(tokens.players[index % tokens.players.length]),
+        })),
+      },
+      {
+        id: 'leaderboard-me',
+        title: 'Leaderboard records/me',
+        withBaseline: true,
+        requests: tokens.players.map((token) => ({ method: 'GET', path: `${board}/records/me`, headers: authorization(token) })),
+      },
+      {
+        id: 'leaderboard-best',
+        title: 'Leaderboard scores, BEST',
+        withBaseline: true,
+        requests: scores(`${board}/records`, () => Math.floor(Math.random() * 1e9)),
+      },
+      {
+        id: 'leaderboard-increment',
+        title: 'Leaderboard scores, INCREMENT',
+        withBaseline: true,
+        requests: scores(`/leaderboards/${leaderboards.increment}/records`, () => 1 + Math.floor(Math.random() * 100)),
+      },
+    );
+  }
   if (options.infoLog) {
     scenarios.push({
       id: 'items-by-id-info',

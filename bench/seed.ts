@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { rankKeySql } from '../src/leaderboards/operators.js';
 
 export const LARGE_STOCK = 1_000_000;
 
@@ -348,4 +349,66 @@ export async function checkLedger(
     await database.query<{ count: number }>('SELECT count(*)::int AS count FROM inventory_items WHERE quantity < 0')
   ).rows;
   return { itemMismatches, holdingMismatches, negativeQuantities };
+}
+
+/** The boards of the leaderboard scenarios: one BEST and one INCREMENT, each with the same ranked personas. */
+export interface LeaderboardSeed {
+  best: string;
+  increment: string;
+  /** Records on each board: the crowd's and the seeded players'. */
+  records: number;
+  /** 1,000 personas ranked on both boards, picked at random. */
+  sample: string[];
+}
+
+/**
+ * Two boards of `crowd` made-up players' records plus one record of each seeded player (whose tokens
+ * the scenarios hold), with random scores and rank keys computed by the service's own SQL. Written in
+ * SQL, so nothing goes through the rank-change log: the service must start after it (and rebuilds).
+ */
+export async function seedLeaderboards(database: pg.Pool, data: SeedData, crowd: number): Promise<LeaderboardSeed> {
+  await database.query(`
+    INSERT INTO users (uid, provider, subject, name)
+    SELECT gen_random_uuid(), 'idp1', 'crowd-' || n, 'crowd-' || n FROM generate_series(1, ${crowd}) n`);
+  await database.query(`
+    INSERT INTO personas (uid, "userUid", name) SELECT gen_random_uuid(), uid, name FROM users WHERE subject LIKE 'crowd-%'`);
+  const boards: string[] = [];
+  for (const operator of ['BEST', 'INCREMENT']) {
+    const { rows } = await database.query<{ board: string; period: string }>(
+      `WITH board AS (
+         INSERT INTO leaderboards (name, "sortOrder", operator, "subscoreSortOrder", "subscoreOperator", "ownerUid")
+         VALUES ($1, 'DESC', $2, 'DESC', $2, $3) RETURNING uid, "dateCreated"
+       )
+       INSERT INTO leaderboard_periods ("leaderboardUid", "startsAt") SELECT uid, "dateCreated" FROM board
+       RETURNING "leaderboardUid" AS board, uid AS period`,
+      [`Bench ${operator}`, operator, data.admin.uid],
+    );
+    const [{ board, period }] = rows;
+    const key = rankKeySql({ score: 's.score', subscore: '0', reached: 's.reached', persona: 's.persona', desc: 'true', subDesc: 'true' });
+    await database.query(
+      `INSERT INTO leaderboard_records ("leaderboardUid", "periodUid", "personaUid", "userUid", score, subscore, "numScore", reached, "rankKey")
+       SELECT $1, $2, s.persona, s.owner, s.score, 0, 1, s.reached, ${key}
+       FROM (SELECT p.uid AS persona, p."userUid" AS owner, (random() * 1e9)::bigint AS score, nextval('leaderboard_reached_seq') AS reached
+             FROM personas p JOIN users u ON u.uid = p."userUid" WHERE u.subject LIKE 'crowd-%' OR u.uid = ANY($3::uuid[])) s
+       ON CONFLICT ("periodUid", "personaUid") DO NOTHING`,
+      [board, period, data.players.map((player) => player.uid)],
+    );
+    await database.query(
+      `UPDATE leaderboard_periods SET size = (SELECT count(*) FROM leaderboard_records WHERE "periodUid" = $1) WHERE uid = $1`,
+      [period],
+    );
+    boards.push(board);
+  }
+  // The visibility map too: the baseline's rank is a count that can then be answered from the index alone.
+  await database.query('VACUUM ANALYZE leaderboard_records');
+  await database.query('ANALYZE');
+  const { rows } = await database.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM leaderboard_records WHERE "leaderboardUid" = $1`,
+    [boards[0]],
+  );
+  const sample = await database.query<{ uid: string }>(
+    `SELECT "personaUid" AS uid FROM leaderboard_records TABLESAMPLE SYSTEM (1) WHERE "leaderboardUid" = $1 LIMIT 1000`,
+    [boards[0]],
+  );
+  return { best: boards[0], increment: boards[1], records: rows[0].count, sample: sample.rows.map((row) => row.uid) };
 }

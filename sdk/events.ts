@@ -13,4 +13,7 @@ export type RealtimeEvent =
   | Schemas['TransactionUpdatedEvent']
   | Schemas['InventoryUpdatedEvent']
   | Schemas['AchievementUnlockedEvent']
-  | Schemas['StorageUpdatedEvent'];
+  | Schemas['StorageUpdatedEvent']
+  | Schemas['LeaderboardRecordUpdatedEvent']
+  | Schemas['LeaderboardRankLostEvent']
+  | Schemas['LeaderboardPeriodEndedEvent'];

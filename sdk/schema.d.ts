@@ -1545,6 +1545,222 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/leaderboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List leaderboards and tournaments
+         * @description Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
+         */
+        get: operations["leaderboardsFindAll"];
+        put?: never;
+        /**
+         * Create a leaderboard or tournament (admins)
+         * @description Creates the record, version 0, and answers it with `ETag` and `Location`. The settings that give stored scores their meaning cannot change afterwards.
+         */
+        post: operations["leaderboardsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count leaderboards
+         * @description How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
+         */
+        get: operations["leaderboardsCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a leaderboard by id
+         * @description One record by its uid, with `ETag: "<version>"` to send back as If-Match. A record the caller may not see is a 404, as an unknown one.
+         */
+        get: operations["leaderboardsFindById"];
+        /**
+         * Update a leaderboard (admins)
+         * @description Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).
+         */
+        put: operations["leaderboardsUpdate"];
+        post?: never;
+        /**
+         * Delete a leaderboard with its periods, records and unpaid prizes (admins)
+         * @description Deletes the record for good. Its periods, records and unpaid prizes go with it.
+         */
+        delete: operations["leaderboardsRemove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/{id}/periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a leaderboard's periods
+         * @description The periods that exist: made by their first score or join. Closed ones are kept up to the board's keepPeriods.
+         */
+        get: operations["leaderboardsPeriodsOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/{id}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read records in rank order, or a friends list
+         * @description A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.
+         */
+        get: operations["leaderboardsPage"];
+        put?: never;
+        /**
+         * Submit a score
+         * @description Applies the board's operators to the persona's record in the period open now and answers it with its rank. Scores are 64-bit integers, negative too: JSON numbers up to 2^53 - 1, strings of digits beyond.
+         */
+        post: operations["leaderboardsSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join the period open now
+         * @description Needed before scoring on a board with joinRequired; idempotent (a member gets its record back).
+         */
+        post: operations["leaderboardsJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/{id}/records/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read your personas' records
+         * @description In rank order; personas without a record in the period are left out.
+         */
+        get: operations["leaderboardsMine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/{id}/records/around/{personaUid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the records around a persona
+         * @description Up to `limit` records in rank order, the persona's among them (centered where it can be).
+         */
+        get: operations["leaderboardsAround"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/{id}/records/{personaUid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a persona's record in a period (admins)
+         * @description It leaves the ranks at once; the player's audit records who deleted what.
+         */
+        delete: operations["leaderboardsRemoveRecord"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/personas/{personaUid}/leaderboard-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete every leaderboard record of a persona (admins)
+         * @description All boards, all periods; the player's audit records it.
+         */
+        delete: operations["personaLeaderboardRecordsRemoveAll"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/realtime/tickets": {
         parameters: {
             query?: never;
@@ -1609,7 +1825,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -1881,7 +2097,7 @@ export interface components {
             until?: string;
         };
         /** @enum {string} */
-        AuditEvent: "sign-in" | "refresh" | "replay-detected" | "logout" | "logout-all" | "session-revoked" | "ban" | "unban" | "identity-linked" | "identity-unlinked";
+        AuditEvent: "sign-in" | "refresh" | "replay-detected" | "logout" | "logout-all" | "session-revoked" | "ban" | "unban" | "identity-linked" | "identity-unlinked" | "leaderboard-records-deleted";
         AuditEntryDto: {
             /**
              * @description Grows with time: page back with ?before=<id>.
@@ -3461,6 +3677,378 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        LeaderboardRecordView: {
+            /** Format: uuid */
+            uid: string;
+            /** Format: uuid */
+            leaderboardUid: string;
+            /** Format: uuid */
+            periodUid: string;
+            /** Format: uuid */
+            personaUid: string;
+            /** @example Aria */
+            personaName: string;
+            /** @description 1 for the first; null while the persona has joined but not scored. Equal scores rank by who reached them first. */
+            rank: number | null;
+            /** @description How many records are ranked in the period (on a page: at the page's moment). */
+            rankCount: number;
+            /** @description An integer or a string. */
+            score: unknown | null;
+            /** @description An integer or a string. */
+            subscore: unknown | null;
+            /** @description Submissions made in the period. */
+            numScore: number;
+            /** @description The board's limit of submissions per period (null: none). */
+            maxNumScore: number | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (a submission).
+             */
+            dateModified: string;
+            version: number;
+        };
+        /**
+         * @description DESC: the highest score ranks first; ASC: the lowest (a fastest time).
+         * @enum {string}
+         */
+        SortOrder: "DESC" | "ASC";
+        /**
+         * @description How a submission changes a record: BEST keeps the better, SET replaces, INCREMENT adds, DECREMENT subtracts.
+         * @enum {string}
+         */
+        ScoreOperator: "BEST" | "SET" | "INCREMENT" | "DECREMENT";
+        RewardTier: {
+            /** @example 1 */
+            rankFrom: number;
+            /** @example 3 */
+            rankTo: number;
+            /** @description Awarded to each persona in the range, through the economy (an AWARD). */
+            items: components["schemas"]["ItemQuantityEntry"][];
+        };
+        Leaderboard: {
+            /** @example Weekly high scores */
+            name: string;
+            description: string | null;
+            /** @description DESC: the highest score ranks first; ASC: the lowest (a fastest time). */
+            sortOrder: components["schemas"]["SortOrder"];
+            /** @description How a submission changes a record: BEST keeps the better, SET replaces, INCREMENT adds, DECREMENT subtracts. */
+            operator: components["schemas"]["ScoreOperator"];
+            subscoreSortOrder: components["schemas"]["SortOrder"];
+            subscoreOperator: components["schemas"]["ScoreOperator"];
+            /**
+             * @description A cron schedule in UTC (five fields, or six with seconds first): each time begins a new period.
+             * @example 0 0 * * 1
+             */
+            resetSchedule: string | null;
+            /** @description Only admins (game servers) submit scores. */
+            authoritative: boolean;
+            /** @description Submitted scores below it are refused (400). An integer or a string. */
+            minScore: unknown | null;
+            /** @description Submitted scores above it are refused (400). An integer or a string. */
+            maxScore: unknown | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the first period begins (default: when the board was created).
+             */
+            startAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the last period closes; nothing begins from then on.
+             */
+            endAt: string | null;
+            /** @description Seconds each period takes scores after it begins. */
+            duration: number | null;
+            /** @description Personas one period takes at most (joined or scored); then 409 LEADERBOARD_FULL. */
+            maxSize: number | null;
+            /** @description Submissions one persona may make in one period; then 409 NO_ATTEMPTS_LEFT. */
+            maxNumScore: number | null;
+            /** @description A persona must join a period (POST /leaderboards/{id}/join) before it submits. */
+            joinRequired: boolean;
+            rewards: components["schemas"]["RewardTier"][];
+            /** @description A player pushed out of this many first places is told (`leaderboard.rank_lost`); 0: nobody is. */
+            rankLostTop: number;
+            /** @description Closed periods kept readable; older ones are removed with their records. */
+            keepPeriods: number;
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
+        };
+        RewardTierDto: {
+            /** @example 1 */
+            rankFrom: number;
+            /**
+             * @description The last rank of the tier (inclusive), at least rankFrom. Tiers may not overlap.
+             * @example 3
+             */
+            rankTo: number;
+            items: components["schemas"]["ItemQuantityDto"][];
+        };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        CreateLeaderboardDto: {
+            /**
+             * @description The version this write is based on. When it is given and the record has moved on, nothing is
+             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
+             * @example 0
+             */
+            version?: number;
+            /** @example Weekly high scores */
+            name: string;
+            /** @example Highest score of the week; resets on Mondays. */
+            description?: string | null;
+            /**
+             * @description DESC (default): the highest score ranks first; ASC: the lowest (a fastest time).
+             * @default DESC
+             */
+            sortOrder?: components["schemas"]["SortOrder"];
+            /**
+             * @description BEST (default) keeps the better score, SET replaces it, INCREMENT adds to it, DECREMENT subtracts from it.
+             * @default BEST
+             */
+            operator?: components["schemas"]["ScoreOperator"];
+            /** @description How subscores sort (among equal scores); default: as scores. */
+            subscoreSortOrder?: components["schemas"]["SortOrder"];
+            /** @description How a submission changes the subscore; default: the score's operator. Both BEST: the better pair is kept whole. */
+            subscoreOperator?: components["schemas"]["ScoreOperator"];
+            /**
+             * @description A cron schedule in UTC (5 fields, or 6 with seconds first): each time begins a new period.
+             * @example 0 0 * * 1
+             */
+            resetSchedule?: string | null;
+            /**
+             * @description Only admins (game servers) may submit.
+             * @default false
+             * @example false
+             */
+            authoritative?: boolean;
+            /**
+             * @description Submitted scores below it are refused. An integer or a string.
+             * @example 0
+             */
+            minScore?: unknown | null;
+            /**
+             * @description Submitted scores above it are refused. An integer or a string.
+             * @example 1000000000
+             */
+            maxScore?: unknown | null;
+            /**
+             * @description At most 16384 bytes of JSON.
+             * @example {
+             *       "season": 3
+             *     }
+             */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the first period begins (default: now).
+             * @example 2027-01-04T00:00:00.000Z
+             */
+            startAt?: string | null;
+            /**
+             * Format: date-time
+             * @description When the last period closes (after startAt).
+             * @example 2027-04-05T00:00:00.000Z
+             */
+            endAt?: string | null;
+            /**
+             * @description Seconds each period takes scores, from its beginning (at most a year).
+             * @example 86400
+             */
+            duration?: number | null;
+            /** @example 10000 */
+            maxSize?: number | null;
+            /** @example 5 */
+            maxNumScore?: number | null;
+            /**
+             * @default false
+             * @example true
+             */
+            joinRequired?: boolean;
+            rewards?: components["schemas"]["RewardTierDto"][];
+            /**
+             * @default 10
+             * @example 10
+             */
+            rankLostTop?: number;
+            /**
+             * @default 10
+             * @example 10
+             */
+            keepPeriods?: number;
+        };
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        UpdateLeaderboardDto: {
+            /**
+             * @description The version this write is based on. When it is given and the record has moved on, nothing is
+             *     written and the answer is 409 VERSION_CONFLICT. The `If-Match: "<version>"` header does the same.
+             * @example 0
+             */
+            version?: number;
+            /** @example Weekly high scores */
+            name?: string;
+            /** @example Highest score of the week; resets on Mondays. */
+            description?: string | null;
+            /** @description DESC (default): the highest score ranks first; ASC: the lowest (a fastest time). */
+            sortOrder?: components["schemas"]["SortOrder"];
+            /** @description BEST (default) keeps the better score, SET replaces it, INCREMENT adds to it, DECREMENT subtracts from it. */
+            operator?: components["schemas"]["ScoreOperator"];
+            /** @description How subscores sort (among equal scores); default: as scores. */
+            subscoreSortOrder?: components["schemas"]["SortOrder"];
+            /** @description How a submission changes the subscore; default: the score's operator. Both BEST: the better pair is kept whole. */
+            subscoreOperator?: components["schemas"]["ScoreOperator"];
+            /**
+             * @description A cron schedule in UTC (5 fields, or 6 with seconds first): each time begins a new period.
+             * @example 0 0 * * 1
+             */
+            resetSchedule?: string | null;
+            /**
+             * @description Only admins (game servers) may submit.
+             * @example false
+             */
+            authoritative?: boolean;
+            /**
+             * @description Submitted scores below it are refused. An integer or a string.
+             * @example 0
+             */
+            minScore?: unknown | null;
+            /**
+             * @description Submitted scores above it are refused. An integer or a string.
+             * @example 1000000000
+             */
+            maxScore?: unknown | null;
+            /**
+             * @description At most 16384 bytes of JSON.
+             * @example {
+             *       "season": 3
+             *     }
+             */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the first period begins (default: now).
+             * @example 2027-01-04T00:00:00.000Z
+             */
+            startAt?: string | null;
+            /**
+             * Format: date-time
+             * @description When the last period closes (after startAt).
+             * @example 2027-04-05T00:00:00.000Z
+             */
+            endAt?: string | null;
+            /**
+             * @description Seconds each period takes scores, from its beginning (at most a year).
+             * @example 86400
+             */
+            duration?: number | null;
+            /** @example 10000 */
+            maxSize?: number | null;
+            /** @example 5 */
+            maxNumScore?: number | null;
+            /** @example true */
+            joinRequired?: boolean;
+            rewards?: components["schemas"]["RewardTierDto"][];
+            /** @example 10 */
+            rankLostTop?: number;
+            /** @example 10 */
+            keepPeriods?: number;
+        };
+        /** @enum {string} */
+        PeriodStatus: "OPEN" | "CLOSED";
+        LeaderboardPeriod: {
+            /** Format: uuid */
+            leaderboardUid: string;
+            /** Format: date-time */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description When it closes (null: never).
+             */
+            endsAt: string | null;
+            status: components["schemas"]["PeriodStatus"];
+            /** @description Personas that joined or scored (counted where the board has a maxSize). */
+            size: number;
+            /** @description Once CLOSED: how many records were ranked. */
+            rankCount: number | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
+        };
+        SubmitScoreDto: {
+            /**
+             * @description A 64-bit integer, negative too: a JSON number up to 2^53 - 1, a string of digits beyond. An integer or a string.
+             * @example 1200
+             */
+            score: unknown;
+            /**
+             * @description Default 0. Ranks equal scores (its own sort order and operator). An integer or a string.
+             * @example 0
+             */
+            subscore?: unknown;
+            /**
+             * @description At most 2048 bytes of JSON.
+             * @example {
+             *       "replay": "r-2027-01-05-1842"
+             *     }
+             */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: uuid
+             * @description One of your personas (an admin: anyone's); default: your first.
+             * @example 3f0c9a2e-5b7d-4e1a-9c62-8d4f1b2a7e90
+             */
+            personaUid?: string;
+        };
+        JoinLeaderboardDto: {
+            /**
+             * Format: uuid
+             * @description One of your personas (an admin: anyone's); default: your first.
+             * @example 3f0c9a2e-5b7d-4e1a-9c62-8d4f1b2a7e90
+             */
+            personaUid?: string;
+        };
         TicketChange: {
             /** Format: uuid */
             uid: string;
@@ -3684,6 +4272,109 @@ export interface components {
              */
             type: "storage.updated";
         };
+        LeaderboardRecordChange: {
+            /** Format: uuid */
+            leaderboardUid: string;
+            /** Format: uuid */
+            periodUid: string;
+            /** Format: uuid */
+            personaUid: string;
+            /** @description An integer or a string. */
+            score: unknown;
+            /** @description An integer or a string. */
+            subscore: unknown;
+            numScore: number;
+            /** @description The rank at the write, as the instance that took it saw the board (null: hidden, the user is banned). */
+            rank: number | null;
+            rankCount: number;
+        };
+        /**
+         * @example {
+         *       "type": "leaderboard.record_updated",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        LeaderboardRecordUpdatedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["LeaderboardRecordChange"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "leaderboard.record_updated";
+        };
+        LeaderboardRankLost: {
+            /** Format: uuid */
+            leaderboardUid: string;
+            /** Format: uuid */
+            periodUid: string;
+            /**
+             * Format: uuid
+             * @description Your persona.
+             */
+            personaUid: string;
+            /** @description Its rank now (rankLostTop + 1). */
+            rank: number;
+            /**
+             * Format: uuid
+             * @description Whose score passed it.
+             */
+            byPersonaUid: string;
+        };
+        /**
+         * @example {
+         *       "type": "leaderboard.rank_lost",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        LeaderboardRankLostEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["LeaderboardRankLost"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "leaderboard.rank_lost";
+        };
+        LeaderboardPeriodEnded: {
+            /** Format: uuid */
+            leaderboardUid: string;
+            /** Format: uuid */
+            periodUid: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string | null;
+            /** Format: uuid */
+            personaUid: string;
+            /** @description Final rank (null: joined without a score). */
+            rank: number | null;
+            /** @description An integer or a string. */
+            score: unknown | null;
+            /** @description An integer or a string. */
+            subscore: unknown | null;
+            rankCount: number;
+            /** @description The prize awarded for the rank (an AWARD transaction follows, with `inventory.updated`), or null. */
+            rewards: components["schemas"]["ItemQuantityEntry"][] | null;
+        };
+        /**
+         * @example {
+         *       "type": "leaderboard.period_ended",
+         *       "id": "1024-57",
+         *       "at": "2026-11-24T12:00:00.123Z"
+         *     }
+         */
+        LeaderboardPeriodEndedEvent: Omit<components["schemas"]["RealtimeEvent"], "type"> & {
+            data: components["schemas"]["LeaderboardPeriodEnded"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "leaderboard.period_ended";
+        };
         RealtimeTicketDto: {
             /**
              * @description Open the socket with `/realtime?ticket=<ticket>` within 30 s; it works once.
@@ -3708,7 +4399,7 @@ export interface components {
              * @description What happened (docs/REALTIME.md lists the types and who receives them).
              * @enum {string}
              */
-            type: "ticket.updated" | "session.updated" | "session.deleted" | "session.invited" | "transaction.pending" | "transaction.updated" | "inventory.updated" | "achievement.unlocked" | "storage.updated";
+            type: "ticket.updated" | "session.updated" | "session.deleted" | "session.invited" | "transaction.pending" | "transaction.updated" | "inventory.updated" | "achievement.unlocked" | "storage.updated" | "leaderboard.record_updated" | "leaderboard.rank_lost" | "leaderboard.period_ended";
             /**
              * @description The event's place in your inbox: resume after it with ?after=<id>. Opaque; it grows.
              * @example 1024-57
@@ -3869,6 +4560,7 @@ export interface components {
         Limit2: number;
         /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
         IfMatch: string;
+        Limit3: number;
     };
     requestBodies: never;
     headers: {
@@ -11883,6 +12575,1293 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    leaderboardsFindAll: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on sortOrder, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sortOrder]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on operator, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[operator]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on resetSchedule, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[resetSchedule]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[authoritative]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[startAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[endAt]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                description?: string;
+                /** @description Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                sortOrder?: string;
+                /** @description Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                operator?: string;
+                /** @description Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                resetSchedule?: string;
+                /** @description Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                authoritative?: string;
+                /** @description Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                startAt?: string;
+                /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                endAt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLeaderboardDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsCount: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[name]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[description]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on sortOrder, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[sortOrder]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on operator, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[operator]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on resetSchedule, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[resetSchedule]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[authoritative]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[startAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[endAt]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                version?: string;
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                name?: string;
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                description?: string;
+                /** @description Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                sortOrder?: string;
+                /** @description Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                operator?: string;
+                /** @description Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                resetSchedule?: string;
+                /** @description Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                authoritative?: string;
+                /** @description Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                startAt?: string;
+                /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                endAt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsFindById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leaderboard, with `ETag: "<version>"`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateLeaderboardDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT: the stated version is not the current one. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsPeriodsOf: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, leaderboardUid, startsAt, endsAt, status. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on leaderboardUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[leaderboardUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on startsAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[startsAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on endsAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[endsAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[status]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                version?: string;
+                /** @description Filters on leaderboardUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                leaderboardUid?: string;
+                /** @description Filters on startsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                startsAt?: string;
+                /** @description Filters on endsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                endsAt?: string;
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                status?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardPeriod"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsPage: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated persona uids (at most 100): their records, in rank order. */
+                personaUids?: string;
+                /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
+                period?: string;
+                cursor?: string;
+                limit?: components["parameters"]["Limit3"];
+            };
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description When more records follow: send it back as `cursor` for the next page, which shows the ranks of the first page's moment. */
+                    "X-Next-Cursor"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardRecordView"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitScoreDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardRecordView"];
+                };
+            };
+            /** @description VALIDATION_FAILED: a score that is not a 64-bit integer, outside the board's bounds, or whose result would leave 64 bits. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: an authoritative board (admins only), or a persona that is not yours. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "NOT_ACTIVE",
+                     *       "message": "NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsJoin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["JoinLeaderboardDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardRecordView"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: a persona that is not yours. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description LEADERBOARD_FULL, or NOT_ACTIVE. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "LEADERBOARD_FULL",
+                     *       "message": "LEADERBOARD_FULL, or NOT_ACTIVE.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsMine: {
+        parameters: {
+            query?: {
+                /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
+                period?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardRecordView"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsAround: {
+        parameters: {
+            query?: {
+                /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
+                period?: string;
+                limit?: components["parameters"]["Limit3"];
+            };
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+                personaUid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardRecordView"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such leaderboard, or the persona has no ranked record in the period. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsRemoveRecord: {
+        parameters: {
+            query?: {
+                /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
+                period?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+                personaUid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    personaLeaderboardRecordsRemoveAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                personaUid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (also when there was none). */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     realtimeIssueTicket: {
         parameters: {
             query?: never;
@@ -11946,7 +13925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"] | components["schemas"]["StorageUpdatedEvent"])[];
+                    "application/json": (components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["SessionUpdatedEvent"] | components["schemas"]["SessionDeletedEvent"] | components["schemas"]["SessionInvitedEvent"] | components["schemas"]["TransactionPendingEvent"] | components["schemas"]["TransactionUpdatedEvent"] | components["schemas"]["InventoryUpdatedEvent"] | components["schemas"]["AchievementUnlockedEvent"] | components["schemas"]["StorageUpdatedEvent"] | components["schemas"]["LeaderboardRecordUpdatedEvent"] | components["schemas"]["LeaderboardRankLostEvent"] | components["schemas"]["LeaderboardPeriodEndedEvent"])[];
                 };
             };
             /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */

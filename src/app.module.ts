@@ -16,6 +16,7 @@ import { RedisModule } from './redis/redis.connection.js';
 import { EconomyModule } from './economy/economy.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ItemsModule } from './items/items.module.js';
+import { LeaderboardsModule } from './leaderboards/leaderboards.module.js';
 import { nestLoggerOptions, ROOT_LOGGER, RootLoggerModule } from './logging.js';
 import { MatchmakerModule } from './matchmaker/matchmaker.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -61,6 +62,7 @@ export class AppModule {
         StorageModule,
         AssetsModule,
         AchievementsModule,
+        LeaderboardsModule,
         RealtimeModule,
       ],
       // The global guards, in the order they run. The rate limiter comes first, so that floods of bad

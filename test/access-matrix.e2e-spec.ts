@@ -89,6 +89,8 @@ interface World {
   idp1Token(role: Role): Promise<string>;
   /** A user made for one cell, with a device linked besides their idp1 identity. */
   userWithDevice(): Promise<string>;
+  /** A leaderboard on which the owner's persona has a score: the board, its period and the persona. */
+  leaderboard(): Promise<{ id: string; periodUid: string; personaUid: string }>;
 }
 
 const ARCHETYPE = 'warrior';
@@ -233,6 +235,30 @@ const TABLE: Row[] = [
   { route: 'POST /transactions/{id}/accept',                          cells: [401,      403,     404,     200], call: byId((w) => w.pendingTrade()) },
   { route: 'POST /transactions/{id}/decline',                         cells: [401,      403,     404,     200], call: byId((w) => w.pendingTrade()) },
   { route: 'POST /transactions/{id}/cancel',                          cells: [401,      200,     404,     200], call: byId((w) => w.pendingTrade()) },
+
+  // Leaderboards: boards are catalog data; every signed-in player scores for their own personas (the
+  // default one here), joins and reads; admins delete records (test/leaderboards.e2e-spec.ts has the rest).
+  { route: 'GET /leaderboards',                                       cells: [401,      'sees',  'sees',  'sees'], call: listOf(async (w) => (await w.leaderboard()).id) },
+  { route: 'GET /leaderboards/count',                                 cells: [401,      'sees',  'sees',  'sees'], call: listOf(async (w) => (await w.leaderboard()).id) },
+  { route: 'POST /leaderboards',                                      cells: [401,      403,     403,     201], call: async () => ({ body: { name: `Board ${next()}` } }) },
+  { route: 'GET /leaderboards/{id}',                                  cells: [401,      200,     200,     200], call: byId(async (w) => (await w.leaderboard()).id) },
+  { route: 'PUT /leaderboards/{id}',                                  cells: [401,      403,     403,     200], call: async (w) => ({ params: { id: (await w.leaderboard()).id }, body: { name: 'Renamed board' } }) },
+  { route: 'DELETE /leaderboards/{id}',                               cells: [401,      403,     403,     200], call: byId(async (w) => (await w.leaderboard()).id) },
+  { route: 'GET /leaderboards/{id}/periods',                          cells: [401,      'sees',  'sees',  'sees'], call: async (w) => {
+      const { id, periodUid } = await w.leaderboard();
+      return { params: { id }, query: { uid: periodUid } }; } },
+  { route: 'POST /leaderboards/{id}/records',                         cells: [401,      200,     200,     200], call: async (w) => ({ params: { id: (await w.leaderboard()).id }, body: { score: 5 } }) },
+  { route: 'POST /leaderboards/{id}/join',                            cells: [401,      200,     200,     200], call: byId(async (w) => (await w.leaderboard()).id) },
+  { route: 'GET /leaderboards/{id}/records',                          cells: [401,      200,     200,     200], call: byId(async (w) => (await w.leaderboard()).id) },
+  { route: 'GET /leaderboards/{id}/records/me',                       cells: [401,      200,     200,     200], call: byId(async (w) => (await w.leaderboard()).id) },
+  { route: 'GET /leaderboards/{id}/records/around/{personaUid}',      cells: [401,      200,     200,     200], call: async (w) => {
+      const { id, personaUid } = await w.leaderboard();
+      return { params: { id, personaUid } }; } },
+  { route: 'DELETE /leaderboards/{id}/records/{personaUid}',          cells: [401,      403,     403,     204], call: async (w) => {
+      const { id, personaUid } = await w.leaderboard();
+      return { params: { id, personaUid } }; } },
+  { route: 'DELETE /personas/{personaUid}/leaderboard-records',       cells: [401,      403,     403,     204], call: async (w) => ({
+      params: { personaUid: (await w.leaderboard()).personaUid } }) },
 
   // Realtime: every signed-in user opens their own socket and reads their own inbox (test/realtime.e2e-spec.ts
   // shows that nobody receives another's events).
@@ -420,6 +446,11 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
         const user = await api.signInPlayer(`matrix-linked-${next()}`);
         await ok(api.post('/account/link/device', { deviceId: randomUUID() }, { token: user.token }), 200);
         return user.uid;
+      },
+      leaderboard: async () => {
+        const id = await created('/leaderboards', { name: `Ladder ${next()}` });
+        const record = await ok(api.post(`/leaderboards/${id}/records`, { score: 10 }, as(owner)), 200);
+        return { id, periodUid: record.periodUid as string, personaUid: owner.personaUid };
       },
       ticket: () => created('/tickets', { numTeams: 2 }, owner),
       partyTicket: () => created('/tickets', { numTeams: 2, teamSize: 2, users: [owner.uid, partner.uid] }, owner),

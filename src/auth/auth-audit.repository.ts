@@ -16,6 +16,8 @@ export enum AuditEvent {
   UNBAN = 'unban',
   IDENTITY_LINKED = 'identity-linked',
   IDENTITY_UNLINKED = 'identity-unlinked',
+  /** An admin deleted a persona's leaderboard record, or all of them (detail: by, leaderboard, period, persona, records). */
+  LEADERBOARD_RECORDS_DELETED = 'leaderboard-records-deleted',
 }
 
 export type AuditOutcome = 'success' | 'refused';

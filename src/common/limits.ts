@@ -30,4 +30,13 @@ export const LIMITS = {
   deviceIdMaxLength: 128,
   /** Devices linked to one account (a phone, a tablet, a PC, a few replaced ones); unlink one to link another. */
   devicesPerUser: 10,
+  /** Reward tiers of a leaderboard, items per tier, and the last rank a tier may reach. */
+  leaderboardRewardTiers: 32,
+  leaderboardRewardItems: 10,
+  leaderboardRewardRank: 100_000,
+  /** Bytes of a board's metadata, and of a record's (records are read a hundred at a time). */
+  leaderboardMetadataBytes: 16_384,
+  recordMetadataBytes: 2048,
+  /** Records one leaderboard read answers (a page, around a persona), and personas one friends read names. */
+  leaderboardPage: 100,
 } as const;

@@ -387,6 +387,45 @@ export class Environment {
   LIST_MAX_BYTES: number;
 
   @Variable({
+    default: 'true',
+    meaning:
+      'Closes the leaderboard periods that have ended (final ranks, `leaderboard.period_ended`), pays their prizes and removes ' +
+      "periods past a board's `keepPeriods`, in this instance (any number may: periods and prizes are claimed, and each prize " +
+      'is paid once).',
+    comment: 'close leaderboard periods and pay their prizes in this instance',
+  })
+  @Flag()
+  LEADERBOARD_WORKER_ENABLED: boolean;
+
+  @Variable({
+    default: '1000',
+    meaning: 'Milliseconds between two rounds of the leaderboard worker.',
+    comment: 'milliseconds between leaderboard worker rounds',
+  })
+  @Integer(50, 3_600_000)
+  LEADERBOARD_INTERVAL: number;
+
+  @Variable({
+    default: '20000',
+    meaning:
+      'Milliseconds after a period has ended before it is closed: scores submitted just before the end finish first (a ' +
+      'write lasts at most its statement timeout of 15 s). Its final ranks and prizes wait as long.',
+    comment: "milliseconds between a period's end and its close",
+  })
+  @Integer(0, 600_000)
+  LEADERBOARD_CLOSE_DELAY: number;
+
+  @Variable({
+    default: '600',
+    meaning:
+      "Seconds the log of rank changes is kept: how far behind an instance's rank structure may fall and catch up (further, " +
+      'it is rebuilt from PostgreSQL), and how long a page cursor of a leaderboard stays valid.',
+    comment: 'seconds the rank-change log is kept (and page cursors last)',
+  })
+  @Integer(60, 86_400)
+  LEADERBOARD_LOG_RETENTION: number;
+
+  @Variable({
     default: '5',
     meaning: 'Open realtime sockets a user may hold on one instance; one more is closed with 4429.',
     comment: 'open /realtime sockets per user and instance',

@@ -111,6 +111,15 @@ export interface AppConfig {
   };
   /** The most bytes of records a list answer holds: a page ends early rather than pass it (X-Next-Skip says where to go on). */
   listMaxBytes: number;
+  leaderboards: {
+    /** This instance closes ended periods and pays their prizes. */
+    workerEnabled: boolean;
+    intervalMs: number;
+    /** How long after a period's end it is closed (writes begun before the end finish first). */
+    closeDelayMs: number;
+    /** How long the rank-change log is kept: how far behind a rank structure may catch up, and a page cursor's life. */
+    logRetentionSeconds: number;
+  };
   /** Requests per minute, counted in Redis when REDIS_URL is set, else by each instance on its own. */
   rateLimit: {
     enabled: boolean;
@@ -251,6 +260,12 @@ function toAppConfig(environment: Environment): AppConfig {
       perSession: environment.SESSION_PASSWORD_ATTEMPTS_PER_SESSION,
     },
     listMaxBytes: environment.LIST_MAX_BYTES,
+    leaderboards: {
+      workerEnabled: environment.LEADERBOARD_WORKER_ENABLED,
+      intervalMs: environment.LEADERBOARD_INTERVAL,
+      closeDelayMs: environment.LEADERBOARD_CLOSE_DELAY,
+      logRetentionSeconds: environment.LEADERBOARD_LOG_RETENTION,
+    },
     rateLimit: {
       enabled: environment.RATE_LIMIT_ENABLED,
       perMinute: environment.RATE_LIMIT_PER_MINUTE,

@@ -14,6 +14,9 @@ import { LedgerEntry } from '../economy/ledger-entry.entity.js';
 import { InventoryTransaction } from '../economy/transaction.entity.js';
 import { SkillProgress } from '../skills/skill-progress.entity.js';
 import { StorageObject, StorageUsage } from '../storage/storage-object.entity.js';
+import { Leaderboard } from '../leaderboards/leaderboard.entity.js';
+import { LeaderboardPeriod } from '../leaderboards/leaderboard-period.entity.js';
+import { LeaderboardRecord } from '../leaderboards/leaderboard-record.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 // Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
@@ -34,6 +37,9 @@ export const ENTITIES = [
   SkillProgress,
   StorageObject,
   StorageUsage,
+  Leaderboard,
+  LeaderboardPeriod,
+  LeaderboardRecord,
 ];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */

@@ -19,5 +19,6 @@ import { TransactionsService } from './transactions.service.js';
   imports: [PersonasModule, ItemsModule, StorageModule],
   controllers: [InventoriesController, TransactionsController],
   providers: [InventoriesService, InventoryRepository, TransactionsService, TransactionProcessor, TransactionsRepository],
+  exports: [TransactionsService],
 })
 export class EconomyModule {}

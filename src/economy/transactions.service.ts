@@ -42,7 +42,17 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     super(transactions);
   }
 
-  async create(body: CreateTransactionDto, caller: Caller, idempotencyKey: string | undefined): Promise<InventoryTransaction> {
+  /**
+   * `within`: work of the caller's to do in the same database transaction once the transaction is
+   * stored (or found by its Idempotency-Key), such as marking a leaderboard prize paid: both commit or
+   * neither does.
+   */
+  async create(
+    body: CreateTransactionDto,
+    caller: Caller,
+    idempotencyKey: string | undefined,
+    within?: (db: Transaction, transaction: InventoryTransaction) => Promise<void>,
+  ): Promise<InventoryTransaction> {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters', [{ field: 'Idempotency-Key', message: 'malformed' }]);
     }
@@ -62,7 +72,11 @@ export class TransactionsService extends RecordService<InventoryTransaction> {
     // A transaction processed now queues behind this instance's others on the same personas first.
     const personas = atOnce ? personasOf(request) : [];
     const transaction = await this.personaQueue.run(personas, () =>
-      this.retrying((db) => this.createOnce(db, request, caller, idempotencyKey, requestHash, atOnce, storage)),
+      this.retrying(async (db) => {
+        const made = await this.createOnce(db, request, caller, idempotencyKey, requestHash, atOnce, storage);
+        await within?.(db, made);
+        return made;
+      }),
     );
     return failedAsError(transaction);
   }

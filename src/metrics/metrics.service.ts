@@ -134,6 +134,26 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly leaderboardRankedRecords = new Gauge({
+    name: 'leaderboard_ranked_records',
+    help: "Ranked records of open periods in this instance's rank structure",
+    registers: [this.registry],
+  });
+
+  private readonly leaderboardRebuilds = new Histogram({
+    name: 'leaderboard_rank_rebuild_seconds',
+    help: 'Rebuilds of the rank structure from PostgreSQL (at start, and after falling behind the log), and how long they took',
+    buckets: [0.05, 0.1, 0.5, 1, 2, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  private readonly leaderboardPayouts = new Counter({
+    name: 'leaderboard_payouts_total',
+    help: 'Prizes of closed leaderboard periods this instance paid (PAID) or gave up on (FAILED)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   /** SEARCHING tickets by shape, read from the database at each scrape (the queue is shared by every instance). */
   private queueDepthSource: (() => Promise<Array<{ numTeams: number; teamSize: number; tickets: number }>>) | undefined;
 
@@ -186,6 +206,15 @@ export class MetricsService {
   countDelivered(type: string, lagSeconds: number): void {
     this.eventsDelivered.inc({ type });
     this.deliveryLag.observe(Math.max(0, lagSeconds));
+  }
+
+  countLeaderboardRebuild(milliseconds: number, records: number): void {
+    this.leaderboardRebuilds.observe(milliseconds / 1000);
+    this.leaderboardRankedRecords.set(records);
+  }
+
+  countPayout(outcome: 'PAID' | 'FAILED'): void {
+    this.leaderboardPayouts.inc({ outcome });
   }
 
   countRetry(operation: string): void {

@@ -340,6 +340,10 @@ export function toOpenApi31(document: OpenAPIObject): OpenAPIObject {
       if (typeof converted.type === 'string') {
         converted.type = [converted.type, 'null'];
         if (Array.isArray(converted.enum)) converted.enum = [...(converted.enum as unknown[]), null];
+      } else if (Object.keys(converted).every((key) => key === 'description' || key === 'example')) {
+        // An open schema (a 64-bit score as openPrimitiveUnions leaves it) beside null would match null
+        // twice, which oneOf refuses: the open side takes anything else.
+        return { ...converted, oneOf: [{ not: { type: 'null' } }, { type: 'null' }] };
       } else {
         const { description, example, ...rest } = converted;
         // oneOf, not anyOf: the same here (the schema itself never takes null), and the form NSwag reads

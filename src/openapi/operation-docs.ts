@@ -28,6 +28,7 @@ export const TAGS = [
   { name: 'text assets', description: 'Catalog text by language, resolved with fallbacks (admins write them).' },
   { name: 'achievements', description: "Achievement definitions and the caller's unlocks." },
   { name: 'storage', description: "Cloud save: players' JSON objects by collection and key, with versions, permissions and quotas." },
+  { name: 'leaderboards', description: 'Boards, scores with their operators, ranked reads, periods and tournaments with prizes.' },
   { name: 'realtime', description: "The realtime socket's tickets and the event inbox over REST (docs/REALTIME.md)." },
   { name: 'operations', description: 'Liveness, readiness and metrics, for load balancers and monitoring.' },
 ];
@@ -78,6 +79,11 @@ const DESCRIPTIONS: Record<string, string> = {
   'GET /achievements/unlocked': `The caller's unlocks (AchievementUnlock records), by the list rules.`,
   'DELETE /achievements/{id}': `${DELETE} Its unlocks go with it.`,
   'GET /achievements/{id}': FIND,
+  'POST /leaderboards': `${CREATE} The settings that give stored scores their meaning cannot change afterwards.`,
+  'GET /leaderboards': LIST,
+  'GET /leaderboards/count': COUNT,
+  'GET /leaderboards/{id}': FIND,
+  'DELETE /leaderboards/{id}': `${DELETE} Its periods, records and unpaid prizes go with it.`,
 };
 
 /** Fills the descriptions the routes do not give themselves. */

@@ -25,6 +25,19 @@ export class PersonasRepository extends RecordRepository<Persona> {
     return new Map(rows.map((persona) => [persona.uid, persona.userUid]));
   }
 
+  /** The user's first persona (the one made at their first sign-in): who acts when a request names none. */
+  async firstOf(userUid: string): Promise<string | undefined> {
+    const persona = await this.dataSource
+      .createQueryBuilder(Persona, 'persona')
+      .select(['persona.uid'])
+      .where('persona.userUid = :userUid', { userUid })
+      .orderBy('persona.dateCreated', 'ASC')
+      .addOrderBy('persona.uid', 'ASC')
+      .limit(1)
+      .getOne();
+    return persona?.uid;
+  }
+
   /** The owner of one persona; undefined when there is no such persona. */
   async ownerOf(personaUid: string): Promise<string | undefined> {
     return (await this.owners([personaUid])).get(personaUid);

@@ -19,6 +19,9 @@ describe('the map of events', () => {
       'InventoryUpdatedEvent',
       'AchievementUnlockedEvent',
       'StorageUpdatedEvent',
+      'LeaderboardRecordUpdatedEvent',
+      'LeaderboardRankLostEvent',
+      'LeaderboardPeriodEndedEvent',
     ]);
     expect(EVENT_SCHEMAS).toHaveLength(EVENT_TYPES.length);
   });

@@ -1,6 +1,7 @@
 import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
 import { InventoryChange } from '../economy/dto/inventory-change.dto.js';
 import { InventoryTransaction } from '../economy/transaction.entity.js';
+import { LeaderboardPeriodEnded, LeaderboardRankLost, LeaderboardRecordChange } from '../leaderboards/dto/leaderboard-record.dto.js';
 import { SessionBrief, SessionChange, SessionRemoval } from '../sessions/dto/session-events.dto.js';
 import { StorageUpdated } from '../storage/dto/storage-answers.dto.js';
 import { TicketChange } from '../tickets/dto/ticket-change.dto.js';
@@ -23,6 +24,9 @@ export const EVENTS = {
   'inventory.updated': { data: InventoryChange },
   'achievement.unlocked': { data: AchievementUnlock },
   'storage.updated': { data: StorageUpdated, description: 'Re-read the object unless you hold this version; null: it was deleted.' },
+  'leaderboard.record_updated': { data: LeaderboardRecordChange },
+  'leaderboard.rank_lost': { data: LeaderboardRankLost },
+  'leaderboard.period_ended': { data: LeaderboardPeriodEnded },
 } as const satisfies Record<string, { data: new () => object; description?: string }>;
 
 export type EventType = keyof typeof EVENTS;

@@ -16,6 +16,7 @@ import type { AuditEntryDto } from './dto/audit-entry.dto.js';
 import type { BanDto } from './dto/ban.dto.js';
 import type { UserAccountDto } from './dto/user-account.dto.js';
 import { mapPage } from '../common/page.js';
+import { LeaderboardRecordsRepository } from '../leaderboards/leaderboard-records.repository.js';
 
 /** The admins' view of accounts: who signed in where, bans, and the audit (docs/SECURITY.md). */
 @Injectable()
@@ -26,6 +27,7 @@ export class UsersService {
     private readonly audit: AuthAuditRepository,
     private readonly revocations: RevocationList,
     private readonly accountService: AccountService,
+    private readonly leaderboardRecords: LeaderboardRecordsRepository,
   ) {}
 
   async findAll(list: ListQuery): Promise<UserAccountDto[]> {
@@ -53,6 +55,8 @@ export class UsersService {
       const banned = await this.users.ban(transaction, uid, body.reason, until);
       if (!banned) throw notFound('user', uid);
       const sessionUids = await this.sessions.revokeAllOf(transaction, uid, 'banned');
+      // Hidden from every leaderboard's ranks and reads while the ban lasts.
+      await this.leaderboardRecords.setHidden(transaction, uid, true);
       await this.audit.record(
         {
           userUid: uid,
@@ -73,6 +77,7 @@ export class UsersService {
     const user = await this.users.transaction(async (transaction) => {
       const unbanned = await this.users.unban(transaction, uid);
       if (!unbanned) throw notFound('user', uid);
+      await this.leaderboardRecords.setHidden(transaction, uid, false);
       await this.audit.record(
         { userUid: uid, event: AuditEvent.UNBAN, outcome: 'success', ...client, detail: { by: admin.uid } },
         transaction,

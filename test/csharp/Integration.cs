@@ -168,6 +168,30 @@ public static class Integration
         var page = await alice.Api.StorageListAsync("settings");
         Check(batch.Acks.Count == 2 && page.Objects.Select(o => o.Key).SequenceEqual(new[] { "audio", "controls" }) && page.Cursor == null &&
               page.Objects[1].ValueAs<Dictionary<string, bool>>()["invertY"], "a batch of writes, listed back");
+        // A leaderboard: scores past 2^53 travel as strings, pages walk with the cursor from a header, Alice hears of her score.
+        var board = await admin.Api.LeaderboardsCreateAsync(new CreateLeaderboardDto { Name = "Weekly ladder " + Guid.NewGuid() });
+        var aliceScore = await alice.Api.LeaderboardsSubmitAsync(board.Uid, new SubmitScoreDto { Score = Scores.Json(1200), Subscore = Scores.Json(-3) });
+        var bobScore = await bob.Api.LeaderboardsSubmitAsync(board.Uid, new SubmitScoreDto { Score = Scores.Json(long.MaxValue) });
+        Check(aliceScore.Rank == 1 && aliceScore.SubscoreValue() == -3 && bobScore.Rank == 1 && bobScore.ScoreValue() == long.MaxValue && bobScore.RankCount == 2,
+            "scores submitted, a 64-bit one among them");
+        var top = await alice.ReadLeaderboardAsync(board.Uid, limit: 1);
+        var rest = await alice.ReadLeaderboardAsync(board.Uid, limit: 1, cursor: top.NextCursor);
+        Check(top.Records.Single().PersonaUid == bobMe.Uid && top.NextCursor != null && rest.Records.Single().PersonaUid == aliceMe.Uid && rest.Records[0].Rank == 2 &&
+              rest.NextCursor == null, "a board read page by page with its cursor");
+        var mine = await alice.Api.LeaderboardsMineAsync(board.Uid);
+        var around = await bob.Api.LeaderboardsAroundAsync(board.Uid, aliceMe.Uid, limit: 3);
+        Check(mine.Single().Rank == 2 && around.Select(r => r.Rank).SequenceEqual(new int?[] { 1, 2 }), "my record, and the records around a persona");
+        await Eventually(() => events.OfType<LeaderboardRecordUpdatedEvent>().Any(e => e.Data.LeaderboardUid == board.Uid && Scores.ToInt64(e.Data.Score) == 1200),
+            "Alice's leaderboard.record_updated");
+        try
+        {
+            await alice.Api.LeaderboardsSubmitAsync(board.Uid, new SubmitScoreDto { Score = 1.5 });
+            throw new Exception("a float score was taken");
+        }
+        catch (ApiException error)
+        {
+            Check(error.StatusCode == 400 && error.Code() == "VALIDATION_FAILED", "a float score is a 400");
+        }
 
         // A two-player match through tickets: both queue, the matchmaker runs, both are placed together.
         var criteria = new List<CriterionDto> { new CriterionDto { Name = "skill", MinValue = 1000, MaxValue = 1400 } };

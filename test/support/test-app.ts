@@ -40,6 +40,9 @@ const BASE_ENVIRONMENT: Record<string, string | undefined> = {
   // Tests run the matchmaker and the lobby sweep themselves (MatchmakerService.runOnce,
   // SessionLivenessService.sweepOnce), so that matches and removals are deterministic.
   MATCHMAKER_ENABLED: 'false',
+  // Likewise the leaderboard worker (LeaderboardWorker.runOnce); a period closes as soon as it ends.
+  LEADERBOARD_WORKER_ENABLED: 'false',
+  LEADERBOARD_CLOSE_DELAY: '0',
   MATCHMAKER_WEIGHTS: undefined,
   // Suites send many requests from one address; test/limits.e2e-spec.ts turns rate limiting on.
   RATE_LIMIT_ENABLED: 'false',

@@ -171,6 +171,24 @@ namespace GameBackend
         public async Task<JToken> SendJsonAsync(HttpMethod method, string path, JToken body = null, string ifMatch = null,
             CancellationToken cancellationToken = default(CancellationToken))
         {
+            var answer = await SendAsync(method, path, body, ifMatch, cancellationToken).ConfigureAwait(false);
+            return answer.Text.Length == 0 ? null : JToken.Parse(answer.Text);
+        }
+
+        /// <summary>A GET whose answer's headers matter (a page cursor): the body as text, and the headers.</summary>
+        internal Task<Answer> GetTextAsync(string path, CancellationToken cancellationToken)
+        {
+            return SendAsync(HttpMethod.Get, path, null, null, cancellationToken);
+        }
+
+        internal sealed class Answer
+        {
+            public string Text;
+            public System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>> Headers;
+        }
+
+        private async Task<Answer> SendAsync(HttpMethod method, string path, JToken body, string ifMatch, CancellationToken cancellationToken)
+        {
             using (var request = new HttpRequestMessage(method, new Uri(BaseUrl, path.TrimStart('/'))))
             {
                 if (body != null) request.Content = new StringContent(body.ToString(Formatting.None), Encoding.UTF8, "application/json");
@@ -179,15 +197,15 @@ namespace GameBackend
                 using (var response = await _http.SendAsync(request, cancellationToken).ConfigureAwait(false))
                 {
                     var text = response.Content == null ? "" : await response.Content.ReadAsStringAsync().ConfigureAwait(false);
+                    var headers = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>(StringComparer.OrdinalIgnoreCase);
+                    foreach (var header in response.Headers) headers[header.Key] = header.Value;
                     if (!response.IsSuccessStatusCode)
                     {
-                        var headers = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
-                        foreach (var header in response.Headers) headers[header.Key] = header.Value;
                         ErrorBody error = null;
                         try { error = JsonConvert.DeserializeObject<ErrorBody>(text); } catch (JsonException) { }
                         throw new ApiException<ErrorBody>(error != null ? error.Message : response.ReasonPhrase, (int)response.StatusCode, text, headers, error, null);
                     }
-                    return text.Length == 0 ? null : JToken.Parse(text);
+                    return new Answer { Text = text, Headers = headers };
                 }
             }
         }

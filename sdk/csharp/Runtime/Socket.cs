@@ -71,6 +71,9 @@ namespace GameBackend
         public event Action<AchievementUnlockedEvent> AchievementUnlocked;
         /// <summary>A storage object of the player changed on another device (or by the game server): re-read it unless you hold its version.</summary>
         public event Action<StorageUpdatedEvent> StorageUpdated;
+        public event Action<LeaderboardRecordUpdatedEvent> LeaderboardRecordUpdated;
+        public event Action<LeaderboardRankLostEvent> LeaderboardRankLost;
+        public event Action<LeaderboardPeriodEndedEvent> LeaderboardPeriodEnded;
         /// <summary>A frame that could not be read, or a handler that threw: reported, never fatal.</summary>
         public event Action<Exception> Error;
 
@@ -275,6 +278,9 @@ namespace GameBackend
                 Invoke(InventoryUpdated, frame as InventoryUpdatedEvent);
                 Invoke(AchievementUnlocked, frame as AchievementUnlockedEvent);
                 Invoke(StorageUpdated, frame as StorageUpdatedEvent);
+                Invoke(LeaderboardRecordUpdated, frame as LeaderboardRecordUpdatedEvent);
+                Invoke(LeaderboardRankLost, frame as LeaderboardRankLostEvent);
+                Invoke(LeaderboardPeriodEnded, frame as LeaderboardPeriodEndedEvent);
             });
         }
 

@@ -6,6 +6,7 @@ import { Realtime1764000000000 } from './1764000000000-Realtime.js';
 import { PlayerSessions1764100000000 } from './1764100000000-PlayerSessions.js';
 import { Matchmaking1764200000000 } from './1764200000000-Matchmaking.js';
 import { BoundedWrites1764300000000 } from './1764300000000-BoundedWrites.js';
+import { Leaderboards1764400000000 } from './1764400000000-Leaderboards.js';
 import { CloudSave1764500000000 } from './1764500000000-CloudSave.js';
 import { Identities1764600000000 } from './1764600000000-Identities.js';
 
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   PlayerSessions1764100000000,
   Matchmaking1764200000000,
   BoundedWrites1764300000000,
+  Leaderboards1764400000000,
   CloudSave1764500000000,
   Identities1764600000000,
 ];

@@ -49,7 +49,7 @@ function eventFrame<K extends EventType>(type: K) {
 
 const frameName = (type: EventType) =>
   `${type
-    .split('.')
+    .split(/[._]/)
     .map((word) => word[0].toUpperCase() + word.slice(1))
     .join('')}Event`;
 

@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { RecordRepository, type Transaction } from '../common/record.repository.js';
+import { type Placeholders, type Statement, statement } from '../database/statement.js';
+import { EventOutbox, type WritingParameters, writingCtes, type WrittenEvents } from '../realtime/event-outbox.js';
+import type { RewardTier } from './leaderboard.entity.js';
+import { LeaderboardPeriod } from './leaderboard-period.entity.js';
+import type { PeriodWindow } from './periods.js';
+
+/** A period due to close, with what its close needs of its board. */
+export interface DuePeriod {
+  uid: string;
+  leaderboardUid: string;
+  startsAt: Date;
+  endsAt: Date;
+  rewards: RewardTier[];
+}
+
+interface CloseParameters extends WritingParameters {
+  period: string;
+  board: string;
+  rewards: string;
+}
+
+/**
+ * Closes a period in one statement: every visible record with a key gets its final rank (the order of
+ * the keys), the prizes of the reward tiers are written to the payouts outbox, the period becomes
+ * CLOSED with its rank count, and each participant's owner is told its final standing
+ * (`leaderboard.period_ended`, built here: test/leaderboards.e2e-spec.ts holds it to its schema).
+ */
+function closeSql(p: Placeholders<CloseParameters>, iso: (expression: string) => string): string {
+  return `
+  WITH ranked AS (
+    SELECT uid, row_number() OVER (ORDER BY "rankKey")::int AS rank FROM leaderboard_records
+    WHERE "periodUid" = ${p.period} AND "rankKey" IS NOT NULL
+  ), final AS (
+    UPDATE leaderboard_records r SET rank = ranked.rank FROM ranked WHERE r.uid = ranked.uid
+  ), tiers AS (
+    SELECT (tier ->> 'rankFrom')::int AS first, (tier ->> 'rankTo')::int AS last, tier -> 'items' AS items
+    FROM jsonb_array_elements(${p.rewards}::jsonb) AS tier
+  ), participants AS (
+    SELECT r."personaUid", r.score, r.subscore, ranked.rank, tiers.items,
+           (row_number() OVER (ORDER BY ranked.rank NULLS LAST, r."personaUid") - 1)::int AS idx
+    FROM leaderboard_records r LEFT JOIN ranked ON ranked.uid = r.uid LEFT JOIN tiers ON ranked.rank BETWEEN tiers.first AND tiers.last
+    WHERE r."periodUid" = ${p.period} AND NOT r.hidden
+  ), payouts AS (
+    INSERT INTO leaderboard_payouts ("periodUid", "leaderboardUid", "personaUid", rank, items)
+    SELECT ${p.period}, ${p.board}, "personaUid", rank, items FROM participants WHERE items IS NOT NULL
+    ON CONFLICT ("periodUid", "personaUid") DO NOTHING
+  ), closed AS (
+    UPDATE leaderboard_periods SET status = 'CLOSED', "closedAt" = now(), "rankCount" = (SELECT count(*) FROM ranked),
+      version = version + 1, "dateModified" = now()
+    WHERE uid = ${p.period} RETURNING *
+  ), events AS (
+    SELECT s.idx, 'leaderboard.period_ended' AS type, jsonb_build_object(
+        'leaderboardUid', c."leaderboardUid", 'periodUid', c.uid, 'startsAt', ${iso('c."startsAt"')}, 'endsAt', ${iso('c."endsAt"')},
+        'personaUid', s."personaUid", 'rank', s.rank,
+        'score', CASE WHEN abs(s.score) <= 9007199254740991 THEN to_jsonb(s.score) ELSE to_jsonb(s.score::text) END,
+        'subscore', CASE WHEN abs(s.subscore) <= 9007199254740991 THEN to_jsonb(s.subscore) ELSE to_jsonb(s.subscore::text) END,
+        'rankCount', c."rankCount", 'rewards', coalesce(s.items, 'null'::jsonb)) AS data
+    FROM participants s, closed c
+  ), wanted AS (
+    SELECT idx, "personaUid" AS uid, true AS persona FROM participants
+  )${writingCtes(p)}
+  SELECT (SELECT "rankCount" FROM closed) AS "rankCount", (SELECT count(*)::int FROM participants WHERE items IS NOT NULL) AS winners,
+         written_events.counts, written_events.wake, written_events.recipients, written_events.notified
+  FROM (SELECT 1) AS one LEFT JOIN written_events ON true`;
+}
+
+const ENSURE = statement<{ board: string; startsAt: Date; endsAt: Date | null }>(
+  'leaderboard_period_ensure',
+  (p) => `INSERT INTO leaderboard_periods ("leaderboardUid", "startsAt", "endsAt") VALUES (${p.board}, ${p.startsAt}, ${p.endsAt})
+          ON CONFLICT ("leaderboardUid", "startsAt") DO UPDATE SET "startsAt" = EXCLUDED."startsAt"
+          RETURNING uid, status`,
+);
+
+const CLAIM_DUE = statement<{ delayMs: number }, DuePeriod>(
+  'leaderboard_period_claim_due',
+  (p) => `SELECT period.uid, period."leaderboardUid", period."startsAt", period."endsAt", board.rewards
+          FROM leaderboard_periods period JOIN leaderboards board ON board.uid = period."leaderboardUid"
+          WHERE period.status = 'OPEN' AND period."endsAt" <= now() - make_interval(secs => ${p.delayMs}::float8 / 1000)
+          ORDER BY period."endsAt" LIMIT 1 FOR UPDATE OF period SKIP LOCKED`,
+);
+
+const PRUNE_PERIODS = statement<{ limit: number }, { uid: string }>(
+  'leaderboard_periods_prune',
+  (p) => `DELETE FROM leaderboard_periods WHERE uid IN (
+            SELECT uid FROM (
+              SELECT period.uid, board."keepPeriods",
+                     row_number() OVER (PARTITION BY period."leaderboardUid" ORDER BY period."startsAt" DESC) AS age
+              FROM leaderboard_periods period JOIN leaderboards board ON board.uid = period."leaderboardUid"
+              WHERE period.status = 'CLOSED'
+            ) AS closed
+            WHERE age > "keepPeriods"
+              AND NOT EXISTS (SELECT 1 FROM leaderboard_payouts WHERE "periodUid" = closed.uid AND status = 'PENDING')
+            LIMIT ${p.limit})
+          RETURNING uid`,
+);
+
+const BEFORE = statement<{ board: string; startsAt: Date }>(
+  'leaderboard_period_before',
+  (p) => `SELECT uid FROM leaderboard_periods WHERE "leaderboardUid" = ${p.board} AND "startsAt" < ${p.startsAt}
+          ORDER BY "startsAt" DESC LIMIT 1`,
+);
+
+const LATEST = statement<{ board: string }>(
+  'leaderboard_period_latest',
+  (p) => `SELECT uid FROM leaderboard_periods WHERE "leaderboardUid" = ${p.board} ORDER BY "startsAt" DESC LIMIT 1`,
+);
+
+@Injectable()
+export class LeaderboardPeriodsRepository extends RecordRepository<LeaderboardPeriod> {
+  private readonly closing: Statement<CloseParameters, WrittenEvents & { rankCount: number; winners: number }>;
+  private readonly byStart = statement<{ board: string; startsAt: Date }>(
+    'leaderboard_period_by_start',
+    (p) => `SELECT ${this.returning} FROM leaderboard_periods WHERE "leaderboardUid" = ${p.board} AND "startsAt" = ${p.startsAt}`,
+  );
+
+  constructor(
+    dataSource: DataSource,
+    private readonly outbox: EventOutbox,
+  ) {
+    super(dataSource, LeaderboardPeriod, 'leaderboard period');
+    this.closing = statement('leaderboard_period_close', (p) => closeSql(p, (expression) => this.iso(expression)));
+  }
+
+  private iso(expression: string): string {
+    return `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  }
+
+  /** The period of `window`, made if it is the first write of it. */
+  async ensure(board: string, window: PeriodWindow): Promise<{ uid: string; status: string }> {
+    const [row] = await this.run(undefined, ENSURE, { board, startsAt: window.startsAt, endsAt: window.endsAt });
+    return row as { uid: string; status: string };
+  }
+
+  /** The stored period that began at `startsAt`, if any record or join made it. */
+  async findByStart(board: string, startsAt: Date): Promise<LeaderboardPeriod | undefined> {
+    return this.recordsOf(await this.run(undefined, this.byStart, { board, startsAt }))[0];
+  }
+
+  /** The uid of the stored period before the one that began at `startsAt`. */
+  async before(board: string, startsAt: Date): Promise<string | undefined> {
+    return (await this.run(undefined, BEFORE, { board, startsAt }))[0]?.uid as string | undefined;
+  }
+
+  /** The uid of the board's latest stored period. */
+  async latest(board: string): Promise<string | undefined> {
+    return (await this.run(undefined, LATEST, { board }))[0]?.uid as string | undefined;
+  }
+
+  /** Locks one open period that ended at least `delayMs` ago; another instance closing one skips it. */
+  async claimDue(transaction: Transaction, delayMs: number): Promise<DuePeriod | undefined> {
+    return (await this.run(transaction, CLAIM_DUE, { delayMs }))[0];
+  }
+
+  /** Closes a claimed period: final ranks, prizes to pay, and the participants told. */
+  async close(transaction: Transaction, period: DuePeriod): Promise<{ rankCount: number; winners: number }> {
+    const [row] = await this.run(transaction, this.closing, {
+      period: period.uid,
+      board: period.leaderboardUid,
+      rewards: JSON.stringify(period.rewards),
+      ...this.outbox.writingValues(),
+    });
+    this.outbox.written(transaction, row);
+    return { rankCount: Number(row.rankCount), winners: row.winners };
+  }
+
+  /** Removes closed periods past their board's `keepPeriods` (with their records), a few at a time. */
+  async prune(limit: number): Promise<number> {
+    return (await this.run(undefined, PRUNE_PERIODS, { limit })).length;
+  }
+}

@@ -1,0 +1,138 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { runStatement, statement } from '../database/statement.js';
+import type { RankChange } from './change-cursor.js';
+
+/** Rows of the log one catch-up reads at most (it reads on while batches come back full). */
+export const CHANGE_BATCH = 10_000;
+/** Rank keys one rebuild query reads at most (it reads on after the last). */
+const REBUILD_BATCH = 50_000;
+
+type ChangeRow = Omit<RankChange, 'seq'> & { seq: string };
+
+const CHANGES_AFTER = statement<{ after: number; awaited: number[]; limit: number }, ChangeRow>(
+  'leaderboard_changes_after',
+  (p) => `(SELECT seq, "periodUid", removed, added FROM leaderboard_rank_changes WHERE seq > ${p.after} ORDER BY seq LIMIT ${p.limit})
+          UNION ALL
+          (SELECT seq, "periodUid", removed, added FROM leaderboard_rank_changes WHERE seq = ANY(${p.awaited}::bigint[]))`,
+);
+
+const PERIOD_CHANGES = statement<{ period: string; after: number; awaited: number[] }, ChangeRow>(
+  'leaderboard_period_changes',
+  (p) => `SELECT seq, "periodUid", removed, added FROM leaderboard_rank_changes
+          WHERE "periodUid" = ${p.period} AND (seq > ${p.after} OR seq = ANY(${p.awaited}::bigint[]))`,
+);
+
+// A share lock on the log waits for the transactions writing to it and holds new ones back while the
+// snapshot is exported, so that every change number handed out so far is either in the snapshot or
+// rolled back: the rebuilt structure then follows the log from the last of them with nothing awaited.
+const LOCK_LOG = statement('leaderboard_lock_log', () => `LOCK TABLE leaderboard_rank_changes IN SHARE MODE`);
+const EXPORT_SNAPSHOT = statement<Record<string, never>, { snapshot: string; last: string }>(
+  'leaderboard_export_snapshot',
+  () => `SELECT pg_export_snapshot() AS snapshot,
+            (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM leaderboard_rank_changes_seq) AS last`,
+);
+const SNAPSHOT_ID = /^[0-9A-F]+-[0-9A-F]+(?:-[0-9]+)?$/i;
+
+const OPEN_PERIODS = statement<Record<string, never>, { uid: string }>(
+  'leaderboard_open_periods',
+  () => `SELECT uid FROM leaderboard_periods WHERE status = 'OPEN'`,
+);
+
+const PERIOD_KEYS = statement<{ period: string; after: string; limit: number }, { keys: string | null }>(
+  'leaderboard_period_keys',
+  (p) => `SELECT string_agg("rankKey", ',' ORDER BY "rankKey") AS keys FROM (
+            SELECT "rankKey" FROM leaderboard_records
+            WHERE "periodUid" = ${p.period} AND "rankKey" IS NOT NULL AND "rankKey" > ${p.after}::text COLLATE "C"
+            ORDER BY "rankKey" LIMIT ${p.limit}) AS page`,
+);
+
+const STILL_OPEN = statement<{ periods: string[] }, { uid: string }>(
+  'leaderboard_still_open',
+  (p) => `SELECT uid FROM leaderboard_periods WHERE uid = ANY(${p.periods}::uuid[]) AND status = 'OPEN'`,
+);
+
+const PRUNE = statement<{ seconds: number }>(
+  'leaderboard_prune_changes',
+  (p) => `DELETE FROM leaderboard_rank_changes WHERE seq IN (
+            SELECT seq FROM leaderboard_rank_changes WHERE "dateCreated" < now() - make_interval(secs => ${p.seconds}) LIMIT 50000)`,
+);
+
+const asChange = (row: ChangeRow): RankChange => ({ ...row, seq: Number(row.seq) });
+
+/** The ranked records of the open periods at one moment, and the last change number that moment includes. */
+export interface RankSnapshot {
+  after: number;
+  periods: Map<string, string[]>;
+}
+
+/** The log of rank-key changes (written by LeaderboardRecordsRepository with each change) and the snapshots rank structures start from. */
+@Injectable()
+export class LeaderboardRanksRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The changes after `after`, and the awaited ones that have committed since (in no set order). */
+  async changesAfter(after: number, awaited: number[]): Promise<RankChange[]> {
+    const rows = await runStatement(this.dataSource, CHANGES_AFTER, { after, awaited, limit: CHANGE_BATCH });
+    return rows.map(asChange);
+  }
+
+  /** The changes of one period after a moment (`after`, `awaited`): what a page cursor's moment did not have yet. */
+  async periodChangesSince(period: string, after: number, awaited: number[]): Promise<RankChange[]> {
+    return (await runStatement(this.dataSource, PERIOD_CHANGES, { period, after, awaited })).map(asChange);
+  }
+
+  /**
+   * The rank keys of every open period, in rank order, at one moment, and the log's last number at
+   * that moment: an exported snapshot taken under a brief share lock on the log (writers wait
+   * milliseconds, not the seconds the keys take to read).
+   */
+  async snapshot(): Promise<RankSnapshot> {
+    const exporter = this.dataSource.createQueryRunner();
+    const reader = this.dataSource.createQueryRunner();
+    try {
+      await exporter.startTransaction('REPEATABLE READ');
+      await runStatement(exporter.manager, LOCK_LOG, {});
+      const [{ snapshot, last }] = await runStatement(exporter.manager, EXPORT_SNAPSHOT, {});
+      if (!SNAPSHOT_ID.test(snapshot)) throw new Error(`unexpected snapshot id ${snapshot}`);
+      await reader.startTransaction('REPEATABLE READ');
+      await runStatement(
+        reader.manager,
+        statement('leaderboard_import_snapshot', () => `SET TRANSACTION SNAPSHOT '${snapshot}'`),
+        {},
+      );
+      await exporter.commitTransaction();
+      const periods = new Map<string, string[]>();
+      for (const { uid } of await runStatement(reader.manager, OPEN_PERIODS, {})) {
+        const keys: string[] = [];
+        for (let after = ''; ;) {
+          const [{ keys: page }] = await runStatement(reader.manager, PERIOD_KEYS, { period: uid, after, limit: REBUILD_BATCH });
+          if (!page) break;
+          const batch = page.split(',');
+          keys.push(...batch);
+          if (batch.length < REBUILD_BATCH) break;
+          after = batch[batch.length - 1];
+        }
+        periods.set(uid, keys);
+      }
+      await reader.commitTransaction();
+      return { after: Number(last), periods };
+    } finally {
+      if (exporter.isTransactionActive) await exporter.rollbackTransaction().catch(() => undefined);
+      if (reader.isTransactionActive) await reader.rollbackTransaction().catch(() => undefined);
+      await exporter.release();
+      await reader.release();
+    }
+  }
+
+  /** Which of these periods are still open (the others' structures can go). */
+  async stillOpen(periods: string[]): Promise<Set<string>> {
+    if (periods.length === 0) return new Set();
+    return new Set((await runStatement(this.dataSource, STILL_OPEN, { periods })).map((row) => row.uid));
+  }
+
+  /** Removes log rows older than `seconds` (a batch at a time). */
+  async prune(seconds: number): Promise<void> {
+    await runStatement(this.dataSource, PRUNE, { seconds });
+  }
+}

@@ -1,0 +1,452 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.js';
+import type { ClientInfo } from '../auth/player-sessions.repository.js';
+import type { Caller } from '../common/auth.decorators.js';
+import { ApiException, badRequest, ErrorCode, notFound } from '../common/errors.js';
+import { withRetry } from '../common/retry.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { PersonasRepository } from '../personas/personas.repository.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
+import type { JoinLeaderboardDto, SubmitScoreDto } from './dto/submit-score.dto.js';
+import type { LeaderboardRecordView } from './dto/leaderboard-record.dto.js';
+import type { Leaderboard } from './leaderboard.entity.js';
+import type { LeaderboardPeriod } from './leaderboard-period.entity.js';
+import type { LeaderboardRecord } from './leaderboard-record.entity.js';
+import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
+import { LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
+import { LeaderboardRecordsRepository, noAttemptsLeft, type Standing, type Submitted } from './leaderboard-records.repository.js';
+import { LeaderboardsRepository } from './leaderboards.repository.js';
+import { requireMaySubmit, requireOwnPersona } from './leaderboards.policy.js';
+import { entryOfKey, personaOfKey } from './operators.js';
+import { decodeCursor, encodeCursor, type PageCursor } from './page-cursor.js';
+import { isOpen, periodAt } from './periods.js';
+import { RankIndex } from './rank-index.js';
+import { int64Json, parseInt64 } from './scores.js';
+
+type Named = LeaderboardRecord & { personaName: string };
+
+/** A page of records, and where the next starts (none: the last page). */
+export interface RecordPage {
+  records: LeaderboardRecordView[];
+  nextCursor: string | undefined;
+}
+
+/** Which period a read asks for: `current` (default), `previous`, or a period's uid. */
+export type PeriodChoice = string;
+
+/**
+ * Scores, joins and reads of a board's records: the game's rules (who may submit, which period takes
+ * the score, the operators, attempts and seats), ranks from the rank structure (RankIndex) for open
+ * periods and the final ranks stored in PostgreSQL for closed ones.
+ */
+@Injectable()
+export class LeaderboardRecordsService {
+  private readonly periodUids = new Map<string, { uid: string; status: string }>();
+  private readonly cursorLifeMs: number;
+
+  constructor(
+    private readonly boards: LeaderboardsRepository,
+    private readonly periods: LeaderboardPeriodsRepository,
+    private readonly records: LeaderboardRecordsRepository,
+    private readonly log: LeaderboardRanksRepository,
+    private readonly personas: PersonasRepository,
+    private readonly ranks: RankIndex,
+    private readonly audit: AuthAuditRepository,
+    private readonly metrics: MetricsService,
+    @InjectConfig() config: AppConfig,
+  ) {
+    // A cursor is honoured while the log still holds every change since its moment (with a margin).
+    this.cursorLifeMs = config.leaderboards.logRetentionSeconds * 900;
+  }
+
+  /**
+   * Applies a score to the caller's persona's record in the period open now, and answers the record
+   * with its rank. 403 on an authoritative board for players and for another player's persona; 409
+   * outside the board's periods (NOT_ACTIVE), when the persona must join first (NOT_JOINED), has no
+   * attempt left (NO_ATTEMPTS_LEFT) or the period is full (LEADERBOARD_FULL); 400 for a score outside
+   * the board's bounds or past 64 bits.
+   */
+  async submit(boardUid: string, body: SubmitScoreDto, caller: Caller): Promise<LeaderboardRecordView> {
+    const board = await this.boards.cached(boardUid);
+    requireMaySubmit(caller, board);
+    const persona = await this.actingPersona(caller, body.personaUid);
+    const score = parseInt64(body.score)!;
+    const subscore = body.subscore === undefined ? 0n : parseInt64(body.subscore)!;
+    const [min, max] = [board.minScore, board.maxScore].map((bound) => (bound === null ? undefined : BigInt(bound)));
+    if ((min !== undefined && score < min) || (max !== undefined && score > max)) {
+      throw badRequest(`score must be from ${board.minScore ?? '-2^63'} to ${board.maxScore ?? '2^63 - 1'} on this board`, [
+        { field: 'score', message: "outside the board's bounds" },
+      ]);
+    }
+    const period = await this.openPeriod(board);
+    const mustExist = board.joinRequired || board.maxSize !== null;
+    const outcome = await withRetry(
+      () =>
+        this.records.transaction(async (db) => {
+          if (board.maxSize !== null && !board.joinRequired) {
+            const seat = await this.records.join(db, {
+              board: board.uid,
+              period,
+              persona: persona.uid,
+              user: persona.owner,
+              maxSize: board.maxSize,
+            });
+            if (seat === 'full') throw full(board);
+          }
+          const submission = {
+            board: board.uid,
+            period,
+            persona: persona.uid,
+            user: persona.owner,
+            score,
+            subscore,
+            metadata: body.metadata ?? null,
+            operator: board.operator,
+            sortOrder: board.sortOrder,
+            subscoreOperator: board.subscoreOperator,
+            subscoreSortOrder: board.subscoreSortOrder,
+            maxNumScore: board.maxNumScore,
+          };
+          return this.records.submit(db, submission, mustExist, (written) => this.standing(board, written));
+        }),
+      () => this.metrics.countRetry('leaderboard_submit'),
+    );
+    if (!outcome) throw await this.whyRefused(board, period, persona.uid);
+    // Ranked among everything committed so far, this write included: what any instance answers now.
+    await this.ranks.catchUp();
+    const { record } = outcome.submitted;
+    return this.view(board, record, record.rankKey === null ? null : this.ranks.rankOf(period, record.rankKey), this.ranks.size(period));
+  }
+
+  /** Joins the caller's persona to the period open now (idempotent: a member answers its record); 409 when it is full. */
+  async join(boardUid: string, body: JoinLeaderboardDto, caller: Caller): Promise<LeaderboardRecordView> {
+    const board = await this.boards.cached(boardUid);
+    const persona = await this.actingPersona(caller, body.personaUid);
+    const period = await this.openPeriod(board);
+    const seat = await this.records.transaction((db) =>
+      this.records.join(db, { board: board.uid, period, persona: persona.uid, user: persona.owner, maxSize: board.maxSize }),
+    );
+    if (seat === 'full') throw full(board);
+    const [record] = await this.ranked(
+      board,
+      { uid: period, status: 'OPEN', rankCount: null },
+      await this.records.ofPersonas(period, [persona.uid]),
+    );
+    if (!record) throw notFound('leaderboard record of persona', persona.uid);
+    return record;
+  }
+
+  /** A page of the period's records in rank order; the cursor keeps every page at the first one's moment. */
+  async page(boardUid: string, choice: PeriodChoice, limit: number, cursorText: string | undefined): Promise<RecordPage> {
+    const board = await this.boards.cached(boardUid);
+    const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText);
+    const period = cursor ? await this.periodByUid(board, cursor.p) : await this.choose(board, choice);
+    if (!period) return { records: [], nextCursor: undefined };
+    if (period.status === 'CLOSED' || (cursor && cursor.k === undefined)) {
+      const rows = await this.records.rankedAfter(period.uid, cursor?.r ?? 0, limit);
+      const records = rows.map((row) => this.view(board, row, row.rank, period.rankCount ?? 0));
+      const last = rows.at(-1);
+      const more = last !== undefined && rows.length === limit && last.rank! < (period.rankCount ?? 0);
+      return { records, nextCursor: more ? encodeCursor({ p: period.uid, r: last.rank! }) : undefined };
+    }
+    return cursor ? this.laterPage(board, period.uid, cursor, limit) : this.firstPage(board, period.uid, limit);
+  }
+
+  /** Up to `limit` records around the persona's (it included), in rank order. */
+  async around(boardUid: string, personaUid: string, choice: PeriodChoice, limit: number): Promise<LeaderboardRecordView[]> {
+    const board = await this.boards.cached(boardUid);
+    const period = await this.choose(board, choice);
+    const [own] = period ? await this.records.ofPersonas(period.uid, [personaUid]) : [];
+    if (!period || !own || (period.status === 'OPEN' ? own.rankKey === null : own.rank === null)) {
+      throw notFound(`a ranked record of persona ${personaUid} on leaderboard`, boardUid);
+    }
+    if (period.status === 'CLOSED') {
+      const first = Math.max(1, own.rank! - Math.floor((limit - 1) / 2));
+      const rows = await this.records.rankedBetween(period.uid, first, first + limit - 1);
+      return rows.map((row) => this.view(board, row, row.rank, period.rankCount ?? 0));
+    }
+    await this.ranks.catchUp();
+    // The persona's key as the structure holds it now (it may have moved since its row was read).
+    const key = own.rankKey!;
+    let before = this.ranks.before(period.uid, key, Math.floor((limit - 1) / 2));
+    const after = this.ranks.after(period.uid, key, limit - 1 - before.length);
+    if (before.length + after.length < limit - 1) before = this.ranks.before(period.uid, key, limit - 1 - after.length);
+    const keys = [...before, key, ...after];
+    const firstRank = this.ranks.rankOf(period.uid, keys[0]);
+    return this.pageOf(board, period.uid, keys, firstRank, this.ranks.size(period.uid), false);
+  }
+
+  /** The records of these personas (a friends list), in rank order; those without a record are left out. */
+  async ofPersonas(boardUid: string, personaUids: string[], choice: PeriodChoice): Promise<LeaderboardRecordView[]> {
+    const board = await this.boards.cached(boardUid);
+    const period = await this.choose(board, choice);
+    if (!period) return [];
+    return this.ranked(board, period, await this.records.ofPersonas(period.uid, personaUids));
+  }
+
+  /** The caller's personas' records, in rank order. */
+  async mine(boardUid: string, caller: Caller, choice: PeriodChoice): Promise<LeaderboardRecordView[]> {
+    const board = await this.boards.cached(boardUid);
+    const period = await this.choose(board, choice);
+    if (!period) return [];
+    return this.ranked(board, period, await this.records.ofUser(period.uid, caller.uid));
+  }
+
+  /** An admin deletes a persona's record in one period: it leaves the ranks at once; the audit keeps who and what. */
+  async removeRecord(boardUid: string, personaUid: string, choice: PeriodChoice, admin: Caller, client: ClientInfo): Promise<void> {
+    const board = await this.boards.cached(boardUid);
+    const period = await this.choose(board, choice);
+    if (!period) throw notFound(`a record of persona ${personaUid} on leaderboard`, boardUid);
+    const removed = await this.removeAudited(personaUid, period.uid, admin, client, boardUid);
+    if (removed === 0) throw notFound(`a record of persona ${personaUid} on leaderboard`, boardUid);
+  }
+
+  /** An admin deletes every leaderboard record of a persona (all boards, all periods). */
+  async removeAllOf(personaUid: string, admin: Caller, client: ClientInfo): Promise<void> {
+    if ((await this.personas.ownerOf(personaUid)) === undefined) throw notFound('persona', personaUid);
+    await this.removeAudited(personaUid, null, admin, client, null);
+  }
+
+  private async removeAudited(
+    personaUid: string,
+    period: string | null,
+    admin: Caller,
+    client: ClientInfo,
+    board: string | null,
+  ): Promise<number> {
+    const removed = await this.records.transaction(async (db) => {
+      const rows = await this.records.remove(db, personaUid, period);
+      if (rows.length > 0) {
+        await this.audit.record(
+          {
+            userUid: rows[0].userUid,
+            event: AuditEvent.LEADERBOARD_RECORDS_DELETED,
+            outcome: 'success',
+            ...client,
+            detail: {
+              by: admin.uid,
+              personaUid,
+              leaderboardUid: board,
+              periodUid: period,
+              records: rows.map((row) => ({
+                leaderboardUid: row.leaderboardUid,
+                periodUid: row.periodUid,
+                score: row.score,
+                subscore: row.subscore,
+              })),
+            },
+          },
+          db,
+        );
+      }
+      return rows.length;
+    });
+    await this.ranks.catchUp();
+    return removed;
+  }
+
+  /** Where a written record stands, as this instance's structure sees the board at the write (for its events). */
+  private standing(board: Leaderboard, { record, oldKey }: Submitted): Standing {
+    const period = record.periodUid;
+    const key = record.rankKey;
+    const size = this.ranks.size(period);
+    const present = oldKey !== null && this.ranks.has(period, oldKey);
+    if (key === null) return { rank: null, rankCount: size - (present ? 1 : 0) };
+    const rank = this.ranks.rankOf(period, key) - (present && oldKey < key ? 1 : 0);
+    const top = board.rankLostTop;
+    const standing: Standing = { rank, rankCount: size + (present ? 0 : 1) };
+    const wasInTop = present && this.ranks.rankOf(period, oldKey) <= top;
+    if (top > 0 && rank <= top && !wasInTop) {
+      const pushed = this.ranks.after(period, undefined, top)[top - 1];
+      if (pushed !== undefined && pushed !== oldKey) standing.pushedOut = { personaUid: personaOfKey(pushed), rank: top + 1 };
+    }
+    return standing;
+  }
+
+  private async firstPage(board: Leaderboard, period: string, limit: number): Promise<RecordPage> {
+    await this.ranks.catchUp();
+    const moment = this.ranks.moment();
+    const keys = this.ranks.after(period, undefined, limit);
+    const records = await this.pageOf(board, period, keys, 1, this.ranks.size(period), true);
+    // A cursor only where records follow: a full last page leads nowhere.
+    const nextCursor =
+      keys.length === limit && limit < this.ranks.size(period)
+        ? encodeCursor({ p: period, r: limit, k: keys.at(-1), s: moment.after, g: moment.awaited, t: Date.now() })
+        : undefined;
+    return { records, nextCursor };
+  }
+
+  /**
+   * A later page at the first page's moment: the structure now, less the changes applied since that
+   * moment (read back from the log), so that a record that moved meanwhile is neither skipped nor
+   * shown twice. Scores come from the keys, as they stood at that moment.
+   */
+  private async laterPage(board: Leaderboard, period: string, cursor: PageCursor, limit: number): Promise<RecordPage> {
+    if (Date.now() - cursor.t! > this.cursorLifeMs) {
+      throw badRequest('this cursor has expired (the log of its moment is gone): start from the first page again', [
+        { field: 'cursor', message: 'expired' },
+      ]);
+    }
+    await this.ranks.catchUp();
+    for (;;) {
+      const generation = this.ranks.generation;
+      const since = await this.log.periodChangesSince(period, cursor.s!, cursor.g!);
+      // Computed only if nothing was applied while the log was read: then the log read holds every change applied now.
+      if (generation !== this.ranks.generation) continue;
+      const delta = new Map<string, number>();
+      for (const change of since) {
+        if (!this.ranks.applied(change.seq)) continue;
+        if (change.removed !== null) delta.set(change.removed, (delta.get(change.removed) ?? 0) + 1);
+        if (change.added !== null) delta.set(change.added, (delta.get(change.added) ?? 0) - 1);
+      }
+      const then = [...delta]
+        .filter(([key, count]) => count > 0 && key > cursor.k!)
+        .map(([key]) => key)
+        .sort();
+      const since_ = new Set([...delta].filter(([, count]) => count < 0).map(([key]) => key));
+      const now = this.ranks.after(period, cursor.k, limit + since_.size).filter((key) => !since_.has(key));
+      const keys = [...now, ...then].sort().slice(0, limit);
+      const rankCount = this.ranks.size(period) + [...delta.values()].reduce((sum, count) => sum + Math.sign(count), 0);
+      const records = await this.pageOf(board, period, keys, cursor.r + 1, rankCount, true);
+      const more = keys.length === limit && cursor.r + limit < rankCount;
+      const nextCursor = more ? encodeCursor({ ...cursor, r: cursor.r + limit, k: keys.at(-1) }) : undefined;
+      return { records, nextCursor };
+    }
+  }
+
+  /** Records for keys in rank order from `firstRank`, with their rows' names and counts (and, for pages, the keys' scores). */
+  private async pageOf(board: Leaderboard, period: string, keys: string[], firstRank: number, rankCount: number, scoresFromKeys: boolean) {
+    const rows = new Map((await this.records.ofPersonas(period, keys.map(personaOfKey))).map((row) => [row.personaUid, row]));
+    const views: LeaderboardRecordView[] = [];
+    keys.forEach((key, index) => {
+      const row = rows.get(personaOfKey(key));
+      if (!row) return;
+      const view = this.view(board, row, firstRank + index, rankCount);
+      if (scoresFromKeys) {
+        const entry = entryOfKey(board, key);
+        Object.assign(view, { score: int64Json(entry.score), subscore: int64Json(entry.subscore) });
+      }
+      views.push(view);
+    });
+    return views;
+  }
+
+  /** Records with their ranks, in rank order: final ones for a closed period, the structure's for an open one. */
+  private async ranked(board: Leaderboard, period: Pick<LeaderboardPeriod, 'uid' | 'status' | 'rankCount'>, rows: Named[]) {
+    if (period.status === 'CLOSED') {
+      return rows.map((row) => this.view(board, row, row.rank, period.rankCount ?? 0)).sort(byRank);
+    }
+    await this.ranks.catchUp();
+    return rows
+      .map((row) =>
+        this.view(board, row, row.rankKey === null ? null : this.ranks.rankOf(period.uid, row.rankKey), this.ranks.size(period.uid)),
+      )
+      .sort(byRank);
+  }
+
+  private view(board: Leaderboard, record: Named, rank: number | null, rankCount: number): LeaderboardRecordView {
+    return {
+      uid: record.uid,
+      leaderboardUid: record.leaderboardUid,
+      periodUid: record.periodUid,
+      personaUid: record.personaUid,
+      personaName: record.personaName,
+      rank,
+      rankCount,
+      score: int64Json(record.score),
+      subscore: int64Json(record.subscore),
+      numScore: record.numScore,
+      maxNumScore: board.maxNumScore,
+      metadata: record.metadata,
+      dateCreated: record.dateCreated,
+      dateModified: record.dateModified,
+      version: record.version,
+    };
+  }
+
+  /** The persona acting: the one named (yours, or anyone's for an admin; 404 unknown), else your first. */
+  private async actingPersona(caller: Caller, personaUid: string | undefined): Promise<{ uid: string; owner: string }> {
+    if (personaUid === undefined) {
+      const first = await this.personas.firstOf(caller.uid);
+      if (!first) throw notFound('persona of user', caller.uid);
+      return { uid: first, owner: caller.uid };
+    }
+    const uid = personaUid.toLowerCase();
+    const owner = await this.personas.ownerOf(uid);
+    if (owner === undefined) throw notFound('persona', uid);
+    requireOwnPersona(caller, uid, owner);
+    return { uid, owner };
+  }
+
+  /** The uid of the period that takes scores now (made at its first write); 409 NOT_ACTIVE outside the board's periods. */
+  private async openPeriod(board: Leaderboard): Promise<string> {
+    const now = new Date();
+    const window = periodAt(board, now);
+    if (!window || !isOpen(window, now)) {
+      const when = window?.nextStartsAt ?? (board.startAt && now < board.startAt ? board.startAt : undefined);
+      throw new ApiException(
+        HttpStatus.CONFLICT,
+        ErrorCode.NOT_ACTIVE,
+        `leaderboard ${board.uid} takes no scores now${when ? `: the next period begins at ${when.toISOString()}` : ': it has ended'}`,
+      );
+    }
+    const cacheKey = `${board.uid}:${window.startsAt.getTime()}`;
+    let period = this.periodUids.get(cacheKey);
+    if (!period) {
+      period = await this.periods.ensure(board.uid, window);
+      if (this.periodUids.size > 10_000) this.periodUids.clear();
+      this.periodUids.set(cacheKey, period);
+    }
+    return period.uid;
+  }
+
+  /** The period a read names, if it exists yet. */
+  private async choose(board: Leaderboard, choice: PeriodChoice): Promise<LeaderboardPeriod | undefined> {
+    if (choice !== 'current' && choice !== 'previous') return this.periodByUid(board, choice);
+    const window = periodAt(board, new Date());
+    const current = window ? await this.periods.findByStart(board.uid, window.startsAt) : undefined;
+    if (choice === 'current') return current ?? (window ? undefined : await this.latest(board));
+    const before = window ? await this.periods.before(board.uid, window.startsAt) : await this.beforeLatest(board);
+    return before ? this.periods.findOne(before, undefined) : undefined;
+  }
+
+  private async latest(board: Leaderboard): Promise<LeaderboardPeriod | undefined> {
+    const uid = await this.periods.latest(board.uid);
+    return uid ? this.periods.findOne(uid, undefined) : undefined;
+  }
+
+  private async beforeLatest(board: Leaderboard): Promise<string | undefined> {
+    const latest = await this.latest(board);
+    return latest ? this.periods.before(board.uid, latest.startsAt) : undefined;
+  }
+
+  private async periodByUid(board: Leaderboard, uid: string): Promise<LeaderboardPeriod> {
+    const period = await this.periods.findOne(uid, undefined).catch(() => undefined);
+    if (!period || period.leaderboardUid !== board.uid) throw notFound('period of this leaderboard', uid);
+    return period;
+  }
+
+  /** Why a submission wrote nothing: not joined, no attempt left, or the period closed meanwhile. */
+  private async whyRefused(board: Leaderboard, period: string, persona: string): Promise<ApiException> {
+    const numScore = await this.records.numScoreOf(period, persona);
+    if (numScore === undefined && board.joinRequired) {
+      return new ApiException(
+        HttpStatus.CONFLICT,
+        ErrorCode.NOT_JOINED,
+        `join leaderboard ${board.uid} first: POST /leaderboards/${board.uid}/join`,
+      );
+    }
+    if (board.maxNumScore !== null && numScore !== undefined && numScore >= board.maxNumScore) return noAttemptsLeft(board.maxNumScore);
+    return new ApiException(HttpStatus.CONFLICT, ErrorCode.NOT_ACTIVE, `this period of leaderboard ${board.uid} has closed`);
+  }
+}
+
+const byRank = (left: LeaderboardRecordView, right: LeaderboardRecordView) => (left.rank ?? Infinity) - (right.rank ?? Infinity);
+
+const full = (board: Leaderboard) =>
+  new ApiException(
+    HttpStatus.CONFLICT,
+    ErrorCode.LEADERBOARD_FULL,
+    `this period of leaderboard ${board.uid} is full (${board.maxSize} personas)`,
+  );

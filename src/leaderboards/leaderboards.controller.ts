@@ -1,0 +1,277 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Client } from '../auth/client-info.decorator.js';
+import type { ClientInfo } from '../auth/player-sessions.repository.js';
+import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
+import { LIMITS } from '../common/limits.js';
+import type { ListQuery } from '../common/list-query.js';
+import { AdminOnly } from '../common/policy.js';
+import type { CountDto } from '../common/record.dto.js';
+import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { recordUpdate } from '../common/versions.js';
+import { CreateLeaderboardDto } from './dto/create-leaderboard.dto.js';
+import { LeaderboardRecordView } from './dto/leaderboard-record.dto.js';
+import { DEFAULT_RECORDS, PERIOD_PATTERN, readRecordQuery } from './dto/record-query.js';
+import { JoinLeaderboardDto, SubmitScoreDto } from './dto/submit-score.dto.js';
+import { UpdateLeaderboardDto } from './dto/update-leaderboard.dto.js';
+import { Leaderboard } from './leaderboard.entity.js';
+import { LeaderboardPeriod } from './leaderboard-period.entity.js';
+import { LeaderboardRecordsService } from './leaderboard-records.service.js';
+import { LeaderboardsService } from './leaderboards.service.js';
+import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
+
+const PERIOD_QUERY = ApiQuery({
+  name: 'period',
+  required: false,
+  description:
+    '`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).',
+  schema: { type: 'string', pattern: PERIOD_PATTERN, default: 'current' },
+});
+const LIMIT_QUERY = ApiQuery({
+  name: 'limit',
+  required: false,
+  schema: { type: 'integer', minimum: 1, maximum: LIMITS.leaderboardPage, default: DEFAULT_RECORDS },
+});
+const NEXT_CURSOR = {
+  'X-Next-Cursor': {
+    description: "When more records follow: send it back as `cursor` for the next page, which shows the ranks of the first page's moment.",
+    schema: { type: 'string' },
+  },
+};
+
+@ApiTags('leaderboards')
+@ApiSecurity('jwt')
+@ApiErrors(401)
+@ApiExtraModels(LeaderboardRecordView)
+@Controller('leaderboards')
+export class LeaderboardsController {
+  constructor(
+    private readonly boards: LeaderboardsService,
+    private readonly records: LeaderboardRecordsService,
+    private readonly periods: LeaderboardPeriodsRepository,
+  ) {}
+
+  @ListDocs(Leaderboard, 'List leaderboards and tournaments')
+  @Get()
+  findAll(@ListQueryParam(Leaderboard) list: ListQuery, @CurrentCaller() caller: Caller): Promise<Leaderboard[]> {
+    return this.boards.findAll(list, caller);
+  }
+
+  @CountDocs('Count leaderboards')
+  @Get('count')
+  async count(@ListQueryParam(Leaderboard) list: ListQuery, @CurrentCaller() caller: Caller): Promise<CountDto> {
+    return { count: await this.boards.count(list, caller) };
+  }
+
+  @FindDocs(Leaderboard, 'leaderboard')
+  @Get(':id')
+  findById(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<Leaderboard> {
+    return this.boards.findOne(id, caller);
+  }
+
+  @ApiOperation({ summary: 'Create a leaderboard or tournament (admins)' })
+  @RecordResponse(Leaderboard, { status: 201 })
+  @ApiErrors(400, 403)
+  @AdminOnly()
+  @Post()
+  create(@Body() body: CreateLeaderboardDto, @CurrentCaller() caller: Caller): Promise<Leaderboard> {
+    return this.boards.create(body, caller);
+  }
+
+  @CatalogUpdateDocs(
+    Leaderboard,
+    'leaderboard',
+    'Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, ' +
+      'subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).',
+  )
+  @AdminOnly()
+  @Put(':id')
+  update(@UidParam() id: string, @Body() body: UpdateLeaderboardDto, @IfMatch() ifMatch?: string): Promise<Leaderboard> {
+    const { fields, expectedVersion } = recordUpdate(id, body, ifMatch);
+    return this.boards.update(id, fields, expectedVersion);
+  }
+
+  @CatalogDeleteDocs('leaderboard', 200, { summary: 'Delete a leaderboard with its periods, records and unpaid prizes (admins)' })
+  @AdminOnly()
+  @HttpCode(200)
+  @Delete(':id')
+  async remove(@UidParam() id: string): Promise<void> {
+    await this.boards.remove(id);
+  }
+
+  @ListDocs(
+    LeaderboardPeriod,
+    "List a leaderboard's periods",
+    "The periods that exist: made by their first score or join. Closed ones are kept up to the board's keepPeriods.",
+  )
+  @ApiUidParam('id', 'leaderboard')
+  @ApiErrors(404)
+  @Get(':id/periods')
+  async periodsOf(
+    @UidParam() id: string,
+    @ListQueryParam(LeaderboardPeriod) list: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ): Promise<LeaderboardPeriod[]> {
+    await this.boards.findOne(id, caller);
+    return this.periods.findAll({ ...list, filters: [...list.filters, { field: 'leaderboardUid', operator: 'eq', values: [id] }] }, caller);
+  }
+
+  @ApiOperation({
+    summary: 'Submit a score',
+    description:
+      "Applies the board's operators to the persona's record in the period open now and answers it with its rank. " +
+      'Scores are 64-bit integers, negative too: JSON numbers up to 2^53 - 1, strings of digits beyond.',
+  })
+  @ApiUidParam('id', 'leaderboard')
+  @ApiOkResponse({ type: LeaderboardRecordView })
+  @ApiErrors(
+    [400, "VALIDATION_FAILED: a score that is not a 64-bit integer, outside the board's bounds, or whose result would leave 64 bits."],
+    [403, 'FORBIDDEN: an authoritative board (admins only), or a persona that is not yours.'],
+    404,
+    [409, 'NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL.'],
+  )
+  @HttpCode(200)
+  @Post(':id/records')
+  submit(@UidParam() id: string, @Body() body: SubmitScoreDto, @CurrentCaller() caller: Caller): Promise<LeaderboardRecordView> {
+    return this.records.submit(id, body, caller);
+  }
+
+  @ApiOperation({
+    summary: 'Join the period open now',
+    description: 'Needed before scoring on a board with joinRequired; idempotent (a member gets its record back).',
+  })
+  @ApiUidParam('id', 'leaderboard')
+  @ApiBody({ type: JoinLeaderboardDto, required: false })
+  @ApiOkResponse({ type: LeaderboardRecordView })
+  @ApiErrors(400, [403, 'FORBIDDEN: a persona that is not yours.'], 404, [409, 'LEADERBOARD_FULL, or NOT_ACTIVE.'])
+  @HttpCode(200)
+  @Post(':id/join')
+  join(
+    @UidParam() id: string,
+    @Body() body: JoinLeaderboardDto | undefined,
+    @CurrentCaller() caller: Caller,
+  ): Promise<LeaderboardRecordView> {
+    return this.records.join(id, body ?? {}, caller);
+  }
+
+  @ApiOperation({
+    summary: 'Read records in rank order, or a friends list',
+    description:
+      "A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated " +
+      'while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.',
+  })
+  @ApiUidParam('id', 'leaderboard')
+  @LIMIT_QUERY
+  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string', maxLength: 4096 } })
+  @PERIOD_QUERY
+  @ApiQuery({
+    name: 'personaUids',
+    required: false,
+    description: `Comma-separated persona uids (at most ${LIMITS.leaderboardPage}): their records, in rank order.`,
+    schema: { type: 'string', maxLength: 3800 },
+  })
+  @ApiOkResponse({ type: [LeaderboardRecordView], headers: NEXT_CURSOR })
+  @ApiErrors(400, 404)
+  @Get(':id/records')
+  async page(
+    @UidParam() id: string,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LeaderboardRecordView[]> {
+    const { limit, period, cursor, personaUids } = readRecordQuery(query, ['limit', 'cursor', 'period', 'personaUids']);
+    if (personaUids) return this.records.ofPersonas(id, personaUids, period);
+    const page = await this.records.page(id, period, limit, cursor);
+    if (page.nextCursor) void reply.header('X-Next-Cursor', page.nextCursor);
+    return page.records;
+  }
+
+  @ApiOperation({
+    summary: "Read your personas' records",
+    description: 'In rank order; personas without a record in the period are left out.',
+  })
+  @ApiUidParam('id', 'leaderboard')
+  @PERIOD_QUERY
+  @ApiOkResponse({ type: [LeaderboardRecordView] })
+  @ApiErrors(400, 404)
+  @Get(':id/records/me')
+  mine(@UidParam() id: string, @Query() query: Record<string, unknown>, @CurrentCaller() caller: Caller): Promise<LeaderboardRecordView[]> {
+    return this.records.mine(id, caller, readRecordQuery(query, ['period']).period);
+  }
+
+  @ApiOperation({
+    summary: 'Read the records around a persona',
+    description: "Up to `limit` records in rank order, the persona's among them (centered where it can be).",
+  })
+  @ApiUidParam('id', 'leaderboard')
+  @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
+  @LIMIT_QUERY
+  @PERIOD_QUERY
+  @ApiOkResponse({ type: [LeaderboardRecordView] })
+  @ApiErrors(400, [404, 'NOT_FOUND: no such leaderboard, or the persona has no ranked record in the period.'])
+  @Get(':id/records/around/:personaUid')
+  around(
+    @UidParam() id: string,
+    @UidParam('personaUid') personaUid: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<LeaderboardRecordView[]> {
+    const { limit, period } = readRecordQuery(query, ['limit', 'period']);
+    return this.records.around(id, personaUid.toLowerCase(), period, limit);
+  }
+
+  @ApiOperation({
+    summary: "Delete a persona's record in a period (admins)",
+    description: "It leaves the ranks at once; the player's audit records who deleted what.",
+  })
+  @ApiUidParam('id', 'leaderboard')
+  @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
+  @PERIOD_QUERY
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors(400, 403, 404)
+  @AdminOnly()
+  @HttpCode(204)
+  @Delete(':id/records/:personaUid')
+  async removeRecord(
+    @UidParam() id: string,
+    @UidParam('personaUid') personaUid: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentCaller() admin: Caller,
+    @Client() client: ClientInfo,
+  ): Promise<void> {
+    await this.records.removeRecord(id, personaUid.toLowerCase(), readRecordQuery(query, ['period']).period, admin, client);
+  }
+}
+
+/** A persona's leaderboard records across every board, for moderation. */
+@ApiTags('leaderboards')
+@ApiSecurity('jwt')
+@ApiErrors(401)
+@Controller('personas/:personaUid/leaderboard-records')
+export class PersonaLeaderboardRecordsController {
+  constructor(private readonly records: LeaderboardRecordsService) {}
+
+  @ApiOperation({
+    summary: 'Delete every leaderboard record of a persona (admins)',
+    description: "All boards, all periods; the player's audit records it.",
+  })
+  @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
+  @ApiNoContentResponse({ description: 'Deleted (also when there was none).' })
+  @ApiErrors(400, 403, 404)
+  @AdminOnly()
+  @HttpCode(204)
+  @Delete()
+  async removeAll(@UidParam('personaUid') personaUid: string, @CurrentCaller() admin: Caller, @Client() client: ClientInfo): Promise<void> {
+    await this.records.removeAllOf(personaUid.toLowerCase(), admin, client);
+  }
+}

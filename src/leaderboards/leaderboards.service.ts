@@ -1,0 +1,123 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import type { Caller } from '../common/auth.decorators.js';
+import { ApiException, badRequest, type ErrorDetail, ErrorCode } from '../common/errors.js';
+import { type WritableFields, writableFields } from '../common/record.dto.js';
+import { RecordService } from '../common/record.service.js';
+import { ItemsRepository } from '../items/items.repository.js';
+import type { CreateLeaderboardDto } from './dto/create-leaderboard.dto.js';
+import type { UpdateLeaderboardDto } from './dto/update-leaderboard.dto.js';
+import type { Leaderboard } from './leaderboard.entity.js';
+import { LeaderboardsRepository } from './leaderboards.repository.js';
+import { scheduleProblem } from './periods.js';
+import { parseInt64 } from './scores.js';
+
+/** The settings that decide what a stored score means or which period it belongs to: fixed at creation. */
+export const IMMUTABLE_SETTINGS = [
+  'sortOrder',
+  'operator',
+  'subscoreSortOrder',
+  'subscoreOperator',
+  'resetSchedule',
+  'startAt',
+  'endAt',
+  'duration',
+] as const;
+
+/** Boards: admins write them (the controller checks), every signed-in player reads them. */
+@Injectable()
+export class LeaderboardsService extends RecordService<Leaderboard> {
+  constructor(
+    private readonly boards: LeaderboardsRepository,
+    private readonly items: ItemsRepository,
+  ) {
+    super(boards);
+  }
+
+  async create(body: CreateLeaderboardDto, caller: Caller): Promise<Leaderboard> {
+    const fields = writableFields(body);
+    const sortOrder = fields.sortOrder ?? 'DESC';
+    const operator = fields.operator ?? 'BEST';
+    const board = {
+      ...fields,
+      sortOrder,
+      operator,
+      subscoreSortOrder: fields.subscoreSortOrder ?? sortOrder,
+      subscoreOperator: fields.subscoreOperator ?? operator,
+    };
+    await this.check(board);
+    return this.boards.insert({ ...this.stored(board), ownerUid: caller.uid });
+  }
+
+  /** Merges the fields sent; a fixed setting sent with another value than it has is a 409 naming it. */
+  async update(uid: string, fields: WritableFields<UpdateLeaderboardDto>, expectedVersion: number | undefined): Promise<Leaderboard> {
+    const current = await this.boards.findOne(uid, undefined);
+    const changed = IMMUTABLE_SETTINGS.filter((name) => name in fields && !same(fields[name], current[name]));
+    if (changed.length > 0) {
+      throw new ApiException(
+        HttpStatus.CONFLICT,
+        ErrorCode.IMMUTABLE_SETTING,
+        `${changed.join(', ')} cannot change once a board exists: they decide what its stored scores mean. Make a new board instead`,
+        { errors: changed.map((field) => ({ field, message: 'fixed at creation' })) },
+      );
+    }
+    await this.check({ ...current, ...fields } as unknown as WritableFields<CreateLeaderboardDto>);
+    const updated = await this.boards.updateVersioned(uid, this.stored(fields), expectedVersion);
+    this.boards.forget(uid);
+    return updated;
+  }
+
+  /** Deletes the board with its periods, records and unpaid prizes. */
+  async remove(uid: string): Promise<void> {
+    await this.boards.deleteOne(uid);
+    this.boards.forget(uid);
+  }
+
+  /** The rules between fields no decorator states: the schedule, the bounds, the dates, the reward tiers and their items. */
+  private async check(board: WritableFields<CreateLeaderboardDto>): Promise<void> {
+    const errors: ErrorDetail[] = [];
+    if (board.resetSchedule) {
+      const problem = scheduleProblem(board.resetSchedule);
+      if (problem) errors.push({ field: 'resetSchedule', message: `not a cron schedule: ${problem}` });
+    }
+    const [min, max] = [board.minScore, board.maxScore].map((value) =>
+      value === null || value === undefined ? undefined : parseInt64(value),
+    );
+    if (min !== undefined && max !== undefined && min > max) errors.push({ field: 'maxScore', message: 'must not be below minScore' });
+    const [start, end] = [board.startAt, board.endAt].map((value) => (value ? Date.parse(String(value)) : undefined));
+    if (start !== undefined && end !== undefined && end <= start) errors.push({ field: 'endAt', message: 'must be after startAt' });
+    const tiers = [...(board.rewards ?? [])].sort((left, right) => left.rankFrom - right.rankFrom);
+    tiers.forEach((tier, index) => {
+      if (tier.rankTo < tier.rankFrom) errors.push({ field: `rewards.${index}.rankTo`, message: 'must not be below rankFrom' });
+      if (index > 0 && tier.rankFrom <= tiers[index - 1].rankTo) errors.push({ field: 'rewards', message: 'tiers overlap' });
+      if (new Set(tier.items.map((item) => item.itemUid.toLowerCase())).size !== tier.items.length)
+        errors.push({ field: `rewards.${index}.items`, message: 'names an item twice' });
+    });
+    if (errors.length === 0 && tiers.length > 0) {
+      const missing = await this.items.missing([...new Set(tiers.flatMap((tier) => tier.items.map((item) => item.itemUid.toLowerCase())))]);
+      for (const uid of missing) errors.push({ field: 'rewards', message: `no item ${uid}` });
+    }
+    if (errors.length > 0) throw badRequest(errors.map((error) => `${error.field} ${error.message}`).join('; '), errors);
+  }
+
+  /** The fields as columns take them: 64-bit bounds as decimal text, item uids in lower case. */
+  private stored(fields: WritableFields<CreateLeaderboardDto>): Record<string, unknown> {
+    const stored: Record<string, unknown> = { ...fields };
+    for (const name of ['minScore', 'maxScore'] as const) {
+      if (fields[name] !== undefined) stored[name] = fields[name] === null ? null : parseInt64(fields[name])!.toString();
+    }
+    if (fields.rewards) {
+      stored.rewards = fields.rewards.map(({ rankFrom, rankTo, items }) => ({
+        rankFrom,
+        rankTo,
+        items: items.map(({ itemUid, quantity }) => ({ itemUid: itemUid.toLowerCase(), quantity })),
+      }));
+    }
+    return stored;
+  }
+}
+
+/** Whether a value sent equals the stored one (dates by instant). */
+function same(sent: unknown, stored: unknown): boolean {
+  if (stored instanceof Date) return typeof sent === 'string' && Date.parse(sent) === stored.getTime();
+  return (sent ?? null) === (stored ?? null);
+}

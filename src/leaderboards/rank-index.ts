@@ -1,0 +1,185 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { ChangeCursor, type RankChange } from './change-cursor.js';
+import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
+import { RankSet } from './rank-set.js';
+
+/** How often an idle instance catches up with the log on its own, and drops the structures of closed periods. */
+const CATCH_UP_MS = 1000;
+const SWEEP_MS = 10_000;
+/** Gaps this many, or more, say something is off: the structure is rebuilt rather than trusted. */
+const MAX_AWAITED = 100_000;
+
+/** A consistent moment of the rank structure, for a page cursor: what was applied then. */
+export interface RankMoment {
+  after: number;
+  awaited: number[];
+}
+
+/**
+ * The ranks of every open period, in this process: PostgreSQL is the truth, and each record write
+ * logs its rank-key change (leaderboard_rank_changes) in its own transaction; this structure loads
+ * the open periods' keys at start (a snapshot) and then applies the log. A read or write that needs
+ * ranks first catches up (one query serves every caller waiting at the time), so that an answer
+ * reflects every write committed before it was asked, on whichever instance: instances agree. An
+ * instance that fell further behind than the log keeps (LEADERBOARD_LOG_RETENTION), or whose awaited
+ * numbers overflow, rebuilds from PostgreSQL. docs/GUIDE.md (Leaderboards) and docs/PERFORMANCE.md
+ * have the design's figures.
+ */
+@Injectable()
+export class RankIndex implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('RankIndex');
+  private sets = new Map<string, RankSet>();
+  private cursor = new ChangeCursor();
+  private running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+  private caughtUpAt = 0;
+  /** Counts the batches applied: a reader that must see the structure still (a page's moment) compares it. */
+  generation = 0;
+  private rebuildWanted = true;
+  private timer: NodeJS.Timeout | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly log: LeaderboardRanksRepository,
+    private readonly metrics: MetricsService,
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.retentionMs = config.leaderboards.logRetentionSeconds * 1000;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.catchUp();
+    this.timer = setInterval(() => void this.catchUp().catch((error: unknown) => this.failed(error)), CATCH_UP_MS).unref();
+    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.failed(error)), SWEEP_MS).unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    clearInterval(this.sweeper);
+    await this.running?.catch(() => undefined);
+  }
+
+  /**
+   * Applies every change committed before the call. A catch-up already under way may have read the
+   * log before the caller's write committed, so the caller waits for the next one, which every caller
+   * arriving meanwhile shares.
+   */
+  catchUp(): Promise<void> {
+    if (this.next) return this.next;
+    if (!this.running) return this.start();
+    this.next = this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.start();
+      });
+    return this.next;
+  }
+
+  /** Rebuilds from PostgreSQL at the next catch-up (and waits for it). */
+  rebuild(): Promise<void> {
+    this.rebuildWanted = true;
+    return this.catchUp();
+  }
+
+  /** Ranked records in the period. */
+  size(period: string): number {
+    return this.sets.get(period)?.size ?? 0;
+  }
+
+  /** The rank `key` holds, or would hold (1 + the keys before it). */
+  rankOf(period: string, key: string): number {
+    return (this.sets.get(period)?.countBefore(key) ?? 0) + 1;
+  }
+
+  /** Whether `key` is ranked in the period. */
+  has(period: string, key: string): boolean {
+    return this.sets.get(period)?.has(key) ?? false;
+  }
+
+  /** Up to `count` keys after `key` (from the first when undefined), in rank order. */
+  after(period: string, key: string | undefined, count: number): string[] {
+    return this.sets.get(period)?.after(key, count) ?? [];
+  }
+
+  /** Up to `count` keys before `key`, in rank order. */
+  before(period: string, key: string, count: number): string[] {
+    return this.sets.get(period)?.before(key, count) ?? [];
+  }
+
+  /** What is applied now, for a page cursor to come back to. */
+  moment(): RankMoment {
+    return { after: this.cursor.after, awaited: this.cursor.awaited };
+  }
+
+  /** Whether the change `seq` is applied now. */
+  applied(seq: number): boolean {
+    return this.cursor.applied(seq);
+  }
+
+  private start(): Promise<void> {
+    this.running = this.run().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async run(): Promise<void> {
+    const now = Date.now();
+    if (this.rebuildWanted || (this.caughtUpAt > 0 && now - this.caughtUpAt > this.retentionMs / 2)) {
+      await this.load();
+      return;
+    }
+    for (;;) {
+      const batch = await this.log.changesAfter(this.cursor.after, this.cursor.awaited);
+      const fresh = this.cursor.take(batch, Date.now());
+      if (fresh.length > 0) this.generation++;
+      for (const change of fresh) this.apply(change);
+      if (batch.length < CHANGE_BATCH) break;
+    }
+    this.cursor.forget(Date.now() - this.retentionMs);
+    if (this.cursor.awaited.length >= MAX_AWAITED) {
+      this.logger.warn(`${this.cursor.awaited.length} rank changes awaited: rebuilding from PostgreSQL`);
+      this.rebuildWanted = true;
+    }
+    this.caughtUpAt = now;
+  }
+
+  private apply({ periodUid, removed, added }: RankChange): void {
+    let set = this.sets.get(periodUid);
+    if (!set) this.sets.set(periodUid, (set = new RankSet()));
+    if (removed !== null) set.remove(removed);
+    if (added !== null) set.add(added);
+  }
+
+  private async load(): Promise<void> {
+    const started = Date.now();
+    const snapshot = await this.log.snapshot();
+    const sets = new Map<string, RankSet>();
+    let keys = 0;
+    for (const [period, sorted] of snapshot.periods) {
+      sets.set(period, RankSet.of(sorted));
+      keys += sorted.length;
+    }
+    this.sets = sets;
+    this.cursor = new ChangeCursor(snapshot.after);
+    this.generation++;
+    this.rebuildWanted = false;
+    this.caughtUpAt = Date.now();
+    this.metrics.countLeaderboardRebuild(Date.now() - started, keys);
+    this.logger.log(`rank structure built: ${keys} records in ${sets.size} open periods, ${Date.now() - started} ms`);
+  }
+
+  /** Drops the structures of periods that closed or were deleted (their ranks are final in PostgreSQL). */
+  private async sweep(): Promise<void> {
+    const open = await this.log.stillOpen([...this.sets.keys()]);
+    for (const period of this.sets.keys()) if (!open.has(period)) this.sets.delete(period);
+    this.metrics.leaderboardRankedRecords.set([...this.sets.values()].reduce((sum, set) => sum + set.size, 0));
+  }
+
+  private failed(error: unknown): void {
+    this.logger.warn(`rank structure: ${(error as Error).message}`);
+  }
+}
