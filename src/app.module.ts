@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
 import { AchievementsModule } from './achievements/achievements.module.js';
 import { AssetsModule } from './assets/assets.module.js';
+import { MediaModule } from './media/media.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { JwtGuard } from './auth/jwt.guard.js';
 import { ConfigModule } from './config/config.module.js';
@@ -56,6 +57,7 @@ export class AppModule {
         EconomyModule,
         SkillsModule,
         AssetsModule,
+        MediaModule,
         AchievementsModule,
         RealtimeModule,
       ],

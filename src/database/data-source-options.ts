@@ -13,6 +13,7 @@ import { LedgerEntry } from '../economy/ledger-entry.entity.js';
 import { InventoryTransaction } from '../economy/transaction.entity.js';
 import { SkillProgress } from '../skills/skill-progress.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { MediaBlob, MediaBlobReference, MediaUpload } from '../media/media-blob.entity.js';
 
 // Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
 export const ENTITIES = [
@@ -29,6 +30,9 @@ export const ENTITIES = [
   InventoryTransaction,
   LedgerEntry,
   SkillProgress,
+  MediaBlob,
+  MediaBlobReference,
+  MediaUpload,
 ];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */
