@@ -50,4 +50,5 @@ export function createGameBackendClient(options: GameBackendClientOptions): Game
   }
   return client;
 }
+export * from './media.js';
 export * from './realtime.js';
