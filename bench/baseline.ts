@@ -18,7 +18,8 @@
  * transaction (inventory.updated per persona, transaction.updated to the owners) with their NOTIFY.
  * Its statements, but the list's, are named, prepared once per connection, as the service's are by default.
  *
- * Run by bench/run.ts as a process of its own: PORT, DATABASE_URL, JWT_SECRET, JWT_ISSUER, JWT_AUDIENCE.
+ * Run by bench/run.ts as a process of its own: PORT, DATABASE_URL, JWT_SECRET, JWT_ISSUER, JWT_AUDIENCE, and
+ * MEDIA_STATIC_DIR, the folder `GET /media/*` serves with @fastify/static.
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyReply } from 'fastify';
@@ -324,6 +325,19 @@ app.post<{ Body: TransactionBody }>('/inventories/transaction', async (request, 
     client.release();
   }
 });
+
+// The media scenarios' reference: @fastify/static serving the service's file from a folder on disk, with
+// the caching the service's answer has (a year, immutable; ETag and Range from the plugin).
+if (process.env.MEDIA_STATIC_DIR) {
+  const { default: fastifyStatic } = await import('@fastify/static');
+  await app.register(fastifyStatic, {
+    root: process.env.MEDIA_STATIC_DIR,
+    prefix: '/media/',
+    maxAge: '365d',
+    immutable: true,
+    lastModified: false,
+  });
+}
 
 await app.listen({ port: environment.port, host: '127.0.0.1' });
 console.log(`baseline listening on http://127.0.0.1:${environment.port}`);

@@ -32,7 +32,7 @@ export async function uploadMediaFile(
   client: GameBackendClient,
   upload: MediaFileUpload,
 ): Promise<{ data?: Schema<'MediaAsset'>; error?: Schema<'ErrorBody'>; response: Response }> {
-  const blob = upload.bytes instanceof Blob ? upload.bytes : new Blob([upload.bytes as BlobPart]);
+  const blob = upload.bytes instanceof Blob ? upload.bytes : new Blob([new Uint8Array(upload.bytes)]);
   const buffer = await blob.arrayBuffer();
   const contentType = upload.contentType ?? (blob.type || 'application/octet-stream');
   const name = upload.name ?? (typeof File !== 'undefined' && blob instanceof File ? blob.name : undefined);
@@ -44,7 +44,7 @@ export async function uploadMediaFile(
     },
     // The body is the bytes, not JSON: sent as they are, under the file's own type.
     body: buffer as unknown as string,
-    bodySerializer: (body: unknown) => body as BodyInit,
+    bodySerializer: (body: unknown) => body,
     headers: { 'Content-Type': contentType },
   });
 }

@@ -143,7 +143,11 @@ describe('the typed client (sdk/)', () => {
     const served = await fetch(`${baseUrl}${new URL(file.uri).pathname}`);
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(bytes);
 
-    const refused = await uploadMediaFile(admin, { assetId: created.data!.uid, variant: 'page', bytes: new Blob(['<p>'], { type: 'text/html' }) });
+    const refused = await uploadMediaFile(admin, {
+      assetId: created.data!.uid,
+      variant: 'page',
+      bytes: new Blob(['<p>'], { type: 'text/html' }),
+    });
     expect(refused.error).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 
