@@ -458,7 +458,8 @@ export class Environment {
   MEDIA_TYPES: string[];
 
   @Variable({
-    default: ({ PORT }) => `http://localhost:${PORT ?? '3000'}`,
+    // A malformed PORT is reported as such, not again through this default.
+    default: ({ PORT }) => `http://localhost:${/^\d{1,5}$/.test(PORT ?? '') ? PORT : '3000'}`,
     defaultText: '`http://localhost:<PORT>`',
     meaning:
       "What the `uri` of an uploaded file starts with: the service's public address, or a CDN in front of it that forwards " +

@@ -1,6 +1,6 @@
-import { applyDecorators, Controller, Get, Head, Headers, HttpStatus, Param, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Head, HttpStatus, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorators.js';
 import { ApiException, ErrorCode } from '../common/errors.js';
 import { ApiErrors } from '../common/route.decorators.js';
@@ -8,6 +8,9 @@ import { MediaServingService } from './media-serving.service.js';
 import { matchesEntityTag, rangeStillApplies, requestedRange } from './serving.js';
 
 const FILE_PATH = ':type/:subtype/:sha256';
+
+/** A request for a file: its path's parts (documented by ServingDocs) and the conditional headers. */
+type FileRequest = FastifyRequest<{ Params: { type: string; subtype: string; sha256: string } }>;
 
 const SERVED_HEADERS = {
   ETag: { required: true, description: 'The SHA-256 of the bytes, quoted.', schema: { type: 'string' } },
@@ -83,15 +86,8 @@ export class MediaController {
   @ApiOperation({ summary: 'The headers of an uploaded file', description: 'As GET, without the bytes.' })
   @ServingDocs()
   @Head(FILE_PATH)
-  async head(
-    @Param('type') type: string,
-    @Param('subtype') subtype: string,
-    @Param('sha256') sha256: string,
-    @Headers() headers: Record<string, string | undefined>,
-    @CurrentCaller() caller: Caller | undefined,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    await this.serve(`${type}/${subtype}`, sha256, headers, caller, reply, false);
+  async head(@Req() request: FileRequest, @CurrentCaller() caller: Caller | undefined, @Res() reply: FastifyReply): Promise<void> {
+    await this.serve(request, caller, reply, false);
   }
 
   @ApiOperation({
@@ -104,32 +100,20 @@ export class MediaController {
   })
   @ServingDocs()
   @Get(FILE_PATH)
-  async get(
-    @Param('type') type: string,
-    @Param('subtype') subtype: string,
-    @Param('sha256') sha256: string,
-    @Headers() headers: Record<string, string | undefined>,
-    @CurrentCaller() caller: Caller | undefined,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    await this.serve(`${type}/${subtype}`, sha256, headers, caller, reply, true);
+  async get(@Req() request: FileRequest, @CurrentCaller() caller: Caller | undefined, @Res() reply: FastifyReply): Promise<void> {
+    await this.serve(request, caller, reply, true);
   }
 
-  private async serve(
-    mediaType: string,
-    sha256: string,
-    headers: Record<string, string | undefined>,
-    caller: Caller | undefined,
-    reply: FastifyReply,
-    withBytes: boolean,
-  ): Promise<void> {
-    const file = await this.files.find(mediaType, sha256, caller);
+  private async serve(request: FileRequest, caller: Caller | undefined, reply: FastifyReply, withBytes: boolean): Promise<void> {
+    const { params, headers } = request;
+    const file = await this.files.find(`${params.type}/${params.subtype}`, params.sha256, caller);
     const etag = file.headers.ETag;
     if (matchesEntityTag(headers['if-none-match'], etag)) {
       void reply.code(HttpStatus.NOT_MODIFIED).headers(file.headers).send();
       return;
     }
-    const range = rangeStillApplies(headers['if-range'], etag) ? requestedRange(headers.range, file.size) : undefined;
+    const one = (header: string | string[] | undefined) => (typeof header === 'string' ? header : undefined);
+    const range = rangeStillApplies(one(headers['if-range']), etag) ? requestedRange(one(headers.range), file.size) : undefined;
     if (range === 'unsatisfiable') {
       void reply.header('Content-Range', `bytes */${file.size}`);
       throw new ApiException(416, ErrorCode.RANGE_NOT_SATISFIABLE, `the file has ${file.size} bytes: no byte of the Range is in it`);
