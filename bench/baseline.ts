@@ -92,7 +92,8 @@ const callers = new WeakMap<object, Claims>();
 app.addHook('onRequest', async (request, reply) => {
   void reply.headers(API_HEADERS);
   void reply.header('X-Request-Id', request.id);
-  if (request.url === '/health') return;
+  // Media files are public, as the service serves them by default.
+  if (request.url === '/health' || request.url.startsWith('/media/')) return;
   const match = AUTHORIZATION.exec(request.headers.authorization ?? '');
   const claims = match ? verify(match[1]) : undefined;
   if (!claims) return fail(reply, 401, 'UNAUTHORIZED', 'the token is invalid or has expired: sign in again');

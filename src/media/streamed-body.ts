@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest, type onSendHookHandler, type preParsingHookHandler } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,20 +32,24 @@ type StreamedRequest = FastifyRequest & { [SENT_CONTENT_TYPE]?: string };
  * before its body was read (refused, or cut off mid-stream) closes the connection rather than read on.
  */
 export function acceptStreamedBodies(fastify: FastifyInstance): void {
-  fastify.addHook('preParsing', (request: StreamedRequest, _reply, payload, done) => {
-    if (request.routeOptions.config.streamsBody === true) {
-      request[SENT_CONTENT_TYPE] = request.headers['content-type'];
-      request.raw.headers['content-type'] = STREAMED;
-    }
+  const keepContentType: preParsingHookHandler = (request: StreamedRequest, _reply, payload, done) => {
+    request[SENT_CONTENT_TYPE] = request.headers['content-type'];
+    request.raw.headers['content-type'] = STREAMED;
     done(null, payload);
+  };
+  const closeUnlessRead: onSendHookHandler = (request, reply, payload, done) => {
+    if (request.raw.complete === false) void reply.header('Connection', 'close');
+    done(null, payload);
+  };
+  // On the upload routes alone: every other request runs no hook of theirs.
+  fastify.addHook('onRoute', (route) => {
+    if (route.config?.streamsBody !== true) return;
+    route.preParsing = [keepContentType, ...[route.preParsing ?? []].flat()];
+    route.onSend = [...[route.onSend ?? []].flat(), closeUnlessRead];
   });
   fastify.addContentTypeParser(STREAMED, (request, payload, done) => {
     if (request.routeOptions.config.streamsBody === true) done(null, payload);
     else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);
-  });
-  fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (request.routeOptions.config.streamsBody === true && request.raw.complete === false) void reply.header('Connection', 'close');
-    done(null, payload);
   });
 }
 
