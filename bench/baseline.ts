@@ -26,7 +26,7 @@
  * it in one statement, the fewest round trips there are; the answer is an HS256 token pair.
  *
  * Run by bench/run.ts as a process of its own: PORT, DATABASE_URL, JWT_SECRET, JWT_ISSUER, JWT_AUDIENCE,
- * DEVICE_ID_KEY.
+ * DEVICE_ID_KEY, and MEDIA_STATIC_DIR, the folder `GET /media/*` serves with @fastify/static.
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyReply } from 'fastify';
@@ -103,7 +103,8 @@ const callers = new WeakMap<object, Claims>();
 app.addHook('onRequest', async (request, reply) => {
   void reply.headers(API_HEADERS);
   void reply.header('X-Request-Id', request.id);
-  if (request.url === '/health' || request.url === '/auth/device') return;
+  // Media files are public, as the service serves them by default.
+  if (request.url === '/health' || request.url === '/auth/device' || request.url.startsWith('/media/')) return;
   const match = AUTHORIZATION.exec(request.headers.authorization ?? '');
   const claims = match ? verify(match[1]) : undefined;
   if (!claims) return fail(reply, 401, 'UNAUTHORIZED', 'the token is invalid or has expired: sign in again');
@@ -580,6 +581,19 @@ app.post<{ Params: { id: string }; Body: { score?: unknown } }>('/leaderboards/:
   });
   return (await ranked(period, rows))[0];
 });
+
+// The media scenarios' reference: @fastify/static serving the service's file from a folder on disk, with
+// the caching the service's answer has (a year, immutable; ETag and Range from the plugin).
+if (process.env.MEDIA_STATIC_DIR) {
+  const { default: fastifyStatic } = await import('@fastify/static');
+  await app.register(fastifyStatic, {
+    root: process.env.MEDIA_STATIC_DIR,
+    prefix: '/media/',
+    maxAge: '365d',
+    immutable: true,
+    lastModified: false,
+  });
+}
 
 await app.listen({ port: environment.port, host: '127.0.0.1' });
 console.log(`baseline listening on http://127.0.0.1:${environment.port}`);

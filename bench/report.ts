@@ -160,6 +160,8 @@ export interface Goal {
 
 /** The share of the baseline's requests/s each read must reach (issue 19), and each write. */
 const READ_RATIO_GOAL = 0.9;
+/** Issue 33: serving a file, and revalidating one, against what Node.js and Fastify do without the service. */
+const MEDIA_RATIO_GOAL = 0.8;
 const WRITE_RATIO_GOAL = 0.8;
 
 /** Cloud save's goals (issue 29): a 4 KB read's share of the baseline, its p99 and a batch's, conditional writes a second. */
@@ -188,6 +190,17 @@ export function goals(reports: ScenarioReport[], connections: number, serviceRss
   ratioGoal('items-list', 'GET /items?limit=100', READ_RATIO_GOAL);
   ratioGoal('items-count', 'GET /items/count', READ_RATIO_GOAL);
   ratioGoal('gifts', 'gifts', WRITE_RATIO_GOAL);
+  ratioGoal('media-file', 'GET of a 1 MB media file (baseline: @fastify/static)', MEDIA_RATIO_GOAL);
+  const revalidation = byId.get('media-304');
+  const byIdBaseline = byId.get('items-by-id')?.baseline;
+  if (revalidation && byIdBaseline) {
+    const ratio = revalidation.service.requestsPerSecond / byIdBaseline.requestsPerSecond;
+    result.push({
+      goal: `a media file's 304 revalidation at >= ${MEDIA_RATIO_GOAL} of the baseline's GET /items/{id} requests/s`,
+      met: ratio >= MEDIA_RATIO_GOAL,
+      figure: `${ratio.toFixed(2)} (${Math.round(revalidation.service.requestsPerSecond)} vs ${Math.round(byIdBaseline.requestsPerSecond)} req/s)`,
+    });
+  }
   ratioGoal('awards', 'awards', WRITE_RATIO_GOAL);
   ratioGoal('storage-read', 'a 4 KB storage read', STORAGE_READ_RATIO_GOAL);
   ratioGoal('storage-read-grown', 'a 4 KB storage read in the grown table', STORAGE_READ_RATIO_GOAL);

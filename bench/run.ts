@@ -14,7 +14,7 @@
  *   --only items-by-id,items-list       scenarios: health, items-by-id, items-list, items-count, auth-idp1, auth-refresh,
  *                                       device-new, device-returning, items-create, gifts, awards, trades, progress,
  *                                       items-by-id-info, realtime, storage-read, storage-batch, storage-conditional,
- *                                       storage-read-grown, matchmaking, scale
+ *                                       storage-read-grown, media-file, media-304, media-uploads, matchmaking, scale
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
@@ -56,6 +56,7 @@ import {
 } from './report.js';
 import type { LoadJob } from './load.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
+import { type MediaFile, measureUploads, prepareMediaFile, type UploadReport } from './media.js';
 import { freePort } from '../test/support/free-port.js';
 import { productionNodeFlags } from '../test/support/production-flags.js';
 import { RedisServer } from '../test/support/redis-server.js';
@@ -168,6 +169,8 @@ async function main(): Promise<void> {
   rmSync(distCopy, { recursive: true, force: true });
   if (options.profile) rmSync(profileDir, { recursive: true, force: true });
   cpSync(join(root, 'dist'), distCopy, { recursive: true });
+  // The media files of earlier runs (the uploads measure writes 1.25 GB) are not kept.
+  for (const folder of ['static', 'media']) rmSync(join(benchDir, folder), { recursive: true, force: true });
 
   log('starting PostgreSQL');
   const database = await startEmbeddedPostgres({ directory: join(benchDir, 'postgres') });
@@ -219,14 +222,16 @@ async function main(): Promise<void> {
     log(`leaderboards: ${JSON.stringify(start)}`);
     leaderboards = { ...seeded, start };
   }
-  const baseline = await startBaseline(databaseUrl);
+  const staticDir = join(benchDir, 'static');
+  const mediaFile = await prepareMediaFile(service.url, tokens.admin, staticDir);
+  const baseline = await startBaseline(databaseUrl, 'baseline', { MEDIA_STATIC_DIR: staticDir });
   const load = await LoadGenerator.start(join(root, 'bench', 'load.ts'), root);
   cleanups.push(() => load.stop());
 
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
-  const defined = defineScenarios(data, tokens, pool, settingsVersions, leaderboards);
-  const measures = ['realtime', 'matchmaking', 'scale'];
+  const defined = defineScenarios(data, tokens, pool, settingsVersions, mediaFile, leaderboards);
+  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
     throw new Error(
@@ -292,6 +297,24 @@ async function main(): Promise<void> {
   }
   // The realtime measure runs in the scenarios' last process: its peak covers both.
   notePeak(realtime ? 'scenarios and realtime' : 'scenarios', service.server.pid);
+  let uploads: UploadReport | undefined;
+  if (!options.only || options.only.includes('media-uploads')) {
+    if (service.logLevel !== 'warn') {
+      notePeak('scenarios', service.server.pid);
+      await service.server.stop();
+      service = await startService(databaseUrl, provider, 'warn');
+    }
+    log('media uploads: 50 MB streamed to the local store, one at a time, then 20 at once');
+    uploads = await measureUploads({
+      url: service.url,
+      pid: service.server.pid,
+      adminToken: tokens.admin,
+      sequential: options.quick ? 2 : 5,
+      concurrent: 20,
+      log,
+    });
+    notePeak('media uploads', service.server.pid);
+  }
   let matchmaking: MatchmakingReport | undefined;
   if (!options.only || options.only.includes('matchmaking')) {
     // Its own instances: the matchmaker runs in them, and the scenarios above must not see it.
@@ -389,6 +412,20 @@ async function main(): Promise<void> {
     );
     if (realtimeOverRedis.framesReceived < realtimeOverRedis.framesExpected) process.exitCode = 1;
   }
+  if (uploads) {
+    const sorted = [...uploads.sequentialMBps].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    const { concurrent } = uploads;
+    console.log(
+      `\nMedia uploads to the local store (${uploads.bytesPerUpload / 1e6} MB each): one at a time ${uploads.sequentialMBps.join(', ')} MB/s; ` +
+        `${concurrent.uploads} at once in ${concurrent.seconds} s, RSS ${concurrent.rssBeforeMb} → ${concurrent.rssPeakMb} MB, ${concurrent.failures} failed.`,
+    );
+    console.log(`${median >= 100 ? 'PASS' : 'MISS'} 50 MB uploads at 100 MB/s or more: median ${median} MB/s`);
+    console.log(
+      `${concurrent.rssGrowthMb < 50 && concurrent.failures === 0 ? 'PASS' : 'MISS'} RSS growth under 50 MB during ${concurrent.uploads} ` +
+        `concurrent 50 MB uploads: ${concurrent.rssGrowthMb} MB`,
+    );
+  }
   if (matchmaking) {
     const { reference } = matchmaking;
     console.log(
@@ -441,6 +478,7 @@ async function main(): Promise<void> {
         leaderboardStart: leaderboards?.start,
         realtime,
         realtimeOverRedis,
+        uploads,
         matchmaking,
         scale,
         serviceRssPeakMb,
@@ -509,7 +547,7 @@ async function startService(
   return { name: 'service', url, server, logLevel };
 }
 
-async function startBaseline(databaseUrl: string, name = 'baseline'): Promise<Target> {
+async function startBaseline(databaseUrl: string, name = 'baseline', env: Record<string, string> = {}): Promise<Target> {
   const port = await freePort();
   log(`starting the baseline${name === 'baseline' ? '' : ` (${name})`}`);
   const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'baseline')}`] : [];
@@ -526,6 +564,7 @@ async function startBaseline(databaseUrl: string, name = 'baseline'): Promise<Ta
       JWT_ISSUER: JWT.issuer,
       JWT_AUDIENCE: JWT.audience,
       DEVICE_ID_KEY,
+      ...env,
     },
   });
   cleanups.push(() => server.stop());
@@ -613,6 +652,7 @@ function defineScenarios(
   tokens: Tokens,
   pool: pg.Pool,
   settingsVersions: Map<string, string>,
+  mediaFile: MediaFile,
   leaderboards?: LeaderboardSeed,
 ): Scenario[] {
   const [traderA, traderB] = data.traders.map((trader) => trader.personaUids[0]);
@@ -656,6 +696,20 @@ function defineScenarios(
     // No token, no database: what a request costs the service's pipeline itself (the floor under every route).
     { id: 'health', title: 'GET /health', withBaseline: true, requests: [{ method: 'GET', path: '/health', headers: {} }] },
     { id: 'items-by-id', title: 'GET /items/{id}', withBaseline: true, requests: readItems },
+    // A 1 MB uploaded file, public (no token); the baseline serves the same bytes with @fastify/static.
+    {
+      id: 'media-file',
+      title: 'GET /media/… (1 MB)',
+      withBaseline: true,
+      requests: [{ method: 'GET', path: mediaFile.path, headers: {} }],
+    },
+    // A CDN revalidating: compared with the baseline's GET /items/{id} (goals in bench/report.ts).
+    {
+      id: 'media-304',
+      title: 'GET /media/… If-None-Match (304)',
+      withBaseline: false,
+      requests: [{ method: 'GET', path: mediaFile.path, headers: { 'if-none-match': mediaFile.etag } }],
+    },
     {
       id: 'items-list',
       title: 'GET /items?limit=100',

@@ -13,6 +13,7 @@ import { EnvironmentError, loadConfig } from '../src/config/environment.js';
 import { openToolDatabase } from '../src/database/database-location.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { runMigrations } from '../src/database/database.module.js';
+import { createMediaStore } from '../src/media/media.module.js';
 import { seedDemoCatalog } from '../src/seed/seed-demo-catalog.js';
 
 async function main(): Promise<void> {
@@ -27,7 +28,8 @@ async function main(): Promise<void> {
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);
-    const report = await seedDemoCatalog(dataSource);
+    // The icons go to the store the service serves from (MEDIA_DIR or MEDIA_S3_BUCKET).
+    const report = await seedDemoCatalog(dataSource, { store: await createMediaStore(config), baseUrl: config.media.baseUrl });
     console.log(`Demo catalog in ${database.description}:`);
     for (const [kind, { total, added }] of Object.entries(report)) {
       console.log(`  ${kind}: ${added} added, ${total - added} already there`);

@@ -51,4 +51,5 @@ export function createGameBackendClient(options: GameBackendClientOptions): Game
   }
   return client;
 }
+export * from './media.js';
 export * from './realtime.js';

@@ -1337,6 +1337,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assets/media/{id}/files/{variant}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a file to a media asset (admins)
+         * @description The body is the file's bytes, streamed to the media store; `Content-Type` is the file's media type (on MEDIA_TYPES, else 415). The service computes the SHA-256 while the bytes arrive: send the one you expect in `Content-Digest: sha-256=:<base64>:` (RFC 9530) or `?sha256=<hex>`, and a mismatch is a 400 that keeps nothing. Past MEDIA_MAX_BYTES the upload is cut off with 413, nothing kept. The variant (new or replaced) then has the service's own content-addressed `uri`, the checked `sha256sum` and the `size`; identical bytes are stored once. Versioned like any update (If-Match).
+         */
+        put: operations["mediaAssetsUpload"];
+        post?: never;
+        /**
+         * Remove a file variant of a media asset (admins)
+         * @description The variant goes; its stored bytes stay while another variant refers to them. `default` cannot be removed (409).
+         */
+        delete: operations["mediaAssetsRemoveVariant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/media/{id}/files/{variant}/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a direct upload of a large file (admins)
+         * @description With an S3-compatible store (MEDIA_S3_BUCKET): a presigned URL to PUT the bytes to, straight to the store, valid MEDIA_UPLOAD_TTL seconds. Then `POST …/uploads/{uploadId}/complete`. Without one: 409 DIRECT_UPLOAD_UNAVAILABLE (upload with PUT instead).
+         */
+        post: operations["mediaAssetsCreateDirectUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/media/{id}/files/{variant}/uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a direct upload (admins)
+         * @description The service reads the bytes back from the store and checks their size and SHA-256 against what the upload announced; only then is the file attached to the variant, as an upload with PUT would. Bytes that do not match are deleted with the upload (400 DIGEST_MISMATCH).
+         */
+        post: operations["mediaAssetsCompleteDirectUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets/text": {
         parameters: {
             query?: never;
@@ -1426,6 +1490,30 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{type}/{subtype}/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An uploaded file
+         * @description The bytes of a file uploaded to a media asset, at the `uri` of its variant. The URL is content-addressed: `ETag` is the digest, the answer may be cached for a year, `If-None-Match` answers 304 and `Range` 206. Never sniffed (`nosniff`), sandboxed (`Content-Security-Policy`), and served as an attachment when its type could run script in a browser. Public unless MEDIA_PUBLIC=false (then 401 without a token).
+         */
+        get: operations["mediaGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The headers of an uploaded file
+         * @description As GET, without the bytes.
+         */
+        head: operations["mediaHead"];
         patch?: never;
         trace?: never;
     };
@@ -1825,7 +1913,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -3346,6 +3434,12 @@ export interface components {
              * @example 0
              */
             version: number;
+            /**
+             * @description Bytes of a file stored by the service (uploaded with `PUT /assets/media/{id}/files/{variant}`, its
+             *     `uri` the service's own and `sha256sum` checked); null for a file hosted elsewhere.
+             * @example 20512
+             */
+            size: number | null;
         };
         MediaFileDto: {
             /**
@@ -3386,7 +3480,8 @@ export interface components {
              *         "uid": "0b6f1c52-3d43-4a8e-9a43-1f0e5b8b7c11",
              *         "dateCreated": "2026-11-22T09:38:09.291Z",
              *         "dateModified": "2026-11-22T09:38:09.291Z",
-             *         "version": 0
+             *         "version": 0,
+             *         "size": null
              *       },
              *       "thumbnail": {
              *         "mimetype": "image/webp",
@@ -3396,7 +3491,8 @@ export interface components {
              *         "uid": "5d2e7a90-8f1b-4c6d-b3e2-7a4f9c0d1e22",
              *         "dateCreated": "2026-11-22T09:38:09.291Z",
              *         "dateModified": "2026-11-22T09:38:09.291Z",
-             *         "version": 0
+             *         "version": 0,
+             *         "size": null
              *       }
              *     }
              */
@@ -3484,6 +3580,47 @@ export interface components {
             files: {
                 [key: string]: components["schemas"]["MediaFileDto"];
             };
+        };
+        CreateDirectUploadDto: {
+            /**
+             * @description The media type the file will be served as (on MEDIA_TYPES).
+             * @example image/png
+             */
+            mimetype: string;
+            /** @example world-map.png */
+            name: string;
+            /**
+             * @description Hex SHA-256 of the bytes the client will send.
+             * @example abababababababababababababababababababababababababababababababab
+             */
+            sha256sum: string;
+            /**
+             * @description Bytes the client will send (at most MEDIA_MAX_BYTES).
+             * @example 20512
+             */
+            size: number;
+        };
+        DirectUploadDto: {
+            /**
+             * Format: uuid
+             * @description Names the upload in `POST …/uploads/{uploadId}/complete`.
+             */
+            uploadId: string;
+            /**
+             * Format: uri
+             * @description A presigned URL of the S3-compatible store: PUT the bytes there, as the body.
+             */
+            url: string;
+            /**
+             * @example PUT
+             * @enum {string}
+             */
+            method: "PUT";
+            /**
+             * Format: date-time
+             * @description When the URL stops working; complete the upload before.
+             */
+            expiresAt: string;
         };
         TextAsset: {
             /** @example Welcome banner */
@@ -4552,6 +4689,79 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description PAYLOAD_TOO_LARGE: the body is larger than its limit (1 MiB of JSON; MEDIA_MAX_BYTES for a file); nothing was kept. */
+        PayloadTooLarge2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 413,
+                 *       "code": "PAYLOAD_TOO_LARGE",
+                 *       "message": "the body is larger than its limit (1 MiB of JSON",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: the media type is not on the allow-list (MEDIA_TYPES). */
+        UnsupportedMediaType2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 415,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "message": "the media type is not on the allow-list (MEDIA_TYPES).",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again. */
+        StorageUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 503,
+                 *       "code": "STORAGE_UNAVAILABLE",
+                 *       "message": "try again.",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNAUTHORIZED: a token was sent and is invalid or expired (none at all is fine here). */
+        Unauthorized2: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": 401,
+                 *       "code": "UNAUTHORIZED",
+                 *       "message": "the token is invalid or has expired: sign in again",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
     };
     parameters: {
         /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
@@ -4560,6 +4770,12 @@ export interface components {
         Limit2: number;
         /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
         IfMatch: string;
+        /** @description The ETag of a copy the client holds: 304 when it is this file. */
+        IfNoneMatch: string;
+        /** @description One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`: 206. */
+        Range: string;
+        /** @description The ETag the Range was meant for; another: the whole file (200). */
+        IfRange: string;
         Limit3: number;
     };
     requestBodies: never;
@@ -4574,6 +4790,18 @@ export interface components {
         ETag: string;
         /** @description The path of the record created, e.g. `/items/{uid}`. */
         Location: string;
+        /** @description The SHA-256 of the bytes, quoted. */
+        ETag2: string;
+        /** @description `public, max-age=31536000, immutable` (`private, …` when MEDIA_PUBLIC=false): the bytes at this URL never change. */
+        CacheControl: string;
+        ContentLength: number;
+        AcceptRanges: string;
+        ContentSecurityPolicy: string;
+        /** @description `attachment` for types a browser could run script in (HTML, SVG, XML, PDF, scripts). */
+        ContentDisposition: string;
+        /** @description `bytes <first>-<last>/<size>` */
+        ContentRange: string;
+        ContentRange2: string;
     };
     pathItems: never;
 }
@@ -11249,6 +11477,496 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    mediaAssetsUpload: {
+        parameters: {
+            query?: {
+                /** @description The SHA-256 the bytes must have, hex (as Content-Digest; both given must agree). */
+                sha256?: string;
+                /** @description The file name (default: from Content-Disposition, else the variant key). */
+                name?: string;
+            };
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description RFC 9530: `sha-256=:<base64 of the 32-byte SHA-256>:`; other algorithms are ignored. */
+                "Content-Digest"?: string;
+                /** @description The file name, as `attachment; filename="icon.png"`, when `?name=` is not given. */
+                "Content-Disposition"?: string;
+            };
+            path: {
+                /** @description The media asset's uid (UUID). */
+                id: string;
+                /** @description The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`). */
+                variant: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes, of its own media type. */
+        requestBody: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description The media asset, the variant naming the stored file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            /** @description VALIDATION_FAILED or DIGEST_MISMATCH: bad headers or query, or bytes whose SHA-256 is not the one stated. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the upload took longer than MEDIA_UPLOAD_TTL; nothing was kept. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the upload took longer than MEDIA_UPLOAD_TTL",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT: the stated version is not the current one. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge2"];
+            415: components["responses"]["UnsupportedMediaType2"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["StorageUnavailable"];
+        };
+    };
+    mediaAssetsRemoveVariant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The media asset's uid (UUID). */
+                id: string;
+                /** @description The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`). */
+                variant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such media asset, or no such variant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT, or CONFLICT: the default variant. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    mediaAssetsCreateDirectUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media asset's uid (UUID). */
+                id: string;
+                /** @description The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`). */
+                variant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDirectUploadDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectUploadDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DIRECT_UPLOAD_UNAVAILABLE: the service keeps files on its own disk. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "DIRECT_UPLOAD_UNAVAILABLE",
+                     *       "message": "the service keeps files on its own disk.",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge2"];
+            415: components["responses"]["UnsupportedMediaType2"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    mediaAssetsCompleteDirectUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The media asset's uid (UUID). */
+                id: string;
+                /** @description The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`). */
+                variant: string;
+                /** @description The direct upload's uid (UUID). */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, or DIGEST_MISMATCH: the bytes in the store are not the ones announced (the upload is gone). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such media asset or upload (completed, expired, or another variant's). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT, or CONFLICT: nothing was sent to the URL yet. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge2"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["StorageUnavailable"];
+        };
+    };
     textAssetsFindAll: {
         parameters: {
             query?: {
@@ -11826,6 +12544,254 @@ export interface operations {
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    mediaGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the client holds: 304 when it is this file. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`: 206. */
+                Range?: components["parameters"]["Range"];
+                /** @description The ETag the Range was meant for; another: the whole file (200). */
+                "If-Range"?: components["parameters"]["IfRange"];
+            };
+            path: {
+                /** @description The top-level media type, `image` of `image/png`. */
+                type: string;
+                /** @description The subtype, `png` of `image/png`. */
+                subtype: string;
+                /** @description The SHA-256 of the bytes, lower-case hex. */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag2"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "Accept-Ranges": components["headers"]["AcceptRanges"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The bytes of the Range. */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag2"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "Accept-Ranges": components["headers"]["AcceptRanges"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Range": components["headers"]["ContentRange"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The copy the client holds (If-None-Match) is this file. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag2"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized2"];
+            /** @description NOT_FOUND: no such file, or a type that is not served. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RANGE_NOT_SATISFIABLE: the Range starts past the end of the file (`Content-Range: bytes *\/<size>`). */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Range": components["headers"]["ContentRange2"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    mediaHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a copy the client holds: 304 when it is this file. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`: 206. */
+                Range?: components["parameters"]["Range"];
+                /** @description The ETag the Range was meant for; another: the whole file (200). */
+                "If-Range"?: components["parameters"]["IfRange"];
+            };
+            path: {
+                /** @description The top-level media type, `image` of `image/png`. */
+                type: string;
+                /** @description The subtype, `png` of `image/png`. */
+                subtype: string;
+                /** @description The SHA-256 of the bytes, lower-case hex. */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag2"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "Accept-Ranges": components["headers"]["AcceptRanges"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The bytes of the Range. */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag2"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "Accept-Ranges": components["headers"]["AcceptRanges"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Range": components["headers"]["ContentRange"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The copy the client holds (If-None-Match) is this file. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag2"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized2"];
+            /** @description NOT_FOUND: no such file, or a type that is not served. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RANGE_NOT_SATISFIABLE: the Range starts past the end of the file (`Content-Range: bytes *\/<size>`). */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Range": components["headers"]["ContentRange2"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };

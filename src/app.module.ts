@@ -5,6 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AccountModule } from './account/account.module.js';
 import { AchievementsModule } from './achievements/achievements.module.js';
 import { AssetsModule } from './assets/assets.module.js';
+import { MediaModule } from './media/media.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { JwtGuard } from './auth/jwt.guard.js';
 import { ConfigModule } from './config/config.module.js';
@@ -61,6 +62,7 @@ export class AppModule {
         SkillsModule,
         StorageModule,
         AssetsModule,
+        MediaModule,
         AchievementsModule,
         LeaderboardsModule,
         RealtimeModule,

@@ -9,6 +9,7 @@ import { sendRecordHeaders } from './common/versions.js';
 import { APP_CONFIG } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
+import { acceptStreamedBodies } from './media/streamed-body.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { createOpenApiDocument } from './openapi/openapi.document.js';
 import { RealtimeWsAdapter } from './realtime/realtime.adapter.js';
@@ -81,6 +82,7 @@ export function configureApp(app: NestFastifyApplication): void {
     }
   });
   fastify.removeContentTypeParser('text/plain');
+  acceptStreamedBodies(fastify);
   sendRecordHeaders(fastify);
 
   fastify.addHook('onRequest', (request, reply, done) => {

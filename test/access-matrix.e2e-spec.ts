@@ -29,6 +29,8 @@ interface Call {
   body?: unknown;
   /** Replaces the role's credential (a token of a session opened for this cell alone). */
   headers?: Record<string, string>;
+  /** The body's Content-Type, when it is a file's bytes rather than JSON. */
+  type?: string;
 }
 
 interface Row {
@@ -66,6 +68,8 @@ interface World {
   ownerUnlock: string;
   item(): Promise<string>;
   mediaAsset(): Promise<string>;
+  /** An asset with a file uploaded to its `icon` variant: the asset and the file's path parameters. */
+  mediaFile(): Promise<{ id: string; type: string; subtype: string; sha256: string }>;
   textAsset(): Promise<string>;
   achievement(): Promise<string>;
   gameSession(visibility: 'PUBLIC' | 'INVITE_ONLY'): Promise<string>;
@@ -306,6 +310,19 @@ const TABLE: Row[] = [
   { route: 'GET /assets/media/{id}',                                  cells: [401,      200,     200,     200], call: byId((w) => w.mediaAsset()) },
   { route: 'PUT /assets/media/{id}',                                  cells: [401,      403,     403,     200], call: async (w) => ({ params: { id: await w.mediaAsset() }, body: { name: 'Renamed art' } }) },
   { route: 'DELETE /assets/media/{id}',                               cells: [401,      403,     403,     204], call: byId((w) => w.mediaAsset()) },
+  { route: 'PUT /assets/media/{id}/files/{variant}',                  cells: [401,      403,     403,     200], call: async (w) => ({
+      params: { id: await w.mediaAsset(), variant: 'icon' }, body: `bytes ${next()}`, type: 'text/plain' }) },
+  { route: 'DELETE /assets/media/{id}/files/{variant}',               cells: [401,      403,     403,     200], call: async (w) => ({
+      params: { id: (await w.mediaFile()).id, variant: 'icon' } }) },
+  // Without an S3 store (this app keeps files on its disk) there are no direct uploads.
+  { route: 'POST /assets/media/{id}/files/{variant}/uploads',         cells: [401,      403,     403,     409], call: async (w) => ({
+      params: { id: await w.mediaAsset(), variant: 'icon' }, body: { mimetype: 'image/png', name: 'a.png', sha256sum: 'ab'.repeat(32), size: 10 } }) },
+  { route: 'POST /assets/media/{id}/files/{variant}/uploads/{uploadId}/complete',
+                                                                      cells: [401,      403,     403,     404], call: async (w) => ({
+      params: { id: await w.mediaAsset(), variant: 'icon', uploadId: '7c0e6f0a-3b1d-4f5e-9a2b-8c4d6e1f0a3b' } }) },
+  // Uploaded files are public (MEDIA_PUBLIC=true by default): game clients and CDNs fetch them without a token.
+  { route: 'GET /media/{type}/{subtype}/{sha256}',                    cells: [200,      200,     200,     200], call: async (w) => ({ params: await w.mediaFile() }) },
+  { route: 'HEAD /media/{type}/{subtype}/{sha256}',                   cells: [200,      200,     200,     200], call: async (w) => ({ params: await w.mediaFile() }) },
   { route: 'GET /assets/text',                                        cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.textAsset()) },
   { route: 'GET /assets/text/count',                                  cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.textAsset()) },
   { route: 'POST /assets/text',                                       cells: [401,      403,     403,     201], call: async () => ({ body: textBody() }) },
@@ -423,6 +440,13 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
       ownerUnlock,
       item: () => created('/items', { name: `Shield ${next()}` }),
       mediaAsset: () => created('/assets/media', mediaBody()),
+      mediaFile: async () => {
+        const id = await created('/assets/media', mediaBody());
+        const upload = { body: `file ${next()}`, token: admin.token, headers: { 'content-type': 'text/plain' } };
+        const uploaded = await ok(api.request('PUT', `/assets/media/${id}/files/icon`, upload), 200);
+        const [, , type, subtype, sha256] = new URL((uploaded.files as Record<string, { uri: string }>).icon.uri).pathname.split('/');
+        return { id, type, subtype, sha256 };
+      },
       textAsset: () => created('/assets/text', textBody()),
       achievement: () => created('/achievements', { name: `Explorer ${next()}` }),
       gameSession: (visibility) => created('/sessions', { numTeams: 2, teamSize: 2, visibility }, owner),
@@ -520,10 +544,11 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
     for (const row of ordered) {
       for (const [index, role] of ROLES.entries()) {
         const expected = row.cells[index];
-        const { params, query, body, headers } = (await row.call?.(world, role)) ?? {};
+        const { params, query, body, headers, type } = (await row.call?.(world, role)) ?? {};
         const url = pathOf(row.route, params) + (query ? `?${new URLSearchParams(query).toString()}` : '');
         const before: DataChecksum = await dataChecksum(api.database);
-        const response = await api.request(row.route.split(' ')[0], url, { body, headers: headers ?? (await credential(row, role)) });
+        const sent = { ...(headers ?? (await credential(row, role))), ...(type && { 'content-type': type }) };
+        const response = await api.request(row.route.split(' ')[0], url, { body, headers: sent });
         cells += 1;
 
         let got: Cell = response.status;

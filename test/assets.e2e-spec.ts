@@ -75,6 +75,7 @@ describe('assets', () => {
               dateCreated: asset.dateCreated,
               dateModified: asset.dateCreated,
               version: 0,
+              size: null,
             },
             thumbnail: {
               ...THUMB,
@@ -83,6 +84,7 @@ describe('assets', () => {
               dateCreated: asset.dateCreated,
               dateModified: asset.dateCreated,
               version: 0,
+              size: null,
             },
           },
           dateCreated: expect.stringMatching(ISO_MILLISECONDS),
@@ -220,6 +222,7 @@ describe('assets', () => {
           dateCreated: updated.dateModified,
           dateModified: updated.dateModified,
           version: 0,
+          size: null,
         });
         expect([created.files.default.uid, created.files.thumbnail.uid, created.files.banner.uid]).not.toContain(updated.files.icon.uid);
         expect(await readMedia(created.uid)).toEqual(updated);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { relative, resolve } from 'node:path';
 import ts from 'typescript';
-import { createGameBackendClient, type GameBackendClient, type Schema } from '../sdk/index.js';
+import { createGameBackendClient, type GameBackendClient, type Schema, uploadMediaFile } from '../sdk/index.js';
 import {
   CSHARP_CLIENT_FILE,
   OPENAPI_FILE,
@@ -176,6 +176,33 @@ describe('the typed client (sdk/)', () => {
     expect(refused.error).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
   });
 
+  it('uploads a file with its digest, and the asset names the bytes served back', async () => {
+    const admin = await signIn('admin');
+    const created = await admin.POST('/assets/media', {
+      body: { name: 'Bow art', files: { default: { mimetype: 'image/png', name: 'bow.png', uri: 'https://cdn.example.com/bow.png' } } },
+    });
+    const bytes = new TextEncoder().encode('not really a bundle, but bytes all the same');
+    const uploaded = await uploadMediaFile(admin, {
+      assetId: created.data!.uid,
+      variant: 'bundle',
+      bytes: new Blob([bytes], { type: 'application/octet-stream' }),
+      name: 'bow.bin',
+      ifMatch: `"${created.data!.version}"`,
+    });
+    expect(uploaded.error).toBeUndefined();
+    const file = uploaded.data!.files.bundle;
+    expect(file).toMatchObject({ name: 'bow.bin', mimetype: 'application/octet-stream', size: bytes.length });
+    const served = await fetch(`${baseUrl}${new URL(file.uri).pathname}`);
+    expect(new Uint8Array(await served.arrayBuffer())).toEqual(bytes);
+
+    const refused = await uploadMediaFile(admin, {
+      assetId: created.data!.uid,
+      variant: 'page',
+      bytes: new Blob(['<p>'], { type: 'text/html' }),
+    });
+    expect(refused.error).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+
   it('sends typed filters as query parameters of their own', async () => {
     const seen: string[] = [];
     const recording = createGameBackendClient({
@@ -193,7 +220,7 @@ describe('the typed client (sdk/)', () => {
   // ts-jest runs this file without reporting type errors, so the compiler is asked directly: the point
   // of the client is that a wrong path, parameter or body does not compile.
   it('type-checks: the client and this test compile against sdk/schema.d.ts', () => {
-    const files = ['sdk/index.ts', 'test/sdk.e2e-spec.ts'].map((file) => resolve(file));
+    const files = ['sdk/index.ts', 'sdk/media.ts', 'test/sdk.e2e-spec.ts'].map((file) => resolve(file));
     const config = ts.getParsedCommandLineOfConfigFile(
       resolve('tsconfig.test.json'),
       {},

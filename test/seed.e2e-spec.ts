@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { DEMO_ACHIEVEMENTS, DEMO_ITEMS, DEMO_MEDIA_ASSETS, DEMO_TEXT_ASSETS, ITEMS } from '../src/seed/demo-catalog.js';
@@ -28,7 +29,14 @@ describe('the demo catalog (npm run seed)', () => {
   it('loads the catalog with `npm run seed`, and a second run adds nothing', async () => {
     const seed = () =>
       run('npx', ['tsx', 'scripts/seed.ts'], {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          DATABASE_URL: databaseUrl,
+          LOG_LEVEL: 'silent',
+          // The test app serves from here (DATA_DIR/media).
+          MEDIA_DIR: join(process.env.TEST_DATA_DIR!, 'media'),
+        },
       });
     const first = await seed();
     expect(first.stdout).toContain(`items: ${DEMO_ITEMS.length} added, 0 already there`);
@@ -59,7 +67,12 @@ describe('the demo catalog (npm run seed)', () => {
       const icon = await api.get(`/assets/media/${item.iconAssetId}`, { token: player });
       expect(icon.status).toBe(200);
       expect(Object.keys(icon.body.files)).toEqual(['default', 'thumbnail']);
-      expect(icon.body.files.default).toMatchObject({ version: 0, uid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(icon.body.files.default).toMatchObject({ version: 0, mimetype: 'image/png', uid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      // The seed uploaded real icons: the service serves them.
+      const served = await api.app.inject({ method: 'GET', url: new URL(icon.body.files.default.uri as string).pathname });
+      expect(served.statusCode).toBe(200);
+      expect(served.rawPayload.subarray(1, 4).toString()).toBe('PNG');
+      expect(served.rawPayload.length).toBe(icon.body.files.default.size);
     }
 
     const [welcome] = DEMO_TEXT_ASSETS;

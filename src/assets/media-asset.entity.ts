@@ -33,6 +33,13 @@ export class MediaFile implements StoredMediaFile {
   /** 0 when the variant was added, +1 each time its mimetype, name, uri or sha256sum changed. */
   @ApiProperty({ type: 'integer', minimum: 0, example: 0 })
   version: number;
+
+  /**
+   * Bytes of a file stored by the service (uploaded with `PUT /assets/media/{id}/files/{variant}`, its
+   * `uri` the service's own and `sha256sum` checked); null for a file hosted elsewhere.
+   */
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 0, example: 20512 })
+  size: number | null;
 }
 
 export const MEDIA_FILE_EXAMPLE: MediaFile = {
@@ -44,9 +51,10 @@ export const MEDIA_FILE_EXAMPLE: MediaFile = {
   dateCreated: '2026-11-22T09:38:09.291Z',
   dateModified: '2026-11-22T09:38:09.291Z',
   version: 0,
+  size: null,
 };
 
-/** A media asset: a named set of file variants (`default`, `thumbnail`, ...) stored elsewhere, by URL. */
+/** A media asset: a named set of file variants (`default`, `thumbnail`, ...), uploaded here or stored elsewhere, by URL. */
 @Entity('media_assets')
 @Index('media_assets_dateCreated_uid_idx', ['dateCreated', 'uid'])
 @Check('media_assets_files_check', `COALESCE(jsonb_typeof("files" -> 'default'), '') = 'object'`)

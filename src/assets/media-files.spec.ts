@@ -31,7 +31,7 @@ describe('mediaFileContent', () => {
   });
 
   it('drops the service fields a client sent back', () => {
-    const sentBack = { ...PNG, uid: 'forged', dateCreated: T0, dateModified: T0, version: 9 } as MediaFileContent;
+    const sentBack = { ...PNG, uid: 'forged', dateCreated: T0, dateModified: T0, version: 9, size: null } as MediaFileContent;
     expect(mediaFileContent(sentBack)).toEqual(PNG);
   });
 });
@@ -49,8 +49,8 @@ describe('stampMediaFiles', () => {
     );
 
     expect(files).toEqual({
-      default: { ...PNG, uid: 'uid-1', dateCreated: T0, dateModified: T0, version: 0 },
-      thumbnail: { ...WEBP, uid: 'uid-2', dateCreated: T0, dateModified: T0, version: 0 },
+      default: { ...PNG, uid: 'uid-1', dateCreated: T0, dateModified: T0, version: 0, size: null },
+      thumbnail: { ...WEBP, uid: 'uid-2', dateCreated: T0, dateModified: T0, version: 0, size: null },
     });
   });
 
@@ -69,9 +69,9 @@ describe('stampMediaFiles', () => {
 
   describe('on update', () => {
     const previous: StoredMediaFiles = {
-      default: { ...PNG, uid: 'old-default', dateCreated: T0, dateModified: T0, version: 2 },
-      thumbnail: { ...WEBP, uid: 'old-thumbnail', dateCreated: T0, dateModified: T0, version: 0 },
-      banner: { ...PNG, name: 'banner.png', uid: 'old-banner', dateCreated: T0, dateModified: T0, version: 0 },
+      default: { ...PNG, uid: 'old-default', dateCreated: T0, dateModified: T0, version: 2, size: null },
+      thumbnail: { ...WEBP, uid: 'old-thumbnail', dateCreated: T0, dateModified: T0, version: 0, size: null },
+      banner: { ...PNG, name: 'banner.png', uid: 'old-banner', dateCreated: T0, dateModified: T0, version: 0, size: null },
     };
 
     it('keeps an unchanged file as it was: uid, dates and version', () => {
@@ -86,7 +86,7 @@ describe('stampMediaFiles', () => {
       ['sha256sum', { ...PNG, sha256sum: 'cd'.repeat(32) }],
     ])('versions a file whose %s changed, keeping its uid and dateCreated', (_field, content) => {
       const files = stampMediaFiles([['default', content]], previous, T1, uidCounter());
-      expect(files.default).toEqual({ ...content, uid: 'old-default', dateCreated: T0, dateModified: T1, version: 3 });
+      expect(files.default).toEqual({ ...content, uid: 'old-default', dateCreated: T0, dateModified: T1, version: 3, size: null });
     });
 
     it('counts a digest removed as a change', () => {
@@ -106,7 +106,7 @@ describe('stampMediaFiles', () => {
       );
 
       expect(Object.keys(files)).toEqual(['default', 'icon']);
-      expect(files.icon).toEqual({ ...WEBP, uid: 'uid-1', dateCreated: T1, dateModified: T1, version: 0 });
+      expect(files.icon).toEqual({ ...WEBP, uid: 'uid-1', dateCreated: T1, dateModified: T1, version: 0, size: null });
     });
 
     it('gives a variant re-added after its removal a new identity', () => {
@@ -126,7 +126,7 @@ describe('stampMediaFiles', () => {
 
     it('does not mistake inherited object properties for stored variants', () => {
       const files = stampMediaFiles([['constructor', PNG]], previous, T1, uidCounter());
-      expect(files.constructor).toEqual({ ...PNG, uid: 'uid-1', dateCreated: T1, dateModified: T1, version: 0 });
+      expect(files.constructor).toEqual({ ...PNG, uid: 'uid-1', dateCreated: T1, dateModified: T1, version: 0, size: null });
     });
   });
 });
@@ -167,7 +167,7 @@ describe('files validation (through the global validation pipe)', () => {
     await expect(
       validate(CreateMediaAssetDto, {
         name: 'Art',
-        files: { default: { ...FILE, uid: 'x', dateCreated: 'x', dateModified: 'x', version: 3 } },
+        files: { default: { ...FILE, uid: 'x', dateCreated: 'x', dateModified: 'x', version: 3, size: null } },
       }),
     ).resolves.toBeInstanceOf(CreateMediaAssetDto);
   });

@@ -161,13 +161,13 @@ const LOCATION_HEADER = {
  * `ETag: "<version>"` (docs/CONTRACT.md section 3) and, for a create, `Location` by the hook in
  * versions.ts. Routes that answer anything else carry neither, whatever their body holds.
  */
-export function RecordResponse(type: Type, options: { status?: 200 | 201; description?: string } = {}) {
-  const { status = 200, description } = options;
+export function RecordResponse(type: Type, options: { status?: 200 | 201; description?: string; streamsBody?: boolean } = {}) {
+  const { status = 200, description, streamsBody } = options;
   return applyDecorators(
     status === 201
       ? ApiCreatedResponse({ type, description, headers: { ...ETAG_HEADER, ...LOCATION_HEADER } })
       : ApiOkResponse({ type, description, headers: ETAG_HEADER }),
-    RouteConfig({ sendsETag: true, sendsLocation: status === 201 }),
+    RouteConfig({ sendsETag: true, sendsLocation: status === 201, ...(streamsBody && { streamsBody }) }),
   );
 }
 
@@ -184,7 +184,7 @@ export const NEXT_SKIP_HEADER = {
 export const ApiUidParam = (name = 'id', what = 'record') =>
   ApiParam({ name, description: `The ${what}'s uid (UUID).`, format: 'uuid', type: 'string' });
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 416 | 503;
 
 type ErrorResponseOptions = { description: string; example: ErrorBody };
 
@@ -193,8 +193,11 @@ const ERROR_RESPONSES: Record<ErrorStatus, (options: ErrorResponseOptions) => Me
   401: (options) => ApiUnauthorizedResponse({ type: ErrorBody, ...options }),
   403: (options) => ApiForbiddenResponse({ type: ErrorBody, ...options }),
   404: (options) => ApiNotFoundResponse({ type: ErrorBody, ...options }),
+  408: (options) => ApiResponse({ status: 408, type: ErrorBody, ...options }),
   409: (options) => ApiConflictResponse({ type: ErrorBody, ...options }),
   413: (options) => ApiPayloadTooLargeResponse({ type: ErrorBody, ...options }),
+  415: (options) => ApiResponse({ status: 415, type: ErrorBody, ...options }),
+  416: (options) => ApiResponse({ status: 416, type: ErrorBody, ...options }),
   503: (options) => ApiResponse({ status: 503, type: ErrorBody, ...options }),
 };
 
@@ -203,8 +206,11 @@ const DEFAULT_DESCRIPTIONS: Record<ErrorStatus, string> = {
   401: 'UNAUTHORIZED: no token, or an invalid or expired one.',
   403: 'FORBIDDEN: signed in, but not allowed to do this.',
   404: 'NOT_FOUND: no such record, or not one the caller may see.',
+  408: 'REQUEST_TIMEOUT: the upload took longer than MEDIA_UPLOAD_TTL; nothing was kept.',
   409: 'VERSION_CONFLICT: the stated version is not the current one.',
-  413: 'PAYLOAD_TOO_LARGE: the body is larger than 1 MiB.',
+  413: 'PAYLOAD_TOO_LARGE: the body is larger than its limit (1 MiB of JSON; MEDIA_MAX_BYTES for a file); nothing was kept.',
+  415: 'UNSUPPORTED_MEDIA_TYPE: the media type is not on the allow-list (MEDIA_TYPES).',
+  416: 'RANGE_NOT_SATISFIABLE: the Range starts past the end of the file.',
   503: 'DATABASE_UNAVAILABLE or PROVIDER_UNAVAILABLE.',
 };
 

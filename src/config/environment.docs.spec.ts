@@ -19,6 +19,8 @@ const TOOL_VARIABLES = new Set([
   'TEST_DATABASE_URL',
   'TEST_TEMPLATE_DATABASE',
   'TEST_DATA_DIR',
+  // bench/baseline.ts: the folder it serves the media scenario's file from (bench/run.ts sets it).
+  'MEDIA_STATIC_DIR',
   // test/fuzz.e2e-spec.ts and `npm run test:fuzz`.
   'FUZZ_SEED',
   'FUZZ_RUNS',

@@ -1,4 +1,4 @@
-import { IsIn, IsOptional, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, Matches, MinLength, ValidateIf } from 'class-validator';
 import { isIP } from 'node:net';
 import type { Relaxation } from '../matchmaker/matching.js';
 import { EveryEntry, Flag, Integer, isUrlOf, List, ReadAs, readFlag, readList, ReadWith, redactUrl, Url, Variable } from './variables.js';
@@ -13,6 +13,29 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * What an upload may be by default: what games ship (images, audio, video, fonts, glTF models, JSON,
+ * text, archives and opaque bundles). SVG is in, served as an attachment, since icons often are.
+ */
+const MEDIA_TYPES_DEFAULT = [
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/svg+xml',
+  'audio/*',
+  'video/mp4',
+  'video/webm',
+  'font/*',
+  'model/gltf-binary',
+  'model/gltf+json',
+  'application/json',
+  'text/plain',
+  'application/zip',
+  'application/octet-stream',
+].join(',');
 const POSTGRES = ['postgres:', 'postgresql:'];
 
 export class Environment {
@@ -494,6 +517,130 @@ export class Environment {
   STORAGE_BYTES_PER_OWNER: number;
 
   @Variable({
+    default: '52428800',
+    meaning:
+      'The most bytes one uploaded media file may hold (50 MiB): an upload past it is 413, cut off mid-stream, and leaves ' +
+      'nothing (1 KiB to 5 GiB, the largest object S3 copies in one request).',
+    comment: 'bytes one uploaded media file may hold (413 past it)',
+  })
+  @Integer(1024, 5 * 1024 * 1024 * 1024)
+  MEDIA_MAX_BYTES: number;
+
+  @Variable({
+    default: 'true',
+    meaning:
+      'Whether uploaded media files (`GET /media/…`) are served to anyone, as game clients and CDNs fetch them; `false`: to ' +
+      'signed-in users only, with `Cache-Control: private`.',
+    comment: 'false: media files only to signed-in users',
+  })
+  @Flag()
+  MEDIA_PUBLIC: boolean;
+
+  @Variable({
+    default: MEDIA_TYPES_DEFAULT,
+    defaultText: 'images, audio, video, fonts, glTF, JSON, text, zip and octet-stream (`.env.example` lists them)',
+    meaning:
+      'Comma-separated media types an upload may have (`image/png`, or a whole kind: `image/*`); others are 415. HTML, SVG, ' +
+      'XML, PDF and script types, when allowed, are served as `attachment`.',
+    comment: 'media types an upload may have (type/subtype or type/*)',
+  })
+  @List()
+  @EveryEntry(
+    (entry) => /^[a-z0-9!#$&^_.+-]+\/(?:\*|[a-z0-9!#$&^_.+-]+)$/.test(entry),
+    'entries must be media types such as image/png or image/*',
+  )
+  MEDIA_TYPES: string[];
+
+  @Variable({
+    // A malformed PORT is reported as such, not again through this default.
+    default: ({ PORT }) => `http://localhost:${/^\d{1,5}$/.test(PORT ?? '') ? PORT : '3000'}`,
+    defaultText: '`http://localhost:<PORT>`',
+    meaning:
+      "What the `uri` of an uploaded file starts with: the service's public address, or a CDN in front of it that forwards " +
+      '`/media/` ([docs/SCALING.md](docs/SCALING.md#media-files)). Written into each file at upload: **set it in production**.',
+    example: 'https://cdn.example.com',
+    comment: "what uploaded files' uri start with: the public address or a CDN",
+  })
+  @Url('http:', 'https:')
+  MEDIA_BASE_URL: string;
+
+  @Variable({
+    default: ({ DATA_DIR }) => `${DATA_DIR ?? '.data'}/media`,
+    defaultText: '`DATA_DIR/media`',
+    meaning:
+      'Where the local store keeps uploaded files (`blobs/`, by digest) and uploads in progress (`tmp/`), when no S3 bucket ' +
+      'is configured. Several instances need it on a shared volume, or the S3 store.',
+    example: '/var/lib/game-backend/media',
+    comment: 'the local media store (unset MEDIA_S3_BUCKET)',
+  })
+  MEDIA_DIR: string;
+
+  @Variable({
+    default: '3600',
+    meaning:
+      'Seconds an upload may take: a streamed upload running longer is cut off (408), a direct upload URL expires; what an ' +
+      'interrupted upload left is removed by the sweep once this old (2 to 604800).',
+    comment: 'seconds an upload may take; leftovers older are swept',
+  })
+  @Integer(2, 604_800)
+  MEDIA_UPLOAD_TTL: number;
+
+  @Variable({
+    default: '600',
+    meaning:
+      'Seconds between two sweeps of the media store by this instance (files no variant references, leftovers of ' +
+      'interrupted uploads); `0`: this instance does not sweep.',
+    comment: 'seconds between sweeps of unreferenced media files; 0: never on this instance',
+  })
+  @Integer(0, 86_400)
+  MEDIA_SWEEP_INTERVAL: number;
+
+  @Variable({
+    meaning:
+      'Keeps media files in this bucket of an S3-compatible store rather than in `MEDIA_DIR`, and enables direct uploads ' +
+      '(presigned URLs) for large files.',
+    example: 'game-media',
+    comment: 'S3 bucket for media files; unset: the local store in MEDIA_DIR',
+  })
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: '$property must be an S3 bucket name, got "$value"' })
+  MEDIA_S3_BUCKET?: string;
+
+  @Variable({
+    defaultText: "AWS's endpoint for `MEDIA_S3_REGION`",
+    meaning: 'URL of an S3-compatible store (MinIO, Ceph, R2, ...). Clients send direct uploads to it: it must be reachable by them.',
+    example: 'http://localhost:9000',
+    comment: 'an S3-compatible store; unset: AWS',
+  })
+  @IsOptional()
+  @Url('http:', 'https:')
+  MEDIA_S3_ENDPOINT?: string;
+
+  @Variable({ default: 'us-east-1', meaning: "The bucket's region.", comment: "the bucket's region" })
+  MEDIA_S3_REGION: string;
+
+  @Variable({
+    defaultText: "the AWS SDK's default credentials (environment, profile, instance role)",
+    meaning: 'Access key of the S3 store: both or neither.',
+    example: '...',
+    comment: 'S3 access key, with MEDIA_S3_SECRET_ACCESS_KEY; unset: the AWS default chain',
+  })
+  MEDIA_S3_ACCESS_KEY_ID?: string;
+
+  @Variable({ rowOf: 'MEDIA_S3_ACCESS_KEY_ID', example: '...' })
+  MEDIA_S3_SECRET_ACCESS_KEY?: string;
+
+  @Variable({
+    default: ({ MEDIA_S3_ENDPOINT }) => (MEDIA_S3_ENDPOINT === undefined ? 'false' : 'true'),
+    defaultText: '`true` with `MEDIA_S3_ENDPOINT`, else `false`',
+    meaning: 'Addresses the bucket in the path (`endpoint/bucket/key`), as most S3-compatible stores expect.',
+    example: 'true',
+    comment: 'bucket in the path rather than the host name',
+  })
+  @Flag()
+  MEDIA_S3_FORCE_PATH_STYLE: boolean;
+
+  @Variable({
     default: 'info',
     meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
     comment: 'fatal, error, warn, info, debug, trace or silent',
@@ -556,6 +703,10 @@ export function problemsAcross(environment: Environment): string[] {
   const { IDP1_JWKS_URL, IDP1_ISSUER } = environment;
   if (IDP1_JWKS_URL !== undefined && IDP1_ISSUER === undefined) problems.push('IDP1_ISSUER is required when IDP1_JWKS_URL is set');
   if (IDP1_ISSUER !== undefined && IDP1_JWKS_URL === undefined) problems.push('IDP1_JWKS_URL is required when IDP1_ISSUER is set');
+
+  if ((environment.MEDIA_S3_ACCESS_KEY_ID === undefined) !== (environment.MEDIA_S3_SECRET_ACCESS_KEY === undefined)) {
+    problems.push('MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY must be set together');
+  }
 
   const idp2 = ['IDP2_INTROSPECTION_URL', 'IDP2_CLIENT_ID', 'IDP2_CLIENT_SECRET'] as const;
   const given = idp2.filter((name) => environment[name] !== undefined);

@@ -137,6 +137,7 @@ export interface AppConfig {
   trustProxy: boolean | string[];
   /** Origins a browser may call the API from; empty: no CORS headers at all; `['*']`: any origin. */
   corsOrigins: string[];
+  media: MediaConfig;
   realtime: {
     /** Open sockets a user may hold on one instance; one more is closed with 4429. */
     maxSocketsPerUser: number;
@@ -155,6 +156,34 @@ export interface AppConfig {
     objectsPerOwner: number;
     bytesPerOwner: number;
   };
+}
+
+/** Uploaded media files: where they are kept, what may be uploaded, how they are served. */
+export interface MediaConfig {
+  /** The most bytes one file may hold. */
+  maxBytes: number;
+  /** Served to anyone (true) or to signed-in users only. */
+  public: boolean;
+  /** Media types an upload may have: `type/subtype`, or `type/*` for a whole kind. */
+  types: string[];
+  /** What a stored file's `uri` starts with (no trailing slash). */
+  baseUrl: string;
+  /** The local store's folder (when `s3` is undefined). */
+  directory: string;
+  /** How long an upload may take; leftovers older than this are swept. */
+  uploadTtlSeconds: number;
+  /** Between two sweeps of this instance; 0: it does not sweep. */
+  sweepIntervalSeconds: number;
+  /** The S3-compatible store, when MEDIA_S3_BUCKET is set. */
+  s3:
+    | {
+        bucket: string;
+        endpoint: string | undefined;
+        region: string;
+        credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+        forcePathStyle: boolean;
+      }
+    | undefined;
 }
 
 export class EnvironmentError extends Error {
@@ -275,6 +304,27 @@ function toAppConfig(environment: Environment): AppConfig {
     trustProxy: environment.TRUST_PROXY,
     // `new URL()` lower-cases the scheme and host and drops the trailing slash, as browsers send an Origin.
     corsOrigins: (environment.CORS_ORIGINS ?? []).map((origin) => (origin === '*' ? origin : new URL(origin).origin)),
+    media: {
+      maxBytes: environment.MEDIA_MAX_BYTES,
+      public: environment.MEDIA_PUBLIC,
+      types: environment.MEDIA_TYPES.map((type) => type.toLowerCase()),
+      baseUrl: environment.MEDIA_BASE_URL.replace(/\/+$/, ''),
+      directory: resolve(environment.MEDIA_DIR),
+      uploadTtlSeconds: environment.MEDIA_UPLOAD_TTL,
+      sweepIntervalSeconds: environment.MEDIA_SWEEP_INTERVAL,
+      s3: environment.MEDIA_S3_BUCKET
+        ? {
+            bucket: environment.MEDIA_S3_BUCKET,
+            endpoint: environment.MEDIA_S3_ENDPOINT,
+            region: environment.MEDIA_S3_REGION,
+            credentials:
+              environment.MEDIA_S3_ACCESS_KEY_ID && environment.MEDIA_S3_SECRET_ACCESS_KEY
+                ? { accessKeyId: environment.MEDIA_S3_ACCESS_KEY_ID, secretAccessKey: environment.MEDIA_S3_SECRET_ACCESS_KEY }
+                : undefined,
+            forcePathStyle: environment.MEDIA_S3_FORCE_PATH_STYLE,
+          }
+        : undefined,
+    },
     realtime: {
       maxSocketsPerUser: environment.REALTIME_MAX_SOCKETS_PER_USER,
       retentionSeconds: environment.REALTIME_RETENTION,

@@ -18,6 +18,7 @@ import { Leaderboard } from '../leaderboards/leaderboard.entity.js';
 import { LeaderboardPeriod } from '../leaderboards/leaderboard-period.entity.js';
 import { LeaderboardRecord } from '../leaderboards/leaderboard-record.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { MediaBlob, MediaBlobReference, MediaUpload } from '../media/media-blob.entity.js';
 
 // Listed, not globbed, like the migrations: the service and the CLI (ormconfig.ts) read this list.
 export const ENTITIES = [
@@ -40,6 +41,9 @@ export const ENTITIES = [
   Leaderboard,
   LeaderboardPeriod,
   LeaderboardRecord,
+  MediaBlob,
+  MediaBlobReference,
+  MediaUpload,
 ];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */

@@ -25,6 +25,7 @@ export const TAGS = [
   { name: 'transactions', description: 'Pending trades: accept, decline or cancel, and reading transactions.' },
   { name: 'skills', description: "A persona's progress in skills, grouped by archetype (public reads)." },
   { name: 'media assets', description: 'Catalog media: files by variant (admins write them).' },
+  { name: 'media files', description: 'Uploaded files at content-addressed URLs: cacheable for a year, public unless MEDIA_PUBLIC=false.' },
   { name: 'text assets', description: 'Catalog text by language, resolved with fallbacks (admins write them).' },
   { name: 'achievements', description: "Achievement definitions and the caller's unlocks." },
   { name: 'storage', description: "Cloud save: players' JSON objects by collection and key, with versions, permissions and quotas." },

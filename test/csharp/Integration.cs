@@ -104,6 +104,20 @@ public static class Integration
             Check(error.StatusCode == 404 && error.Code() == "NOT_FOUND", "create, read, update, delete");
         }
 
+        var art = await admin.Api.MediaAssetsCreateAsync(new CreateMediaAssetDto
+        {
+            Name = "Gold coin art",
+            Files = new Dictionary<string, MediaFileDto>
+            {
+                ["default"] = new MediaFileDto { Mimetype = "image/png", Name = "coin.png", Uri = new Uri("https://cdn.example.com/coin.png") },
+            },
+        });
+        var icon = Convert.FromBase64String("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=");
+        var withIcon = await admin.UploadFileAsync(art.Uid, "icon", new System.IO.MemoryStream(icon), "image/png", "coin-icon.png", art.IfMatch());
+        var stored = withIcon.Files["icon"];
+        var served = await new HttpClient().GetByteArrayAsync(new Uri(new Uri(BaseUrl), stored.Uri.AbsolutePath));
+        Check(stored.Size == icon.Length && stored.Name == "coin-icon.png" && served.SequenceEqual(icon), "a file uploaded, and served back");
+
         // The realtime socket of Alice, from now on.
         var events = new ConcurrentQueue<RealtimeEvent>();
         var closes = new ConcurrentQueue<SocketClosed>();

@@ -128,6 +128,11 @@ export class Cluster {
     return instance;
   }
 
+  /** The DATA_DIR every instance shares (the local media store is its `media/`). */
+  get dataDirectory(): string {
+    return join(this.dataDir, 'data');
+  }
+
   /** Signs `subject` in through the development identity provider (shared key pair in DATA_DIR). */
   async signIn(subject: string, instance = this.instances[0]): Promise<string> {
     return (await this.openSession(subject, instance)).token;

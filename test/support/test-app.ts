@@ -44,6 +44,9 @@ const BASE_ENVIRONMENT: Record<string, string | undefined> = {
   LEADERBOARD_WORKER_ENABLED: 'false',
   LEADERBOARD_CLOSE_DELAY: '0',
   MATCHMAKER_WEIGHTS: undefined,
+  // Test files share DATA_DIR/media and each has a database of its own: a sweep would take the others'
+  // files for orphans. Tests sweep themselves (MediaSweeper.sweepOnce).
+  MEDIA_SWEEP_INTERVAL: '0',
   // Suites send many requests from one address; test/limits.e2e-spec.ts turns rate limiting on.
   RATE_LIMIT_ENABLED: 'false',
 };

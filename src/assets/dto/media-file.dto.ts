@@ -60,6 +60,10 @@ export class MediaFileDto {
   @ApiHideProperty()
   @Allow()
   version?: unknown;
+
+  @ApiHideProperty()
+  @Allow()
+  size?: unknown;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

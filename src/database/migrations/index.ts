@@ -9,6 +9,7 @@ import { BoundedWrites1764300000000 } from './1764300000000-BoundedWrites.js';
 import { Leaderboards1764400000000 } from './1764400000000-Leaderboards.js';
 import { CloudSave1764500000000 } from './1764500000000-CloudSave.js';
 import { Identities1764600000000 } from './1764600000000-Identities.js';
+import { MediaStorage1764700000033 } from './1764700000033-MediaStorage.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   Leaderboards1764400000000,
   CloudSave1764500000000,
   Identities1764600000000,
+  MediaStorage1764700000033,
 ];
