@@ -201,6 +201,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/dev-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a development provider token (development only)
+         * @description A token of the built-in development identity provider for any subject, to exchange at GET /auth/idp1. 404 unless the development provider runs (NODE_ENV is not production and IDP1_JWKS_URL is unset); 403 to a client on another machine.
+         */
+        post: operations["devSignInDevToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -275,6 +295,46 @@ export interface paths {
          * @description The user may sign in again; the sessions and tokens the ban voided stay void.
          */
         post: operations["usersUnban"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke every session of a user (admins)
+         * @description As the user's own "sign out everywhere": every session revoked and every token issued so far refused on every instance within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.
+         */
+        delete: operations["usersRevokeSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/unlocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's achievement unlocks (admins)
+         * @description What the user sees at GET /achievements/unlocked.
+         */
+        get: operations["usersUnlocks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -704,6 +764,26 @@ export interface paths {
          * @description What the caller's personas hold (an admin sees every inventory).
          */
         get: operations["inventoriesFindAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inventories/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a persona's ledger
+         * @description Every quantity completed transactions moved in or out of the persona's inventory, newest first. The persona's owner and admins.
+         */
+        get: operations["inventoriesLedger"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1341,6 +1421,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List admin writes (admins)
+         * @description Newest first, without the request and the record before and after (read one entry for those). Every filter given must hold.
+         */
+        get: operations["adminAuditFindAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/audit/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an admin write (admins)
+         * @description With the request sent (secrets masked) and the record before and after.
+         */
+        get: operations["adminAuditFindOne"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live figures of the service (admins)
+         * @description Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+         */
+        get: operations["statsCurrent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1486,6 +1626,20 @@ export interface components {
              */
             current: boolean;
         };
+        DevTokenRequestDto: {
+            /**
+             * @description The subject to sign in as: `admin` is an admin (ADMIN_USERS' development default).
+             * @example admin
+             */
+            subject: string;
+        };
+        DevTokenDto: {
+            /**
+             * @description A token of the development provider: exchange it at GET /auth/idp1.
+             * @example eyJhbGciOiJSUzI1NiIsImtpZCI6IjFhMmIzYyJ9.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl
+             */
+            token: string;
+        };
         /** @enum {string} */
         SortDirection: "ASC" | "DESC";
         UserAccountDto: {
@@ -1539,6 +1693,35 @@ export interface components {
              * @example 2026-12-24T00:00:00.000Z
              */
             until?: string;
+        };
+        AchievementUnlock: {
+            /**
+             * Format: uuid
+             * @description The achievement unlocked.
+             */
+            achievementUid: string;
+            /**
+             * Format: uuid
+             * @description The user who unlocked it.
+             */
+            userUid: string;
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
         };
         /** @enum {string} */
         AuditEvent: "sign-in" | "refresh" | "replay-detected" | "logout" | "logout-all" | "session-revoked" | "ban" | "unban";
@@ -2440,6 +2623,26 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        LedgerEntryDto: {
+            /**
+             * @description Order of entry: page back with ?before=<sequence>.
+             * @example 5120
+             */
+            sequence: string;
+            /** Format: uuid */
+            transactionUid: string;
+            /** Format: uuid */
+            personaUid: string;
+            /** Format: uuid */
+            itemUid: string;
+            /**
+             * @description What the persona gained (positive) or lost (negative).
+             * @example -3
+             */
+            delta: number;
+            /** Format: date-time */
+            dateCreated: string;
+        };
         /** @enum {string} */
         TransactionType: "TRADE" | "AWARD" | "REMOVAL";
         /**
@@ -2904,35 +3107,6 @@ export interface components {
              */
             badge?: string | null;
         };
-        AchievementUnlock: {
-            /**
-             * Format: uuid
-             * @description The achievement unlocked.
-             */
-            achievementUid: string;
-            /**
-             * Format: uuid
-             * @description The user who unlocked it.
-             */
-            userUid: string;
-            /**
-             * Format: uuid
-             * @description Record identifier (UUID v4), assigned by the service.
-             */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
-        };
         TicketChange: {
             /** Format: uuid */
             uid: string;
@@ -3141,6 +3315,154 @@ export interface components {
              */
             expiresAt: string;
         };
+        AdminAuditSummaryDto: {
+            /**
+             * @description Grows with time: page back with ?before=<id>.
+             * @example 1042
+             */
+            id: string;
+            /** Format: date-time */
+            dateCreated: string;
+            /** Format: uuid */
+            actorUid: string;
+            /**
+             * @description The admin's `provider:subject`, as ADMIN_USERS names them.
+             * @example idp1:admin
+             */
+            actor: string;
+            /**
+             * @description The operation, as the API document names it.
+             * @example PUT /items/{id}
+             */
+            action: string;
+            /** @example /items/8f14e45f-ea8b-4c0e-9d4e-0f1e2d3c4b5a */
+            path: string;
+            /**
+             * Format: uuid
+             * @description The record the route named, if it named one.
+             */
+            targetUid: string | null;
+            /**
+             * @description The status answered (the audit holds successful writes only).
+             * @example 200
+             */
+            status: number;
+            /** @example 5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15 */
+            requestId: string;
+            /** @example 203.0.113.7 */
+            address: string;
+            /**
+             * @description Why, as the admin said in `X-Audit-Reason`.
+             * @example refund for support ticket #812
+             */
+            reason: string | null;
+        };
+        AdminAuditEntryDto: {
+            /**
+             * @description Grows with time: page back with ?before=<id>.
+             * @example 1042
+             */
+            id: string;
+            /** Format: date-time */
+            dateCreated: string;
+            /** Format: uuid */
+            actorUid: string;
+            /**
+             * @description The admin's `provider:subject`, as ADMIN_USERS names them.
+             * @example idp1:admin
+             */
+            actor: string;
+            /**
+             * @description The operation, as the API document names it.
+             * @example PUT /items/{id}
+             */
+            action: string;
+            /** @example /items/8f14e45f-ea8b-4c0e-9d4e-0f1e2d3c4b5a */
+            path: string;
+            /**
+             * Format: uuid
+             * @description The record the route named, if it named one.
+             */
+            targetUid: string | null;
+            /**
+             * @description The status answered (the audit holds successful writes only).
+             * @example 200
+             */
+            status: number;
+            /** @example 5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15 */
+            requestId: string;
+            /** @example 203.0.113.7 */
+            address: string;
+            /**
+             * @description Why, as the admin said in `X-Audit-Reason`.
+             * @example refund for support ticket #812
+             */
+            reason: string | null;
+            /**
+             * @description The body and query sent, passwords and tokens masked.
+             * @example {
+             *       "body": {
+             *         "cost": 250
+             *       },
+             *       "query": {}
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Any JSON value.
+             * @example {
+             *       "uid": "8f14e45f-ea8b-4c0e-9d4e-0f1e2d3c4b5a",
+             *       "cost": 150,
+             *       "version": 2
+             *     }
+             */
+            before: Record<string, never> | null;
+            /**
+             * @description Any JSON value.
+             * @example {
+             *       "uid": "8f14e45f-ea8b-4c0e-9d4e-0f1e2d3c4b5a",
+             *       "cost": 250,
+             *       "version": 3
+             *     }
+             */
+            after: Record<string, never> | null;
+        };
+        AdminStatsDto: {
+            /**
+             * @description Realtime sockets open on the instance that answered (each instance counts its own).
+             * @example 1250
+             */
+            socketsOnline: number;
+            /**
+             * @description Successful sign-ins in the last 60 seconds, on every instance (from the sign-in audit).
+             * @example 42
+             */
+            signInsPerMinute: number;
+            /**
+             * @description Requests the answering instance answered in the last 60 seconds.
+             * @example 18000
+             */
+            requestsPerMinute: number;
+            /**
+             * @description Of those, answers 400 to 499.
+             * @example 120
+             */
+            clientErrorsPerMinute: number;
+            /**
+             * @description Of those, answers 500 and above.
+             * @example 0
+             */
+            serverErrorsPerMinute: number;
+            /**
+             * @description serverErrorsPerMinute / requestsPerMinute (0 without requests).
+             * @example 0
+             */
+            errorRate: number;
+            /** Format: date-time */
+            measuredAt: string;
+        };
         /**
          * @example {
          *       "id": "1024-57",
@@ -3270,6 +3592,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+        XAuditReason: string;
         /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
         Limit: number;
         Skip: number;
@@ -3644,7 +3968,10 @@ export interface operations {
     playerSessionsLogout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3687,7 +4014,10 @@ export interface operations {
     playerSessionsLogoutAll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3754,7 +4084,10 @@ export interface operations {
     playerSessionsRevoke: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -3797,6 +4130,95 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             /** @description NOT_FOUND: no such session, or not yours. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    devSignInDevToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevTokenRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevTokenDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN: only a client on this machine (loopback) may use it. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: the development provider is off. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4016,7 +4438,10 @@ export interface operations {
     usersBan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The user's uid (UUID). */
                 id: string;
@@ -4110,7 +4535,10 @@ export interface operations {
     usersUnban: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The user's uid (UUID). */
                 id: string;
@@ -4192,6 +4620,215 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    usersRevokeSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
+            path: {
+                /** @description The user's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out everywhere; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    usersUnlocks: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[achievementUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                version?: string;
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                achievementUid?: string;
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                userUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The user's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AchievementUnlock"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["Status431"];
             503: components["responses"]["DatabaseUnavailable"];
@@ -4370,7 +5007,10 @@ export interface operations {
     personasCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4592,7 +5232,10 @@ export interface operations {
     itemsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4740,6 +5383,8 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The item's uid (UUID). */
@@ -4853,7 +5498,10 @@ export interface operations {
     itemsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The item's uid (UUID). */
                 id: string;
@@ -5152,7 +5800,10 @@ export interface operations {
     sessionsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5208,7 +5859,10 @@ export interface operations {
     sessionsTruncate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5343,6 +5997,8 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The session's uid (UUID). */
@@ -5456,7 +6112,10 @@ export interface operations {
     sessionsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -5648,6 +6307,8 @@ export interface operations {
             header?: {
                 /** @description The join password, when the session has one. */
                 "x-session-password"?: string;
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The session's uid (UUID). */
@@ -5754,7 +6415,10 @@ export interface operations {
     sessionsHeartbeat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -5842,7 +6506,10 @@ export interface operations {
     sessionsLeave: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -6013,7 +6680,10 @@ export interface operations {
     ticketsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6087,7 +6757,10 @@ export interface operations {
     ticketsTruncate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6222,6 +6895,8 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The ticket's uid (UUID). */
@@ -6335,7 +7010,10 @@ export interface operations {
     ticketsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The ticket's uid (UUID). */
                 id: string;
@@ -6549,7 +7227,10 @@ export interface operations {
     ticketsAccept: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The ticket's uid (UUID). */
                 id: string;
@@ -6657,7 +7338,10 @@ export interface operations {
     ticketsDecline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The ticket's uid (UUID). */
                 id: string;
@@ -6845,6 +7529,77 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    inventoriesLedger: {
+        parameters: {
+            query: {
+                limit?: components["parameters"]["Limit2"];
+                /** @description Entries older than this sequence. */
+                before?: string;
+                personaUid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntryDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such persona, or not yours. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     inventoriesFindById: {
         parameters: {
             query?: never;
@@ -7004,6 +7759,8 @@ export interface operations {
             header?: {
                 /** @description Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction. */
                 "Idempotency-Key"?: string;
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
             cookie?: never;
@@ -7340,7 +8097,10 @@ export interface operations {
     transactionsAccept: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The transaction's uid (UUID). */
                 id: string;
@@ -7448,7 +8208,10 @@ export interface operations {
     transactionsDecline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The transaction's uid (UUID). */
                 id: string;
@@ -7556,7 +8319,10 @@ export interface operations {
     transactionsCancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The transaction's uid (UUID). */
                 id: string;
@@ -7770,7 +8536,10 @@ export interface operations {
     skillsTruncateByArchetype: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The persona's uid. */
                 personaUid: string;
@@ -8039,7 +8808,10 @@ export interface operations {
     skillsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The persona's uid. */
                 personaUid: string;
@@ -8131,7 +8903,10 @@ export interface operations {
     skillsAddProgress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The persona's uid. */
                 personaUid: string;
@@ -8530,7 +9305,10 @@ export interface operations {
     mediaAssetsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8678,6 +9456,8 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -8791,7 +9571,10 @@ export interface operations {
     mediaAssetsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The media asset's uid (UUID). */
                 id: string;
@@ -9036,7 +9819,10 @@ export interface operations {
     textAssetsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9184,6 +9970,8 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The text asset's uid (UUID). */
@@ -9297,7 +10085,10 @@ export interface operations {
     textAssetsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The text asset's uid (UUID). */
                 id: string;
@@ -9625,7 +10416,10 @@ export interface operations {
     achievementsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9716,7 +10510,10 @@ export interface operations {
     achievementsTruncate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9851,6 +10648,8 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The achievement definition's uid (UUID). */
@@ -9964,7 +10763,10 @@ export interface operations {
     achievementsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The achievement definition's uid (UUID). */
                 id: string;
@@ -10213,7 +11015,10 @@ export interface operations {
     achievementsUnlock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The achievement's uid (UUID). */
                 id: string;
@@ -10283,7 +11088,10 @@ export interface operations {
     realtimeIssueTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10371,6 +11179,215 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    adminAuditFindAll: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Entries older than this id. */
+                before?: string;
+                /** @description Entries before this time. */
+                until?: string;
+                /** @description Entries at or after this time. */
+                since?: string;
+                /** @description Part of the operation, any case. */
+                action?: string;
+                /** @description The record the route named. */
+                targetUid?: string;
+                /** @description The admin's uid. */
+                actorUid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAuditSummaryDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    adminAuditFindOne: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the audit entry. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAuditEntryDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    statsCurrent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStatsDto"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["Status431"];
             503: components["responses"]["DatabaseUnavailable"];

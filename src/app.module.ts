@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
 import { AchievementsModule } from './achievements/achievements.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { AssetsModule } from './assets/assets.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { JwtGuard } from './auth/jwt.guard.js';
@@ -25,6 +26,7 @@ import { RateLimitGuard } from './security/rate-limit.guard.js';
 import { SecurityModule } from './security/security.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { SkillsModule } from './skills/skills.module.js';
+import { StatsModule } from './stats/stats.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -58,6 +60,8 @@ export class AppModule {
         AssetsModule,
         AchievementsModule,
         RealtimeModule,
+        AuditModule,
+        StatsModule,
       ],
       // The global guards, in the order they run. The rate limiter comes first, so that floods of bad
       // tokens are counted too; the JwtGuard then reads the caller (every route needs our token unless

@@ -75,6 +75,8 @@ interface World {
   session(role: Role): Promise<{ token: string; refreshToken: string; uid: string }>;
   /** A user made for one cell, to ban or unban. */
   user(): Promise<string>;
+  /** The id of an entry of the admin audit (the fixtures' admin writes made some). */
+  auditEntry(): Promise<string>;
 }
 
 const ARCHETYPE = 'warrior';
@@ -118,6 +120,15 @@ const TABLE: Row[] = [
       params: { id: await w.user() }, body: { reason: 'matrix' } }) },
   { route: 'POST /users/{id}/unban',                                  cells: [401,      403,     403,     200], call: byId((w) => w.user()) },
   { route: 'GET /users/{id}/audit',                                   cells: [401,      403,     403,     200], call: byId((w) => w.owner.uid) },
+  { route: 'DELETE /users/{id}/sessions',                             cells: [401,      403,     403,     204], call: byId((w) => w.user()) },
+  { route: 'GET /users/{id}/unlocks',                                 cells: [401,      403,     403,     200], call: byId((w) => w.owner.uid) },
+
+  // The admin audit and the console's live figures: admins only.
+  { route: 'GET /admin/audit',                                        cells: [401,      403,     403,     200] },
+  { route: 'GET /admin/audit/{id}',                                   cells: [401,      403,     403,     200], call: async (w) => ({ params: { id: await w.auditEntry() } }) },
+  { route: 'GET /admin/stats',                                        cells: [401,      403,     403,     200] },
+  // The development provider's subject picker answers anyone on this machine (never in production).
+  { route: 'POST /auth/dev-token',                                    cells: [200,      200,     200,     200], call: async () => ({ body: { subject: `matrix-picked-${next()}` } }) },
 
   // Personas: their user's, and the admins'.
   { route: 'GET /personas',                                           cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.owner.personaUid) },
@@ -172,6 +183,7 @@ const TABLE: Row[] = [
   // Inventories: their persona owner's, and the admins'; changed by transactions only.
   { route: 'GET /inventories',                                        cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.ownerInventoryRow) },
   { route: 'GET /inventories/count',                                  cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.ownerInventoryRow) },
+  { route: 'GET /inventories/ledger',                                 cells: [401,      200,     404,     200], call: async (w) => ({ query: { personaUid: w.owner.personaUid } }) },
   { route: 'GET /inventories/{id}',                                   cells: [401,      200,     404,     200], call: byId((w) => w.ownerInventoryRow) },
   { route: 'POST /inventories/transaction', variant: 'gift from the owner\'s persona',
                                                                       cells: [401,      200,     403,     200], call: async (w) => ({ body: {
@@ -342,6 +354,7 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
         return { ...opened, uid: decodeJwt<{ sid: string }>(opened.token).sid };
       },
       user: async () => (await api.signInPlayer(`matrix-banned-${next()}`)).uid,
+      auditEntry: async () => (await ok(api.get('/admin/audit?limit=1', as(admin)), 200))[0].id as string,
       ticket: () => created('/tickets', { numTeams: 2 }, owner),
       partyTicket: () => created('/tickets', { numTeams: 2, teamSize: 2, users: [owner.uid, partner.uid] }, owner),
       pendingTrade: async () => {

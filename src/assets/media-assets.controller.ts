@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiExtraModels, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
@@ -21,6 +22,7 @@ export const ASSET_LIST_ADDITION = 'The list parameters are an addition to the i
 @ApiExtraModels(MediaFile, MediaFileDto)
 @ApiSecurity('jwt')
 @ApiErrors(401)
+@AuditedRecord(MediaAssetsService)
 @Controller('assets/media')
 export class MediaAssetsController {
   constructor(private readonly assets: MediaAssetsService) {}

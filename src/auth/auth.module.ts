@@ -8,6 +8,7 @@ import { PersonasModule } from '../personas/personas.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
+import { DevSignInController } from './dev-sign-in.controller.js';
 import { loadDevIdentityProvider } from './dev-identity-provider.js';
 import { loadOrCreateDevJwtSecret } from './dev-jwt-secret.js';
 import { Idp1Strategy } from './idp1.strategy.js';
@@ -39,7 +40,7 @@ import { RevocationList } from './revocation-list.js';
       },
     }),
   ],
-  controllers: [AuthController, PlayerSessionsController],
+  controllers: [AuthController, PlayerSessionsController, DevSignInController],
   // The global guards (AppModule) verify our token: the JwtGuard (with the revocation list), and the
   // rate limiter to count per user. UsersModule and the realtime hub use the sessions' repositories.
   exports: [JwtModule, RevocationList, UsersRepository, PlayerSessionsRepository, AuthAuditRepository],

@@ -4,6 +4,7 @@ import { PersonasModule } from '../personas/personas.module.js';
 import { InventoriesController } from './inventories.controller.js';
 import { InventoriesService } from './inventories.service.js';
 import { InventoryRepository } from './inventory.repository.js';
+import { LedgerRepository } from './ledger.repository.js';
 import { TransactionProcessor } from './transaction-processor.js';
 import { TransactionsController } from './transactions.controller.js';
 import { TransactionsRepository } from './transactions.repository.js';
@@ -17,6 +18,6 @@ import { TransactionsService } from './transactions.service.js';
 @Module({
   imports: [PersonasModule, ItemsModule],
   controllers: [InventoriesController, TransactionsController],
-  providers: [InventoriesService, InventoryRepository, TransactionsService, TransactionProcessor, TransactionsRepository],
+  providers: [InventoriesService, InventoryRepository, LedgerRepository, TransactionsService, TransactionProcessor, TransactionsRepository],
 })
 export class EconomyModule {}

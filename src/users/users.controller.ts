@@ -1,5 +1,7 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { AuditedRecord } from '../audit/audit.decorators.js';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
 import { Client } from '../auth/client-info.decorator.js';
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import { User } from '../auth/user.entity.js';
@@ -21,6 +23,7 @@ const AUDIT_ID = /^[0-9]{1,18}$/;
 @ApiSecurity('jwt')
 @ApiErrors(401, [403, 'FORBIDDEN: admins only.'])
 @AdminOnly()
+@AuditedRecord(UsersService)
 @Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
@@ -68,6 +71,30 @@ export class UsersController {
   @Post(':id/unban')
   unban(@UidParam() id: string, @CurrentCaller() admin: Caller, @Client() client: ClientInfo): Promise<UserAccountDto> {
     return this.users.unban(admin, id, client);
+  }
+
+  @ApiOperation({
+    summary: 'Revoke every session of a user (admins)',
+    description:
+      'As the user\'s own "sign out everywhere": every session revoked and every token issued so far refused on every instance ' +
+      'within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.',
+  })
+  @ApiUidParam('id', 'user')
+  @ApiNoContentResponse({ description: 'Signed out everywhere; no body.' })
+  @ApiErrors(400, 404)
+  @HttpCode(204)
+  @Delete(':id/sessions')
+  async revokeSessions(@UidParam() id: string, @CurrentCaller() admin: Caller, @Client() client: ClientInfo): Promise<void> {
+    await this.users.revokeSessions(admin, id, client);
+  }
+
+  @ApiOperation({ summary: "List a user's achievement unlocks (admins)", description: 'What the user sees at GET /achievements/unlocked.' })
+  @ApiUidParam('id', 'user')
+  @ApiOkResponse({ type: [AchievementUnlock], headers: NEXT_SKIP_HEADER })
+  @ApiErrors(400, 404)
+  @Get(':id/unlocks')
+  unlocks(@UidParam() id: string, @ListQueryParam(AchievementUnlock) list: ListQuery): Promise<AchievementUnlock[]> {
+    return this.users.unlocksOf(id, list);
   }
 
   @ApiOperation({

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { AchievementsModule } from '../achievements/achievements.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { UsersController } from './users.controller.js';
 import { UsersService } from './users.service.js';
 
 /** The admins' side of accounts: users, bans and the audit (the sessions themselves are AuthModule's). */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, AchievementsModule],
   controllers: [UsersController],
   providers: [UsersService],
 })

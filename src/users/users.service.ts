@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
+import { AchievementUnlocksService } from '../achievements/achievements.service.js';
 import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.js';
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import { PlayerSessionsRepository } from '../auth/player-sessions.repository.js';
@@ -23,6 +25,7 @@ export class UsersService {
     private readonly sessions: PlayerSessionsRepository,
     private readonly audit: AuthAuditRepository,
     private readonly revocations: RevocationList,
+    private readonly unlocks: AchievementUnlocksService,
   ) {}
 
   async findAll(list: ListQuery): Promise<UserAccountDto[]> {
@@ -77,6 +80,35 @@ export class UsersService {
       return unbanned;
     });
     return this.findOneOf(user);
+  }
+
+  /**
+   * Signs the user out everywhere, as their own "sign out everywhere" would: every session revoked and
+   * every token issued until now void; unlike a ban, they may sign in again at once.
+   */
+  async revokeSessions(admin: Caller, uid: string, client: ClientInfo): Promise<void> {
+    await this.users.findOne(uid, undefined);
+    await this.revocations.transaction(async (transaction) => {
+      const sessionUids = await this.sessions.revokeAllOf(transaction, uid, 'revoked');
+      const notBefore = await this.users.withdrawTokens(transaction, uid);
+      await this.audit.record(
+        {
+          userUid: uid,
+          event: AuditEvent.SESSION_REVOKED,
+          outcome: 'success',
+          ...client,
+          detail: { by: admin.uid, sessions: sessionUids.length },
+        },
+        transaction,
+      );
+      return { revocation: { userUid: uid, sessionUids, notBefore: notBefore.getTime(), reason: 'revoked' as const } };
+    });
+  }
+
+  /** The user's achievement unlocks, with the list rules. */
+  async unlocksOf(uid: string, list: ListQuery): Promise<AchievementUnlock[]> {
+    await this.users.findOne(uid, undefined);
+    return this.unlocks.findAllOf(uid, list);
   }
 
   /** The user's audit, newest first. */

@@ -6,6 +6,7 @@ import { Realtime1764000000000 } from './1764000000000-Realtime.js';
 import { PlayerSessions1764100000000 } from './1764100000000-PlayerSessions.js';
 import { Matchmaking1764200000000 } from './1764200000000-Matchmaking.js';
 import { BoundedWrites1764300000000 } from './1764300000000-BoundedWrites.js';
+import { AdminConsole1764800000000 } from './1764800000000-AdminConsole.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
@@ -18,4 +19,5 @@ export const MIGRATIONS = [
   PlayerSessions1764100000000,
   Matchmaking1764200000000,
   BoundedWrites1764300000000,
+  AdminConsole1764800000000,
 ];

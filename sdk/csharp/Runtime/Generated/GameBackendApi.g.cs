@@ -97,9 +97,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Signed out; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task PlayerSessionsLogoutAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task PlayerSessionsLogoutAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -108,9 +109,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes every session of your user, and every token issued until now; each device must sign in again.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task PlayerSessionsLogoutAllAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task PlayerSessionsLogoutAllAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -130,9 +132,20 @@ namespace GameBackend.Api
         /// Signs that device out (admins: anyone's). Revoking one already over changes nothing.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Revoked; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task PlayerSessionsRevokeAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task PlayerSessionsRevokeAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Get a development provider token (development only)
+        /// </summary>
+        /// <remarks>
+        /// A token of the built-in development identity provider for any subject, to exchange at GET /auth/idp1. 404 unless the development provider runs (NODE_ENV is not production and IDP1_JWKS_URL is unset); 403 to a client on another machine.
+        /// </remarks>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<DevTokenDto> DevSignInDevTokenAsync(DevTokenRequestDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -181,9 +194,10 @@ namespace GameBackend.Api
         /// Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>The user, banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<UserAccountDto> UsersBanAsync(System.Guid id, BanDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<UserAccountDto> UsersBanAsync(System.Guid id, BanDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -193,9 +207,48 @@ namespace GameBackend.Api
         /// The user may sign in again; the sessions and tokens the ban voided stay void.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>The user, not banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<UserAccountDto> UsersUnbanAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<UserAccountDto> UsersUnbanAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Revoke every session of a user (admins)
+        /// </summary>
+        /// <remarks>
+        /// As the user's own "sign out everywhere": every session revoked and every token issued so far refused on every instance within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.
+        /// </remarks>
+        /// <param name="id">The user's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <returns>Signed out everywhere; no body.</returns>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task UsersRevokeSessionsAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// List a user's achievement unlocks (admins)
+        /// </summary>
+        /// <remarks>
+        /// What the user sees at GET /achievements/unlocked.
+        /// </remarks>
+        /// <param name="id">The user's uid (UUID).</param>
+        /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortachievementUid">Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortuserUid">Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<System.Collections.Generic.List<AchievementUnlock>> UsersUnlocksAsync(System.Guid id, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortachievementUid = null, SortDirection? sortuserUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string achievementUid = null, string userUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -240,8 +293,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates another persona for the caller.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Persona> PersonasCreateAsync(CreatePersonaDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Persona> PersonasCreateAsync(CreatePersonaDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -294,8 +348,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Item> ItemsCreateAsync(CreateItemDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Item> ItemsCreateAsync(CreateItemDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -318,8 +373,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Item> ItemsUpdateAsync(System.Guid id, UpdateItemDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Item> ItemsUpdateAsync(System.Guid id, UpdateItemDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -329,9 +385,10 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task ItemsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task ItemsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -406,8 +463,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Session> SessionsCreateAsync(CreateSessionDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Session> SessionsCreateAsync(CreateSessionDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -416,9 +474,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>All sessions removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task SessionsTruncateAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task SessionsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -441,8 +500,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Session> SessionsUpdateAsync(System.Guid id, UpdateSessionDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Session> SessionsUpdateAsync(System.Guid id, UpdateSessionDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -452,9 +512,10 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its members hear of it (session.deleted).
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task SessionsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task SessionsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -500,8 +561,9 @@ namespace GameBackend.Api
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="x_session_password">The join password, when the session has one.</param>
         /// <param name="password">The join password (prefer the header).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Session> SessionsJoinAsync(System.Guid id, string x_session_password = null, string password = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Session> SessionsJoinAsync(System.Guid id, string x_session_password = null, string password = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -513,9 +575,10 @@ namespace GameBackend.Api
         /// <br/>players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Noted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task SessionsHeartbeatAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task SessionsHeartbeatAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -526,9 +589,10 @@ namespace GameBackend.Api
         /// <br/>over, and a session waiting for players that its last member leaves ends.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Left; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task SessionsLeaveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task SessionsLeaveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -573,8 +637,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Ticket> TicketsCreateAsync(CreateTicketDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Ticket> TicketsCreateAsync(CreateTicketDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -583,9 +648,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>All tickets removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task TicketsTruncateAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task TicketsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -608,8 +674,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Ticket> TicketsUpdateAsync(System.Guid id, UpdateTicketDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Ticket> TicketsUpdateAsync(System.Guid id, UpdateTicketDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -619,9 +686,10 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task TicketsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task TicketsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -677,8 +745,9 @@ namespace GameBackend.Api
         /// Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Ticket> TicketsAcceptAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Ticket> TicketsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -688,8 +757,9 @@ namespace GameBackend.Api
         /// The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<Ticket> TicketsDeclineAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<Ticket> TicketsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -716,6 +786,17 @@ namespace GameBackend.Api
         /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<InventoryItem>> InventoriesFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortpersonaUid = null, SortDirection? sortitemUid = null, SortDirection? sortquantity = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string personaUid = null, string itemUid = null, string quantity = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Read a persona's ledger
+        /// </summary>
+        /// <remarks>
+        /// Every quantity completed transactions moved in or out of the persona's inventory, newest first. The persona's owner and admins.
+        /// </remarks>
+        /// <param name="before">Entries older than this sequence.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<System.Collections.Generic.List<LedgerEntryDto>> InventoriesLedgerAsync(System.Guid personaUid, int? limit = null, string before = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -763,9 +844,10 @@ namespace GameBackend.Api
         /// Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
         /// </remarks>
         /// <param name="idempotency_Key">Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>COMPLETED, or PENDING for a trade awaiting persona two.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<InventoryTransaction> InventoriesCreateTransactionAsync(CreateTransactionDto body, string idempotency_Key = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<InventoryTransaction> InventoriesCreateTransactionAsync(CreateTransactionDto body, string idempotency_Key = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -843,8 +925,9 @@ namespace GameBackend.Api
         /// Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<InventoryTransaction> TransactionsAcceptAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<InventoryTransaction> TransactionsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -854,8 +937,9 @@ namespace GameBackend.Api
         /// Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<InventoryTransaction> TransactionsDeclineAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<InventoryTransaction> TransactionsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -865,8 +949,9 @@ namespace GameBackend.Api
         /// Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<InventoryTransaction> TransactionsCancelAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<InventoryTransaction> TransactionsCancelAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -905,9 +990,10 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Reset; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task SkillsTruncateByArchetypeAsync(System.Guid personaUid, string archetypeUid, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task SkillsTruncateByArchetypeAsync(System.Guid personaUid, string archetypeUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -960,9 +1046,10 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task SkillsRemoveAsync(System.Guid personaUid, string archetypeUid, string skillUid, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task SkillsRemoveAsync(System.Guid personaUid, string archetypeUid, string skillUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -975,9 +1062,10 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Progress recorded.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task SkillsAddProgressAsync(System.Guid personaUid, string archetypeUid, string skillUid, AddProgressDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task SkillsAddProgressAsync(System.Guid personaUid, string archetypeUid, string skillUid, AddProgressDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1064,8 +1152,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// The service gives every file variant a uid, dateCreated, dateModified and version 0.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<MediaAsset> MediaAssetsCreateAsync(CreateMediaAssetDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<MediaAsset> MediaAssetsCreateAsync(CreateMediaAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1088,8 +1177,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<MediaAsset> MediaAssetsUpdateAsync(System.Guid id, UpdateMediaAssetDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<MediaAsset> MediaAssetsUpdateAsync(System.Guid id, UpdateMediaAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1099,9 +1189,10 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task MediaAssetsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task MediaAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1158,8 +1249,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<TextAsset> TextAssetsCreateAsync(CreateTextAssetDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<TextAsset> TextAssetsCreateAsync(CreateTextAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1182,8 +1274,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<TextAsset> TextAssetsUpdateAsync(System.Guid id, UpdateTextAssetDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<TextAsset> TextAssetsUpdateAsync(System.Guid id, UpdateTextAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1193,9 +1286,10 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task TextAssetsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task TextAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1267,8 +1361,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<AchievementDefinition> AchievementsCreateAsync(CreateAchievementDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<AchievementDefinition> AchievementsCreateAsync(CreateAchievementDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1277,9 +1372,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task AchievementsTruncateAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task AchievementsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1302,8 +1398,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<AchievementDefinition> AchievementsUpdateAsync(System.Guid id, UpdateAchievementDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<AchievementDefinition> AchievementsUpdateAsync(System.Guid id, UpdateAchievementDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1313,9 +1410,10 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its unlocks go with it.
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task AchievementsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task AchievementsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1375,8 +1473,9 @@ namespace GameBackend.Api
         /// Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
         /// </remarks>
         /// <param name="id">The achievement's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<AchievementUnlock> AchievementsUnlockAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<AchievementUnlock> AchievementsUnlockAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1385,8 +1484,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Browsers cannot set headers on a WebSocket: open `/realtime?ticket=&lt;ticket&gt;` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt &lt;token&gt;` on the upgrade instead.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<RealtimeTicketDto> RealtimeIssueTicketAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<RealtimeTicketDto> RealtimeIssueTicketAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1398,6 +1498,43 @@ namespace GameBackend.Api
         /// <param name="after">The last event's id.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<RealtimeEvent>> RealtimeNotificationsAsync(int? limit = null, string after = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// List admin writes (admins)
+        /// </summary>
+        /// <remarks>
+        /// Newest first, without the request and the record before and after (read one entry for those). Every filter given must hold.
+        /// </remarks>
+        /// <param name="before">Entries older than this id.</param>
+        /// <param name="until">Entries before this time.</param>
+        /// <param name="since">Entries at or after this time.</param>
+        /// <param name="action">Part of the operation, any case.</param>
+        /// <param name="targetUid">The record the route named.</param>
+        /// <param name="actorUid">The admin's uid.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<System.Collections.Generic.List<AdminAuditSummaryDto>> AdminAuditFindAllAsync(int? limit = null, string before = null, System.DateTimeOffset? until = null, System.DateTimeOffset? since = null, string action = null, System.Guid? targetUid = null, System.Guid? actorUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Read an admin write (admins)
+        /// </summary>
+        /// <remarks>
+        /// With the request sent (secrets masked) and the record before and after.
+        /// </remarks>
+        /// <param name="id">The id of the audit entry.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<AdminAuditEntryDto> AdminAuditFindOneAsync(string id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Live figures of the service (admins)
+        /// </summary>
+        /// <remarks>
+        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+        /// </remarks>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<AdminStatsDto> StatsCurrentAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
     }
 
@@ -2124,9 +2261,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Signed out; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task PlayerSessionsLogoutAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task PlayerSessionsLogoutAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -2134,6 +2272,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
 
@@ -2262,9 +2403,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes every session of your user, and every token issued until now; each device must sign in again.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task PlayerSessionsLogoutAllAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task PlayerSessionsLogoutAllAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -2272,6 +2414,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
 
@@ -2513,9 +2658,10 @@ namespace GameBackend.Api
         /// Signs that device out (admins: anyone's). Revoking one already over changes nothing.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Revoked; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task PlayerSessionsRevokeAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task PlayerSessionsRevokeAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -2526,6 +2672,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -2590,6 +2739,165 @@ namespace GameBackend.Api
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such session, or not yours.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 413)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("PAYLOAD_TOO_LARGE: the body is larger than 1 MiB.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 415)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNSUPPORTED_MEDIA_TYPE: a body that is not application/json.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Get a development provider token (development only)
+        /// </summary>
+        /// <remarks>
+        /// A token of the built-in development identity provider for any subject, to exchange at GET /auth/idp1. 404 unless the development provider runs (NODE_ENV is not production and IDP1_JWKS_URL is unset); 403 to a client on another machine.
+        /// </remarks>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<DevTokenDto> DevSignInDevTokenAsync(DevTokenRequestDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (body == null)
+                throw new System.ArgumentNullException("body");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
+                    var content_ = new System.Net.Http.StringContent(json_);
+                    content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
+                    request_.Content = content_;
+                    request_.Method = new System.Net.Http.HttpMethod("POST");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "auth/dev-token"
+                    urlBuilder_.Append("auth/dev-token");
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<DevTokenDto>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: only a client on this machine (loopback) may use it.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 404)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("NOT_FOUND: the development provider is off.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -3040,9 +3348,10 @@ namespace GameBackend.Api
         /// Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>The user, banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersBanAsync(System.Guid id, BanDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersBanAsync(System.Guid id, BanDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -3056,6 +3365,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -3216,9 +3528,10 @@ namespace GameBackend.Api
         /// The user may sign in again; the sessions and tokens the ban voided stay void.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>The user, not banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersUnbanAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersUnbanAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -3229,6 +3542,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
@@ -3331,6 +3647,397 @@ namespace GameBackend.Api
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
                             throw new ApiException<ErrorBody>("UNSUPPORTED_MEDIA_TYPE: a body that is not application/json.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Revoke every session of a user (admins)
+        /// </summary>
+        /// <remarks>
+        /// As the user's own "sign out everywhere": every session revoked and every token issued so far refused on every instance within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.
+        /// </remarks>
+        /// <param name="id">The user's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <returns>Signed out everywhere; no body.</returns>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task UsersRevokeSessionsAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (id == null)
+                throw new System.ArgumentNullException("id");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
+                    request_.Method = new System.Net.Http.HttpMethod("DELETE");
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "users/{id}/sessions"
+                    urlBuilder_.Append("users/");
+                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(id, System.Globalization.CultureInfo.InvariantCulture)));
+                    urlBuilder_.Append("/sessions");
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 204)
+                        {
+                            return;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: admins only.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 404)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 413)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("PAYLOAD_TOO_LARGE: the body is larger than 1 MiB.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 415)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNSUPPORTED_MEDIA_TYPE: a body that is not application/json.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// List a user's achievement unlocks (admins)
+        /// </summary>
+        /// <remarks>
+        /// What the user sees at GET /achievements/unlocked.
+        /// </remarks>
+        /// <param name="id">The user's uid (UUID).</param>
+        /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortachievementUid">Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortuserUid">Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<AchievementUnlock>> UsersUnlocksAsync(System.Guid id, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortachievementUid = null, SortDirection? sortuserUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string achievementUid = null, string userUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (id == null)
+                throw new System.ArgumentNullException("id");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    request_.Method = new System.Net.Http.HttpMethod("GET");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "users/{id}/unlocks"
+                    urlBuilder_.Append("users/");
+                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(id, System.Globalization.CultureInfo.InvariantCulture)));
+                    urlBuilder_.Append("/unlocks");
+                    urlBuilder_.Append('?');
+                    if (limit != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("limit")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(limit, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (skip != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("skip")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(skip, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (sort != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sort, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (sortuid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[uid]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortuid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (sortdateCreated != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[dateCreated]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortdateCreated, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (sortdateModified != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[dateModified]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortdateModified, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (sortversion != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[version]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortversion, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (sortachievementUid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[achievementUid]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortachievementUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (sortuserUid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[userUid]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortuserUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (uid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("uid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(uid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (dateCreated != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("dateCreated")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(dateCreated, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (dateModified != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("dateModified")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(dateModified, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (version != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("version")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(version, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (achievementUid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("achievementUid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(achievementUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (userUid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("userUid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(userUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    urlBuilder_.Length--;
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<System.Collections.Generic.List<AchievementUnlock>>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: admins only.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 404)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 429)
@@ -3742,8 +4449,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates another persona for the caller.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Persona> PersonasCreateAsync(CreatePersonaDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Persona> PersonasCreateAsync(CreatePersonaDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (body == null)
                 throw new System.ArgumentNullException("body");
@@ -3754,6 +4462,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -4267,8 +4978,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Item> ItemsCreateAsync(CreateItemDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Item> ItemsCreateAsync(CreateItemDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (body == null)
                 throw new System.ArgumentNullException("body");
@@ -4279,6 +4991,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -4566,8 +5281,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Item> ItemsUpdateAsync(System.Guid id, UpdateItemDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Item> ItemsUpdateAsync(System.Guid id, UpdateItemDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -4584,6 +5300,9 @@ namespace GameBackend.Api
 
                     if (if_Match != null)
                         request_.Headers.TryAddWithoutValidation("If-Match", ConvertToString(if_Match, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -4753,9 +5472,10 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task ItemsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task ItemsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -4766,6 +5486,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -5410,8 +6133,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Session> SessionsCreateAsync(CreateSessionDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Session> SessionsCreateAsync(CreateSessionDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (body == null)
                 throw new System.ArgumentNullException("body");
@@ -5422,6 +6146,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -5559,9 +6286,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>All sessions removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task SessionsTruncateAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task SessionsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -5569,6 +6297,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -5846,8 +6577,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Session> SessionsUpdateAsync(System.Guid id, UpdateSessionDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Session> SessionsUpdateAsync(System.Guid id, UpdateSessionDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -5864,6 +6596,9 @@ namespace GameBackend.Api
 
                     if (if_Match != null)
                         request_.Headers.TryAddWithoutValidation("If-Match", ConvertToString(if_Match, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -6033,9 +6768,10 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its members hear of it (session.deleted).
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task SessionsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task SessionsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -6046,6 +6782,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -6445,8 +7184,9 @@ namespace GameBackend.Api
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="x_session_password">The join password, when the session has one.</param>
         /// <param name="password">The join password (prefer the header).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Session> SessionsJoinAsync(System.Guid id, string x_session_password = null, string password = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Session> SessionsJoinAsync(System.Guid id, string x_session_password = null, string password = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -6460,6 +7200,9 @@ namespace GameBackend.Api
 
                     if (x_session_password != null)
                         request_.Headers.TryAddWithoutValidation("x-session-password", ConvertToString(x_session_password, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("GET");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
 
@@ -6614,9 +7357,10 @@ namespace GameBackend.Api
         /// <br/>players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Noted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task SessionsHeartbeatAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task SessionsHeartbeatAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -6627,6 +7371,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
 
@@ -6779,9 +7526,10 @@ namespace GameBackend.Api
         /// <br/>over, and a session waiting for players that its last member leaves ends.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Left; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task SessionsLeaveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task SessionsLeaveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -6792,6 +7540,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("GET");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -7169,8 +7920,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Ticket> TicketsCreateAsync(CreateTicketDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Ticket> TicketsCreateAsync(CreateTicketDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (body == null)
                 throw new System.ArgumentNullException("body");
@@ -7181,6 +7933,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -7328,9 +8083,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>All tickets removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task TicketsTruncateAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task TicketsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -7338,6 +8094,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -7615,8 +8374,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Ticket> TicketsUpdateAsync(System.Guid id, UpdateTicketDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Ticket> TicketsUpdateAsync(System.Guid id, UpdateTicketDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -7633,6 +8393,9 @@ namespace GameBackend.Api
 
                     if (if_Match != null)
                         request_.Headers.TryAddWithoutValidation("If-Match", ConvertToString(if_Match, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -7802,9 +8565,10 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task TicketsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task TicketsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -7815,6 +8579,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -8334,8 +9101,9 @@ namespace GameBackend.Api
         /// Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Ticket> TicketsAcceptAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Ticket> TicketsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -8346,6 +9114,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
@@ -8513,8 +9284,9 @@ namespace GameBackend.Api
         /// The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<Ticket> TicketsDeclineAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<Ticket> TicketsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -8525,6 +9297,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
@@ -8845,6 +9620,153 @@ namespace GameBackend.Api
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Read a persona's ledger
+        /// </summary>
+        /// <remarks>
+        /// Every quantity completed transactions moved in or out of the persona's inventory, newest first. The persona's owner and admins.
+        /// </remarks>
+        /// <param name="before">Entries older than this sequence.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<LedgerEntryDto>> InventoriesLedgerAsync(System.Guid personaUid, int? limit = null, string before = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (personaUid == null)
+                throw new System.ArgumentNullException("personaUid");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    request_.Method = new System.Net.Http.HttpMethod("GET");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "inventories/ledger"
+                    urlBuilder_.Append("inventories/ledger");
+                    urlBuilder_.Append('?');
+                    urlBuilder_.Append(System.Uri.EscapeDataString("personaUid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(personaUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    if (limit != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("limit")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(limit, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (before != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("before")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(before, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    urlBuilder_.Length--;
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<System.Collections.Generic.List<LedgerEntryDto>>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 404)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such persona, or not yours.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 429)
@@ -9246,9 +10168,10 @@ namespace GameBackend.Api
         /// Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
         /// </remarks>
         /// <param name="idempotency_Key">Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>COMPLETED, or PENDING for a trade awaiting persona two.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<InventoryTransaction> InventoriesCreateTransactionAsync(CreateTransactionDto body, string idempotency_Key = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<InventoryTransaction> InventoriesCreateTransactionAsync(CreateTransactionDto body, string idempotency_Key = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (body == null)
                 throw new System.ArgumentNullException("body");
@@ -9262,6 +10185,9 @@ namespace GameBackend.Api
 
                     if (idempotency_Key != null)
                         request_.Headers.TryAddWithoutValidation("Idempotency-Key", ConvertToString(idempotency_Key, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -9994,8 +10920,9 @@ namespace GameBackend.Api
         /// Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsAcceptAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -10006,6 +10933,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
@@ -10173,8 +11103,9 @@ namespace GameBackend.Api
         /// Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsDeclineAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -10185,6 +11116,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
@@ -10352,8 +11286,9 @@ namespace GameBackend.Api
         /// Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsCancelAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsCancelAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -10364,6 +11299,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
@@ -10762,9 +11700,10 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Reset; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task SkillsTruncateByArchetypeAsync(System.Guid personaUid, string archetypeUid, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task SkillsTruncateByArchetypeAsync(System.Guid personaUid, string archetypeUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (personaUid == null)
                 throw new System.ArgumentNullException("personaUid");
@@ -10778,6 +11717,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -11311,9 +12253,10 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task SkillsRemoveAsync(System.Guid personaUid, string archetypeUid, string skillUid, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task SkillsRemoveAsync(System.Guid personaUid, string archetypeUid, string skillUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (personaUid == null)
                 throw new System.ArgumentNullException("personaUid");
@@ -11330,6 +12273,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -11486,9 +12432,10 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Progress recorded.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task SkillsAddProgressAsync(System.Guid personaUid, string archetypeUid, string skillUid, AddProgressDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task SkillsAddProgressAsync(System.Guid personaUid, string archetypeUid, string skillUid, AddProgressDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (personaUid == null)
                 throw new System.ArgumentNullException("personaUid");
@@ -11508,6 +12455,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -12311,8 +13261,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// The service gives every file variant a uid, dateCreated, dateModified and version 0.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsCreateAsync(CreateMediaAssetDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsCreateAsync(CreateMediaAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (body == null)
                 throw new System.ArgumentNullException("body");
@@ -12323,6 +13274,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -12610,8 +13564,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsUpdateAsync(System.Guid id, UpdateMediaAssetDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsUpdateAsync(System.Guid id, UpdateMediaAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -12628,6 +13583,9 @@ namespace GameBackend.Api
 
                     if (if_Match != null)
                         request_.Headers.TryAddWithoutValidation("If-Match", ConvertToString(if_Match, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -12797,9 +13755,10 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task MediaAssetsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task MediaAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -12810,6 +13769,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -13354,8 +14316,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<TextAsset> TextAssetsCreateAsync(CreateTextAssetDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<TextAsset> TextAssetsCreateAsync(CreateTextAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (body == null)
                 throw new System.ArgumentNullException("body");
@@ -13366,6 +14329,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -13653,8 +14619,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<TextAsset> TextAssetsUpdateAsync(System.Guid id, UpdateTextAssetDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<TextAsset> TextAssetsUpdateAsync(System.Guid id, UpdateTextAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -13671,6 +14638,9 @@ namespace GameBackend.Api
 
                     if (if_Match != null)
                         request_.Headers.TryAddWithoutValidation("If-Match", ConvertToString(if_Match, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -13840,9 +14810,10 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task TextAssetsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task TextAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -13853,6 +14824,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -14556,8 +15530,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<AchievementDefinition> AchievementsCreateAsync(CreateAchievementDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<AchievementDefinition> AchievementsCreateAsync(CreateAchievementDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (body == null)
                 throw new System.ArgumentNullException("body");
@@ -14568,6 +15543,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -14715,9 +15693,10 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task AchievementsTruncateAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task AchievementsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -14725,6 +15704,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -15002,8 +15984,9 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<AchievementDefinition> AchievementsUpdateAsync(System.Guid id, UpdateAchievementDto body, string if_Match = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<AchievementDefinition> AchievementsUpdateAsync(System.Guid id, UpdateAchievementDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -15020,6 +16003,9 @@ namespace GameBackend.Api
 
                     if (if_Match != null)
                         request_.Headers.TryAddWithoutValidation("If-Match", ConvertToString(if_Match, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     var json_ = Newtonsoft.Json.JsonConvert.SerializeObject(body, JsonSerializerSettings);
                     var content_ = new System.Net.Http.StringContent(json_);
                     content_.Headers.ContentType = System.Net.Http.Headers.MediaTypeHeaderValue.Parse("application/json");
@@ -15189,9 +16175,10 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its unlocks go with it.
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task AchievementsRemoveAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task AchievementsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -15202,6 +16189,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("DELETE");
 
                     var urlBuilder_ = new System.Text.StringBuilder();
@@ -15757,8 +16747,9 @@ namespace GameBackend.Api
         /// Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
         /// </remarks>
         /// <param name="id">The achievement's uid (UUID).</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<AchievementUnlock> AchievementsUnlockAsync(System.Guid id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<AchievementUnlock> AchievementsUnlockAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             if (id == null)
                 throw new System.ArgumentNullException("id");
@@ -15769,6 +16760,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Method = new System.Net.Http.HttpMethod("GET");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
 
@@ -15894,8 +16888,9 @@ namespace GameBackend.Api
         /// <remarks>
         /// Browsers cannot set headers on a WebSocket: open `/realtime?ticket=&lt;ticket&gt;` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt &lt;token&gt;` on the upgrade instead.
         /// </remarks>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<RealtimeTicketDto> RealtimeIssueTicketAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<RealtimeTicketDto> RealtimeIssueTicketAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -15903,6 +16898,9 @@ namespace GameBackend.Api
             {
                 using (var request_ = new System.Net.Http.HttpRequestMessage())
                 {
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
                     request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
                     request_.Method = new System.Net.Http.HttpMethod("POST");
                     request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
@@ -16116,6 +17114,443 @@ namespace GameBackend.Api
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// List admin writes (admins)
+        /// </summary>
+        /// <remarks>
+        /// Newest first, without the request and the record before and after (read one entry for those). Every filter given must hold.
+        /// </remarks>
+        /// <param name="before">Entries older than this id.</param>
+        /// <param name="until">Entries before this time.</param>
+        /// <param name="since">Entries at or after this time.</param>
+        /// <param name="action">Part of the operation, any case.</param>
+        /// <param name="targetUid">The record the route named.</param>
+        /// <param name="actorUid">The admin's uid.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<AdminAuditSummaryDto>> AdminAuditFindAllAsync(int? limit = null, string before = null, System.DateTimeOffset? until = null, System.DateTimeOffset? since = null, string action = null, System.Guid? targetUid = null, System.Guid? actorUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    request_.Method = new System.Net.Http.HttpMethod("GET");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "admin/audit"
+                    urlBuilder_.Append("admin/audit");
+                    urlBuilder_.Append('?');
+                    if (limit != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("limit")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(limit, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (before != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("before")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(before, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (until != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("until")).Append('=').Append(System.Uri.EscapeDataString(until.Value.ToString("s", System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (since != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("since")).Append('=').Append(System.Uri.EscapeDataString(since.Value.ToString("s", System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (action != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("action")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(action, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (targetUid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("targetUid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(targetUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (actorUid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("actorUid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(actorUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    urlBuilder_.Length--;
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<System.Collections.Generic.List<AdminAuditSummaryDto>>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: admins only.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Read an admin write (admins)
+        /// </summary>
+        /// <remarks>
+        /// With the request sent (secrets masked) and the record before and after.
+        /// </remarks>
+        /// <param name="id">The id of the audit entry.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<AdminAuditEntryDto> AdminAuditFindOneAsync(string id, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (id == null)
+                throw new System.ArgumentNullException("id");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    request_.Method = new System.Net.Http.HttpMethod("GET");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "admin/audit/{id}"
+                    urlBuilder_.Append("admin/audit/");
+                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(id, System.Globalization.CultureInfo.InvariantCulture)));
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<AdminAuditEntryDto>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: admins only.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 404)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Live figures of the service (admins)
+        /// </summary>
+        /// <remarks>
+        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+        /// </remarks>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<AdminStatsDto> StatsCurrentAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    request_.Method = new System.Net.Http.HttpMethod("GET");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "admin/stats"
+                    urlBuilder_.Append("admin/stats");
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<AdminStatsDto>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: admins only.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 429)
@@ -16608,6 +18043,39 @@ namespace GameBackend.Api
     }
 
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class DevTokenRequestDto
+    {
+
+        /// <summary>
+        /// The subject to sign in as: `admin` is an admin (ADMIN_USERS' development default).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("subject", Required = Newtonsoft.Json.Required.Always)]
+        public string Subject { get; set; }
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class DevTokenDto
+    {
+
+        /// <summary>
+        /// A token of the development provider: exchange it at GET /auth/idp1.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("token", Required = Newtonsoft.Json.Required.Always)]
+        public string Token { get; set; }
+
+        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
+
+        [Newtonsoft.Json.JsonExtensionData]
+        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
+        {
+            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
+            set { _additionalProperties = value; }
+        }
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
     public enum SortDirection
     {
 
@@ -16704,6 +18172,57 @@ namespace GameBackend.Api
         /// </summary>
         [Newtonsoft.Json.JsonProperty("until", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public System.DateTimeOffset? Until { get; set; }
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class AchievementUnlock
+    {
+
+        /// <summary>
+        /// The achievement unlocked.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("achievementUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid AchievementUid { get; set; }
+
+        /// <summary>
+        /// The user who unlocked it.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("userUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid UserUid { get; set; }
+
+        /// <summary>
+        /// Record identifier (UUID v4), assigned by the service.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("uid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid Uid { get; set; }
+
+        /// <summary>
+        /// When the record was created (ISO 8601 UTC, milliseconds).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("dateCreated", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset DateCreated { get; set; }
+
+        /// <summary>
+        /// When the record was last changed (ISO 8601 UTC, milliseconds).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("dateModified", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset DateModified { get; set; }
+
+        /// <summary>
+        /// 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("version", Required = Newtonsoft.Json.Required.Always)]
+        public int Version { get; set; }
+
+        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
+
+        [Newtonsoft.Json.JsonExtensionData]
+        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
+        {
+            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
+            set { _additionalProperties = value; }
+        }
 
     }
 
@@ -17982,6 +19501,45 @@ namespace GameBackend.Api
     }
 
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class LedgerEntryDto
+    {
+
+        /// <summary>
+        /// Order of entry: page back with ?before=&lt;sequence&gt;.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("sequence", Required = Newtonsoft.Json.Required.Always)]
+        public string Sequence { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("transactionUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid TransactionUid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("personaUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid PersonaUid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("itemUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid ItemUid { get; set; }
+
+        /// <summary>
+        /// What the persona gained (positive) or lost (negative).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("delta", Required = Newtonsoft.Json.Required.Always)]
+        public int Delta { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("dateCreated", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset DateCreated { get; set; }
+
+        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
+
+        [Newtonsoft.Json.JsonExtensionData]
+        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
+        {
+            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
+            set { _additionalProperties = value; }
+        }
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
     public enum TransactionType
     {
 
@@ -18682,57 +20240,6 @@ namespace GameBackend.Api
     }
 
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
-    public partial class AchievementUnlock
-    {
-
-        /// <summary>
-        /// The achievement unlocked.
-        /// </summary>
-        [Newtonsoft.Json.JsonProperty("achievementUid", Required = Newtonsoft.Json.Required.Always)]
-        public System.Guid AchievementUid { get; set; }
-
-        /// <summary>
-        /// The user who unlocked it.
-        /// </summary>
-        [Newtonsoft.Json.JsonProperty("userUid", Required = Newtonsoft.Json.Required.Always)]
-        public System.Guid UserUid { get; set; }
-
-        /// <summary>
-        /// Record identifier (UUID v4), assigned by the service.
-        /// </summary>
-        [Newtonsoft.Json.JsonProperty("uid", Required = Newtonsoft.Json.Required.Always)]
-        public System.Guid Uid { get; set; }
-
-        /// <summary>
-        /// When the record was created (ISO 8601 UTC, milliseconds).
-        /// </summary>
-        [Newtonsoft.Json.JsonProperty("dateCreated", Required = Newtonsoft.Json.Required.Always)]
-        public System.DateTimeOffset DateCreated { get; set; }
-
-        /// <summary>
-        /// When the record was last changed (ISO 8601 UTC, milliseconds).
-        /// </summary>
-        [Newtonsoft.Json.JsonProperty("dateModified", Required = Newtonsoft.Json.Required.Always)]
-        public System.DateTimeOffset DateModified { get; set; }
-
-        /// <summary>
-        /// 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely.
-        /// </summary>
-        [Newtonsoft.Json.JsonProperty("version", Required = Newtonsoft.Json.Required.Always)]
-        public int Version { get; set; }
-
-        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
-
-        [Newtonsoft.Json.JsonExtensionData]
-        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
-        {
-            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
-            set { _additionalProperties = value; }
-        }
-
-    }
-
-    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
     public partial class TicketChange
     {
 
@@ -18996,6 +20503,210 @@ namespace GameBackend.Api
 
         [Newtonsoft.Json.JsonProperty("expiresAt", Required = Newtonsoft.Json.Required.Always)]
         public System.DateTimeOffset ExpiresAt { get; set; }
+
+        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
+
+        [Newtonsoft.Json.JsonExtensionData]
+        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
+        {
+            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
+            set { _additionalProperties = value; }
+        }
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class AdminAuditSummaryDto
+    {
+
+        /// <summary>
+        /// Grows with time: page back with ?before=&lt;id&gt;.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("id", Required = Newtonsoft.Json.Required.Always)]
+        public string Id { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("dateCreated", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset DateCreated { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("actorUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid ActorUid { get; set; }
+
+        /// <summary>
+        /// The admin's `provider:subject`, as ADMIN_USERS names them.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("actor", Required = Newtonsoft.Json.Required.Always)]
+        public string Actor { get; set; }
+
+        /// <summary>
+        /// The operation, as the API document names it.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("action", Required = Newtonsoft.Json.Required.Always)]
+        public string Action { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("path", Required = Newtonsoft.Json.Required.Always)]
+        public string Path { get; set; }
+
+        /// <summary>
+        /// The record the route named, if it named one.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("targetUid", Required = Newtonsoft.Json.Required.AllowNull)]
+        public System.Guid? TargetUid { get; set; }
+
+        /// <summary>
+        /// The status answered (the audit holds successful writes only).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("status", Required = Newtonsoft.Json.Required.Always)]
+        public int Status { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("requestId", Required = Newtonsoft.Json.Required.Always)]
+        public string RequestId { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("address", Required = Newtonsoft.Json.Required.Always)]
+        public string Address { get; set; }
+
+        /// <summary>
+        /// Why, as the admin said in `X-Audit-Reason`.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("reason", Required = Newtonsoft.Json.Required.AllowNull)]
+        public string Reason { get; set; }
+
+        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
+
+        [Newtonsoft.Json.JsonExtensionData]
+        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
+        {
+            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
+            set { _additionalProperties = value; }
+        }
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class AdminAuditEntryDto
+    {
+
+        /// <summary>
+        /// Grows with time: page back with ?before=&lt;id&gt;.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("id", Required = Newtonsoft.Json.Required.Always)]
+        public string Id { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("dateCreated", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset DateCreated { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("actorUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid ActorUid { get; set; }
+
+        /// <summary>
+        /// The admin's `provider:subject`, as ADMIN_USERS names them.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("actor", Required = Newtonsoft.Json.Required.Always)]
+        public string Actor { get; set; }
+
+        /// <summary>
+        /// The operation, as the API document names it.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("action", Required = Newtonsoft.Json.Required.Always)]
+        public string Action { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("path", Required = Newtonsoft.Json.Required.Always)]
+        public string Path { get; set; }
+
+        /// <summary>
+        /// The record the route named, if it named one.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("targetUid", Required = Newtonsoft.Json.Required.AllowNull)]
+        public System.Guid? TargetUid { get; set; }
+
+        /// <summary>
+        /// The status answered (the audit holds successful writes only).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("status", Required = Newtonsoft.Json.Required.Always)]
+        public int Status { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("requestId", Required = Newtonsoft.Json.Required.Always)]
+        public string RequestId { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("address", Required = Newtonsoft.Json.Required.Always)]
+        public string Address { get; set; }
+
+        /// <summary>
+        /// Why, as the admin said in `X-Audit-Reason`.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("reason", Required = Newtonsoft.Json.Required.AllowNull)]
+        public string Reason { get; set; }
+
+        /// <summary>
+        /// The body and query sent, passwords and tokens masked.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("request", Required = Newtonsoft.Json.Required.AllowNull)]
+        public object Request { get; set; }
+
+        /// <summary>
+        /// Any JSON value.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("before", Required = Newtonsoft.Json.Required.AllowNull)]
+        public object Before { get; set; }
+
+        /// <summary>
+        /// Any JSON value.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("after", Required = Newtonsoft.Json.Required.AllowNull)]
+        public object After { get; set; }
+
+        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
+
+        [Newtonsoft.Json.JsonExtensionData]
+        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
+        {
+            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
+            set { _additionalProperties = value; }
+        }
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class AdminStatsDto
+    {
+
+        /// <summary>
+        /// Realtime sockets open on the instance that answered (each instance counts its own).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("socketsOnline", Required = Newtonsoft.Json.Required.Always)]
+        public int SocketsOnline { get; set; }
+
+        /// <summary>
+        /// Successful sign-ins in the last 60 seconds, on every instance (from the sign-in audit).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("signInsPerMinute", Required = Newtonsoft.Json.Required.Always)]
+        public int SignInsPerMinute { get; set; }
+
+        /// <summary>
+        /// Requests the answering instance answered in the last 60 seconds.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("requestsPerMinute", Required = Newtonsoft.Json.Required.Always)]
+        public int RequestsPerMinute { get; set; }
+
+        /// <summary>
+        /// Of those, answers 400 to 499.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("clientErrorsPerMinute", Required = Newtonsoft.Json.Required.Always)]
+        public int ClientErrorsPerMinute { get; set; }
+
+        /// <summary>
+        /// Of those, answers 500 and above.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("serverErrorsPerMinute", Required = Newtonsoft.Json.Required.Always)]
+        public int ServerErrorsPerMinute { get; set; }
+
+        /// <summary>
+        /// serverErrorsPerMinute / requestsPerMinute (0 without requests).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("errorRate", Required = Newtonsoft.Json.Required.Always)]
+        public double ErrorRate { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("measuredAt", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset MeasuredAt { get; set; }
 
         private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
 
