@@ -107,12 +107,13 @@ export function PlayerPage({ uid }: { uid: string }) {
             <Identity account={account} />
             <Ban account={account} />
             <Sessions account={account} />
-            <Personas uid={uid} />
-            <Unlocks uid={uid} />
-            <SignIns uid={uid} />
           </>
         )}
       </Loaded>
+      {/* Asked at once with the account, not after it: the page's time is its slowest chain of reads. */}
+      <Personas uid={uid} />
+      <Unlocks uid={uid} />
+      <SignIns uid={uid} />
     </section>
   );
 }
@@ -374,7 +375,7 @@ function SignIns({ uid }: { uid: string }) {
       <Loaded query={audit} empty={(rows) => rows.length === 0 && !cursor}>
         {(rows) => (
           <>
-            <Table caption="Sign-in audit" head={['When', 'Event', 'Outcome', 'Address']}>
+            <Table caption="Sign-in audit entries" head={['When', 'Event', 'Outcome', 'Address']}>
               {rows.map((row) => (
                 <tr key={row.id}>
                   <td>
