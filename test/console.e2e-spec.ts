@@ -55,7 +55,7 @@ describe('the LiveOps console in Chromium', () => {
   const seriousViolations = async (tab: Page): Promise<string[]> => {
     await tab.evaluate(AXE);
     const violations = await tab.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }).axe.run();
+      const result = await (globalThis as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }).axe.run();
       return result.violations;
     });
     return violations
