@@ -3592,7 +3592,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+        /**
+         * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+         * @example refund for support ticket #812
+         */
         XAuditReason: string;
         /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
         Limit: number;
@@ -3969,7 +3972,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -4015,7 +4021,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -4085,7 +4094,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -4439,7 +4451,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -4536,7 +4551,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -4629,7 +4647,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -5008,7 +5029,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -5233,7 +5257,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -5383,7 +5410,10 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -5499,7 +5529,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -5801,7 +5834,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -5860,7 +5896,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -5997,7 +6036,10 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -6113,7 +6155,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -6307,7 +6352,10 @@ export interface operations {
             header?: {
                 /** @description The join password, when the session has one. */
                 "x-session-password"?: string;
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -6416,7 +6464,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -6507,7 +6558,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -6681,7 +6735,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -6758,7 +6815,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -6895,7 +6955,10 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -7011,7 +7074,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -7228,7 +7294,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -7339,7 +7408,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -7759,7 +7831,10 @@ export interface operations {
             header?: {
                 /** @description Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction. */
                 "Idempotency-Key"?: string;
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -8098,7 +8173,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -8209,7 +8287,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -8320,7 +8401,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -8537,7 +8621,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -8809,7 +8896,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -8904,7 +8994,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -9306,7 +9399,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -9456,7 +9552,10 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -9572,7 +9671,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -9820,7 +9922,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -9970,7 +10075,10 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -10086,7 +10194,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -10417,7 +10528,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -10511,7 +10625,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
@@ -10648,7 +10765,10 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -10764,7 +10884,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -11016,7 +11139,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
@@ -11089,7 +11215,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters. */
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;

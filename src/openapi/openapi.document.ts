@@ -225,7 +225,9 @@ function declareAuditReasons(document: OpenAPIObject): void {
         in: 'header',
         required: false,
         description: `Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to ${MAX_AUDIT_REASON} characters, no control characters.`,
-        schema: { type: 'string', minLength: 1, maxLength: MAX_AUDIT_REASON, example: 'refund for support ticket #812' },
+        // On the parameter, not its schema: a client sends the header only when an admin gives a reason.
+        example: 'refund for support ticket #812',
+        schema: { type: 'string', minLength: 1, maxLength: MAX_AUDIT_REASON },
       },
     ];
   }

@@ -10,6 +10,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 export const TAGS = [
   { name: 'auth', description: "Sign-in through the identity providers, token refresh, and the caller's player sessions." },
   { name: 'users', description: 'Accounts, bans and the sign-in audit (admins).' },
+  { name: 'admin', description: "The admin audit of every admin write, and the service's live figures (admins; docs/CONSOLE.md)." },
   { name: 'personas', description: "A user's in-game characters: they hold inventories, trade and progress in skills." },
   { name: 'items', description: 'The catalog of items (admins write it; every player reads it).' },
   { name: 'sessions', description: 'Game sessions: host, join, leave, teams, presence.' },
