@@ -63,6 +63,12 @@ describe("admin audit and the console's admin reads", () => {
     expect(await api.countRows('admin_audit')).toBe(before + 5);
   });
 
+  it('records a write whose text holds a lone surrogate, which jsonb refuses as it is', async () => {
+    const asset = await api.created<{ uid: string }>('/assets/text', { name: '\udfff ', text: { default: ' ' } }, admin.token);
+    const entry = await api.found<Record<string, any>>(`/admin/audit/${(await newest()).id as string}`, admin.token);
+    expect(entry).toMatchObject({ action: 'POST /assets/text', request: { body: { name: '\ufffd ' } }, after: { uid: asset.uid } });
+  });
+
   it('masks secrets in the request kept', async () => {
     await api.created('/sessions', { numTeams: 2, teamSize: 2, password: 'hunter2' }, admin.token);
     const entry = await api.found<Record<string, any>>(`/admin/audit/${(await newest()).id as string}`, admin.token);

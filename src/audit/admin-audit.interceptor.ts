@@ -6,7 +6,7 @@ import type { AuthenticatedRequest } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';
 import { AdminAuditRepository } from './admin-audit.repository.js';
 import { AUDITED_RECORD, type RecordReader, WRITES } from './audit.decorators.js';
-import { isWrite, maskSecrets, readAuditReason } from './audit-rules.js';
+import { auditableJson, isWrite, maskSecrets, readAuditReason } from './audit-rules.js';
 
 export const AUDIT_REASON_HEADER = 'X-Audit-Reason';
 
@@ -57,9 +57,9 @@ export class AdminAuditInterceptor implements NestInterceptor {
               requestId: String(request.id),
               address: request.ip,
               reason: reason.reason,
-              request: body === null ? null : (maskSecrets(JSON.parse(JSON.stringify(body))) as Record<string, unknown>),
+              request: body === null ? null : (maskSecrets(auditableJson(body)) as Record<string, unknown>),
               before,
-              after: answer === undefined ? null : JSON.parse(JSON.stringify(answer)),
+              after: auditableJson(answer),
             })
             .then(() => answer),
         ),
@@ -73,7 +73,7 @@ export class AdminAuditInterceptor implements NestInterceptor {
     if (!readerType) return null;
     const reader = this.moduleRef.get<RecordReader>(readerType, { strict: false });
     try {
-      return JSON.parse(JSON.stringify(await reader.findOne(uid, caller))) as unknown;
+      return auditableJson(await reader.findOne(uid, caller));
     } catch {
       // Unknown or already gone: the write itself answers 404 if it matters.
       return null;

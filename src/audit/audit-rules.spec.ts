@@ -1,4 +1,5 @@
 import {
+  auditableJson,
   DEFAULT_AUDIT_PAGE,
   isWrite,
   maskSecrets,
@@ -25,6 +26,15 @@ describe('admin audit rules', () => {
     expect(readAuditReason('x'.repeat(MAX_AUDIT_REASON + 1))).toHaveProperty('problem');
     expect(readAuditReason('one\nline')).toHaveProperty('problem');
     expect(readAuditReason(['a', 'b'])).toHaveProperty('problem');
+  });
+
+  it('keeps JSON that jsonb takes: lone surrogates become U+FFFD, in values and keys', () => {
+    expect(auditableJson({ name: '\udfff a', ['k\ud800']: ['ok 🎮'], when: new Date(0) })).toEqual({
+      name: '\ufffd a',
+      ['k\ufffd']: ['ok 🎮'],
+      when: '1970-01-01T00:00:00.000Z',
+    });
+    expect(auditableJson(undefined)).toBeNull();
   });
 
   it('masks passwords and tokens at any depth, and nothing else', () => {

@@ -31,6 +31,26 @@ export function readAuditReason(header: string | string[] | undefined): { reason
   return { reason };
 }
 
+/**
+ * A value as JSON the audit can store: what JSON.stringify would write, with lone UTF-16 surrogates
+ * (which a client may send, and PostgreSQL's jsonb refuses) replaced by U+FFFD, as the text columns
+ * of the record itself store them.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+export function auditableJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  const wellFormed = (inner: unknown): unknown => {
+    if (typeof inner === 'string') return inner.replace(LONE_SURROGATE, '\ufffd');
+    if (Array.isArray(inner)) return inner.map(wellFormed);
+    if (inner === null || typeof inner !== 'object') return inner;
+    return Object.fromEntries(
+      Object.entries(inner as Record<string, unknown>).map(([key, entry]) => [key.replace(LONE_SURROGATE, '\ufffd'), wellFormed(entry)]),
+    );
+  };
+  return wellFormed(JSON.parse(JSON.stringify(value) ?? 'null'));
+}
+
 /** A copy of a request's JSON with the values of secret-named fields masked, at any depth. */
 export function maskSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskSecrets);
