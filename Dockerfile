@@ -13,6 +13,7 @@ RUN npm ci
 COPY tsconfig.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY scripts ./scripts
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 # --- runtime: production dependencies and the compiled service only, as a non-root user -------------
@@ -29,6 +30,7 @@ RUN groupadd --system game \
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 USER game
 # Without DATABASE_URL the embedded PostgreSQL keeps its data in /data: mount a volume there.
 VOLUME ["/data"]

@@ -5,12 +5,15 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.data/', 'bench/results/', 'test-artifacts/', 'sdk/schema.d.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.data/', 'bench/results/', 'test-artifacts/', 'sdk/schema.d.ts', 'console/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { project: ['./tsconfig.test.json', './bench/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        project: ['./tsconfig.test.json', './bench/tsconfig.json', './console/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       // Promises the service starts and does not await must say so (`void`); a forgotten await is a bug.

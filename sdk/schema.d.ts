@@ -221,6 +221,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/dev-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a development provider token (development only)
+         * @description A token of the built-in development identity provider for any subject, to exchange at GET /auth/idp1. 404 unless the development provider runs (NODE_ENV is not production and IDP1_JWKS_URL is unset); 403 to a client on another machine.
+         */
+        post: operations["devSignInDevToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account": {
         parameters: {
             query?: never;
@@ -416,6 +436,46 @@ export interface paths {
          * @description A support case: the identity of that provider (every device, for `device`) no longer signs in to the account, and the player sessions it opened end on every instance within a second. The user keeps at least one identity.
          */
         delete: operations["usersUnlinkIdentity"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke every session of a user (admins)
+         * @description As the user's own "sign out everywhere": every session revoked and every token issued so far refused on every instance within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.
+         */
+        delete: operations["usersRevokeSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/unlocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's achievement unlocks (admins)
+         * @description What the user sees at GET /achievements/unlocked.
+         */
+        get: operations["usersUnlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -844,6 +904,26 @@ export interface paths {
          * @description What the caller's personas hold (an admin sees every inventory).
          */
         get: operations["inventoriesFindAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inventories/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a persona's ledger
+         * @description Every quantity completed transactions moved in or out of the persona's inventory, newest first. The persona's owner and admins.
+         */
+        get: operations["inventoriesLedger"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1889,6 +1969,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List admin writes (admins)
+         * @description Newest first, without the request and the record before and after (read one entry for those). Every filter given must hold.
+         */
+        get: operations["adminAuditFindAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/audit/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an admin write (admins)
+         * @description With the request sent (secrets masked) and the record before and after.
+         */
+        get: operations["adminAuditFindOne"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live figures of the service (admins)
+         * @description Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+         */
+        get: operations["statsCurrent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2080,6 +2220,20 @@ export interface components {
              */
             current: boolean;
         };
+        DevTokenRequestDto: {
+            /**
+             * @description The subject to sign in as: `admin` is an admin (ADMIN_USERS' development default).
+             * @example admin
+             */
+            subject: string;
+        };
+        DevTokenDto: {
+            /**
+             * @description A token of the development provider: exchange it at GET /auth/idp1.
+             * @example eyJhbGciOiJSUzI1NiIsImtpZCI6IjFhMmIzYyJ9.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl
+             */
+            token: string;
+        };
         IdentityDto: {
             /** @example idp1 */
             provider: components["schemas"]["IdentityProvider"];
@@ -2183,6 +2337,35 @@ export interface components {
              * @example 2026-12-24T00:00:00.000Z
              */
             until?: string;
+        };
+        AchievementUnlock: {
+            /**
+             * Format: uuid
+             * @description The achievement unlocked.
+             */
+            achievementUid: string;
+            /**
+             * Format: uuid
+             * @description The user who unlocked it.
+             */
+            userUid: string;
+            /**
+             * Format: uuid
+             * @description Record identifier (UUID v4), assigned by the service.
+             */
+            uid: string;
+            /**
+             * Format: date-time
+             * @description When the record was created (ISO 8601 UTC, milliseconds).
+             */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
+             */
+            dateModified: string;
+            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
+            version: number;
         };
         /** @enum {string} */
         AuditEvent: "sign-in" | "refresh" | "replay-detected" | "logout" | "logout-all" | "session-revoked" | "ban" | "unban" | "identity-linked" | "identity-unlinked" | "leaderboard-records-deleted";
@@ -3127,6 +3310,26 @@ export interface components {
             /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
             version: number;
         };
+        LedgerEntryDto: {
+            /**
+             * @description Order of entry: page back with ?before=<sequence>.
+             * @example 5120
+             */
+            sequence: string;
+            /** Format: uuid */
+            transactionUid: string;
+            /** Format: uuid */
+            personaUid: string;
+            /** Format: uuid */
+            itemUid: string;
+            /**
+             * @description What the persona gained (positive) or lost (negative).
+             * @example -3
+             */
+            delta: number;
+            /** Format: date-time */
+            dateCreated: string;
+        };
         /** @enum {string} */
         TransactionType: "TRADE" | "AWARD" | "REMOVAL";
         /**
@@ -3784,35 +3987,6 @@ export interface components {
              * @example https://cdn.example.com/badges/dragon-slayer.png
              */
             badge?: string | null;
-        };
-        AchievementUnlock: {
-            /**
-             * Format: uuid
-             * @description The achievement unlocked.
-             */
-            achievementUid: string;
-            /**
-             * Format: uuid
-             * @description The user who unlocked it.
-             */
-            userUid: string;
-            /**
-             * Format: uuid
-             * @description Record identifier (UUID v4), assigned by the service.
-             */
-            uid: string;
-            /**
-             * Format: date-time
-             * @description When the record was created (ISO 8601 UTC, milliseconds).
-             */
-            dateCreated: string;
-            /**
-             * Format: date-time
-             * @description When the record was last changed (ISO 8601 UTC, milliseconds).
-             */
-            dateModified: string;
-            /** @description 0 on a new record, +1 on every successful write; send it back (body or If-Match) to write safely. */
-            version: number;
         };
         LeaderboardRecordView: {
             /** Format: uuid */
@@ -4524,6 +4698,154 @@ export interface components {
              */
             expiresAt: string;
         };
+        AdminAuditSummaryDto: {
+            /**
+             * @description Grows with time: page back with ?before=<id>.
+             * @example 1042
+             */
+            id: string;
+            /** Format: date-time */
+            dateCreated: string;
+            /** Format: uuid */
+            actorUid: string;
+            /**
+             * @description The admin's `provider:subject`, as ADMIN_USERS names them.
+             * @example idp1:admin
+             */
+            actor: string;
+            /**
+             * @description The operation, as the API document names it.
+             * @example PUT /items/{id}
+             */
+            action: string;
+            /** @example /items/8f14e45f-ea8b-4c0e-9d4e-0f1e2d3c4b5a */
+            path: string;
+            /**
+             * Format: uuid
+             * @description The record the route named, if it named one.
+             */
+            targetUid: string | null;
+            /**
+             * @description The status answered (the audit holds successful writes only).
+             * @example 200
+             */
+            status: number;
+            /** @example 5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15 */
+            requestId: string;
+            /** @example 203.0.113.7 */
+            address: string;
+            /**
+             * @description Why, as the admin said in `X-Audit-Reason`.
+             * @example refund for support ticket #812
+             */
+            reason: string | null;
+        };
+        AdminAuditEntryDto: {
+            /**
+             * @description Grows with time: page back with ?before=<id>.
+             * @example 1042
+             */
+            id: string;
+            /** Format: date-time */
+            dateCreated: string;
+            /** Format: uuid */
+            actorUid: string;
+            /**
+             * @description The admin's `provider:subject`, as ADMIN_USERS names them.
+             * @example idp1:admin
+             */
+            actor: string;
+            /**
+             * @description The operation, as the API document names it.
+             * @example PUT /items/{id}
+             */
+            action: string;
+            /** @example /items/8f14e45f-ea8b-4c0e-9d4e-0f1e2d3c4b5a */
+            path: string;
+            /**
+             * Format: uuid
+             * @description The record the route named, if it named one.
+             */
+            targetUid: string | null;
+            /**
+             * @description The status answered (the audit holds successful writes only).
+             * @example 200
+             */
+            status: number;
+            /** @example 5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15 */
+            requestId: string;
+            /** @example 203.0.113.7 */
+            address: string;
+            /**
+             * @description Why, as the admin said in `X-Audit-Reason`.
+             * @example refund for support ticket #812
+             */
+            reason: string | null;
+            /**
+             * @description The body and query sent, passwords and tokens masked.
+             * @example {
+             *       "body": {
+             *         "cost": 250
+             *       },
+             *       "query": {}
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Any JSON value.
+             * @example {
+             *       "uid": "8f14e45f-ea8b-4c0e-9d4e-0f1e2d3c4b5a",
+             *       "cost": 150,
+             *       "version": 2
+             *     }
+             */
+            before: Record<string, never> | null;
+            /**
+             * @description Any JSON value.
+             * @example {
+             *       "uid": "8f14e45f-ea8b-4c0e-9d4e-0f1e2d3c4b5a",
+             *       "cost": 250,
+             *       "version": 3
+             *     }
+             */
+            after: Record<string, never> | null;
+        };
+        AdminStatsDto: {
+            /**
+             * @description Realtime sockets open on the instance that answered (each instance counts its own).
+             * @example 1250
+             */
+            socketsOnline: number;
+            /**
+             * @description Successful sign-ins in the last 60 seconds, on every instance (from the sign-in audit).
+             * @example 42
+             */
+            signInsPerMinute: number;
+            /**
+             * @description Requests the answering instance answered in the last 60 seconds.
+             * @example 18000
+             */
+            requestsPerMinute: number;
+            /**
+             * @description Of those, answers 400 to 499.
+             * @example 120
+             */
+            clientErrorsPerMinute: number;
+            /**
+             * @description Of those, answers 500 and above.
+             * @example 0
+             */
+            serverErrorsPerMinute: number;
+            /**
+             * @description serverErrorsPerMinute / requestsPerMinute (0 without requests).
+             * @example 0
+             */
+            errorRate: number;
+            /** Format: date-time */
+            measuredAt: string;
+        };
         /**
          * @example {
          *       "id": "1024-57",
@@ -4764,6 +5086,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+         * @example refund for support ticket #812
+         */
+        XAuditReason: string;
         /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
         Limit: number;
         Skip: number;
@@ -5211,7 +5538,13 @@ export interface operations {
     playerSessionsLogout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5254,7 +5587,13 @@ export interface operations {
     playerSessionsLogoutAll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5321,7 +5660,13 @@ export interface operations {
     playerSessionsRevoke: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -5388,6 +5733,95 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    devSignInDevToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevTokenRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevTokenDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN: only a client on this machine (loopback) may use it. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: the development provider is off. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     accountFindMine: {
         parameters: {
             query?: never;
@@ -5415,7 +5849,13 @@ export interface operations {
     accountLinkDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5506,7 +5946,13 @@ export interface operations {
     accountLinkIdp1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5596,7 +6042,13 @@ export interface operations {
     accountLinkIdp2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5686,7 +6138,13 @@ export interface operations {
     accountUnlink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description Which kind of identity. */
                 provider: components["schemas"]["IdentityProvider"];
@@ -5972,7 +6430,13 @@ export interface operations {
     usersBan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The user's uid (UUID). */
                 id: string;
@@ -6066,7 +6530,13 @@ export interface operations {
     usersUnban: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The user's uid (UUID). */
                 id: string;
@@ -6156,7 +6626,13 @@ export interface operations {
     usersUnlinkIdentity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The user's uid (UUID). */
                 id: string;
@@ -6258,6 +6734,218 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    usersRevokeSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
+            path: {
+                /** @description The user's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out everywhere; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    usersUnlocks: {
+        parameters: {
+            query?: {
+                /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
+                limit?: components["parameters"]["Limit"];
+                skip?: components["parameters"]["Skip"];
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, achievementUid, userUid. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                sort?: string;
+                /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[uid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateCreated]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[dateModified]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[version]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[achievementUid]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[userUid]"?: components["schemas"]["SortDirection"];
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                uid?: string;
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateCreated?: string;
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                dateModified?: string;
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                version?: string;
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                achievementUid?: string;
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                userUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The user's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AchievementUnlock"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["Status431"];
             503: components["responses"]["DatabaseUnavailable"];
@@ -6436,7 +7124,13 @@ export interface operations {
     personasCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6658,7 +7352,13 @@ export interface operations {
     itemsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6806,6 +7506,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The item's uid (UUID). */
@@ -6919,7 +7624,13 @@ export interface operations {
     itemsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The item's uid (UUID). */
                 id: string;
@@ -7218,7 +7929,13 @@ export interface operations {
     sessionsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7274,7 +7991,13 @@ export interface operations {
     sessionsTruncate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7409,6 +8132,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The session's uid (UUID). */
@@ -7522,7 +8250,13 @@ export interface operations {
     sessionsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -7714,6 +8448,11 @@ export interface operations {
             header?: {
                 /** @description The join password, when the session has one. */
                 "x-session-password"?: string;
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The session's uid (UUID). */
@@ -7820,7 +8559,13 @@ export interface operations {
     sessionsHeartbeat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -7908,7 +8653,13 @@ export interface operations {
     sessionsLeave: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The session's uid (UUID). */
                 id: string;
@@ -8079,7 +8830,13 @@ export interface operations {
     ticketsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8153,7 +8910,13 @@ export interface operations {
     ticketsTruncate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8288,6 +9051,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The ticket's uid (UUID). */
@@ -8401,7 +9169,13 @@ export interface operations {
     ticketsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The ticket's uid (UUID). */
                 id: string;
@@ -8615,7 +9389,13 @@ export interface operations {
     ticketsAccept: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The ticket's uid (UUID). */
                 id: string;
@@ -8723,7 +9503,13 @@ export interface operations {
     ticketsDecline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The ticket's uid (UUID). */
                 id: string;
@@ -8911,6 +9697,77 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    inventoriesLedger: {
+        parameters: {
+            query: {
+                limit?: components["parameters"]["Limit2"];
+                /** @description Entries older than this sequence. */
+                before?: string;
+                personaUid: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntryDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such persona, or not yours. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     inventoriesFindById: {
         parameters: {
             query?: never;
@@ -9070,6 +9927,11 @@ export interface operations {
             header?: {
                 /** @description Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction. */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path?: never;
             cookie?: never;
@@ -9406,7 +10268,13 @@ export interface operations {
     transactionsAccept: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The transaction's uid (UUID). */
                 id: string;
@@ -9514,7 +10382,13 @@ export interface operations {
     transactionsDecline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The transaction's uid (UUID). */
                 id: string;
@@ -9622,7 +10496,13 @@ export interface operations {
     transactionsCancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The transaction's uid (UUID). */
                 id: string;
@@ -9836,7 +10716,13 @@ export interface operations {
     skillsTruncateByArchetype: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The persona's uid. */
                 personaUid: string;
@@ -10105,7 +10991,13 @@ export interface operations {
     skillsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The persona's uid. */
                 personaUid: string;
@@ -10197,7 +11089,13 @@ export interface operations {
     skillsAddProgress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The persona's uid. */
                 personaUid: string;
@@ -10517,7 +11415,13 @@ export interface operations {
     storageWrite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10625,7 +11529,13 @@ export interface operations {
     storageRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10715,7 +11625,13 @@ export interface operations {
     storageRead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11053,7 +11969,13 @@ export interface operations {
     mediaAssetsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11201,6 +12123,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -11314,7 +12241,13 @@ export interface operations {
     mediaAssetsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The media asset's uid (UUID). */
                 id: string;
@@ -11492,6 +12425,11 @@ export interface operations {
                 "Content-Digest"?: string;
                 /** @description The file name, as `attachment; filename="icon.png"`, when `?name=` is not given. */
                 "Content-Disposition"?: string;
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -11630,6 +12568,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -11741,7 +12684,13 @@ export interface operations {
     mediaAssetsCreateDirectUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The media asset's uid (UUID). */
                 id: string;
@@ -11857,6 +12806,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The media asset's uid (UUID). */
@@ -12049,7 +13003,13 @@ export interface operations {
     textAssetsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12197,6 +13157,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The text asset's uid (UUID). */
@@ -12310,7 +13275,13 @@ export interface operations {
     textAssetsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The text asset's uid (UUID). */
                 id: string;
@@ -12686,6 +13657,11 @@ export interface operations {
                 Range?: components["parameters"]["Range"];
                 /** @description The ETag the Range was meant for; another: the whole file (200). */
                 "If-Range"?: components["parameters"]["IfRange"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The top-level media type, `image` of `image/png`. */
@@ -12886,7 +13862,13 @@ export interface operations {
     achievementsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12977,7 +13959,13 @@ export interface operations {
     achievementsTruncate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13112,6 +14100,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The achievement definition's uid (UUID). */
@@ -13225,7 +14218,13 @@ export interface operations {
     achievementsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The achievement definition's uid (UUID). */
                 id: string;
@@ -13474,7 +14473,13 @@ export interface operations {
     achievementsUnlock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The achievement's uid (UUID). */
                 id: string;
@@ -13647,7 +14652,13 @@ export interface operations {
     leaderboardsCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13897,6 +14908,11 @@ export interface operations {
             header?: {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
                 /** @description The leaderboard's uid (UUID). */
@@ -14010,7 +15026,13 @@ export interface operations {
     leaderboardsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The leaderboard's uid (UUID). */
                 id: string;
@@ -14284,7 +15306,13 @@ export interface operations {
     leaderboardsSubmit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The leaderboard's uid (UUID). */
                 id: string;
@@ -14395,7 +15423,13 @@ export interface operations {
     leaderboardsJoin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The leaderboard's uid (UUID). */
                 id: string;
@@ -14655,7 +15689,13 @@ export interface operations {
                 /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
                 period?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 /** @description The leaderboard's uid (UUID). */
                 id: string;
@@ -14744,7 +15784,13 @@ export interface operations {
     personaLeaderboardRecordsRemoveAll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path: {
                 personaUid: string;
             };
@@ -14831,7 +15877,13 @@ export interface operations {
     realtimeIssueTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14919,6 +15971,215 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    adminAuditFindAll: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Entries older than this id. */
+                before?: string;
+                /** @description Entries before this time. */
+                until?: string;
+                /** @description Entries at or after this time. */
+                since?: string;
+                /** @description Part of the operation, any case. */
+                action?: string;
+                /** @description The record the route named. */
+                targetUid?: string;
+                /** @description The admin's uid. */
+                actorUid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAuditSummaryDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    adminAuditFindOne: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the audit entry. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAuditEntryDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    statsCurrent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStatsDto"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: admins only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["Status431"];
             503: components["responses"]["DatabaseUnavailable"];

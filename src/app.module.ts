@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
 import { AccountModule } from './account/account.module.js';
 import { AchievementsModule } from './achievements/achievements.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { AssetsModule } from './assets/assets.module.js';
 import { MediaModule } from './media/media.module.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -29,6 +30,7 @@ import { SecurityModule } from './security/security.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { SkillsModule } from './skills/skills.module.js';
 import { StorageModule } from './storage/storage.module.js';
+import { StatsModule } from './stats/stats.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -66,6 +68,8 @@ export class AppModule {
         AchievementsModule,
         LeaderboardsModule,
         RealtimeModule,
+        AuditModule,
+        StatsModule,
       ],
       // The global guards, in the order they run. The rate limiter comes first, so that floods of bad
       // tokens are counted too; the JwtGuard then reads the caller (every route needs our token unless

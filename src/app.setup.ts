@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { SwaggerModule } from '@nestjs/swagger';
 import { AllowedMethods } from './common/allowed-methods.js';
 import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
+import { serveConsole } from './console/console-site.js';
 import { parseJsonBody, RequestValidationPipe } from './common/validation.pipe.js';
 import { sendRecordHeaders } from './common/versions.js';
 import { APP_CONFIG } from './config/config.module.js';
@@ -100,6 +101,8 @@ export function configureApp(app: NestFastifyApplication): void {
 
   // /realtime: upgrades decided (and refused with the JSON error body) before a socket opens.
   app.useWebSocketAdapter(new RealtimeWsAdapter(app, app.get(RealtimeAuth)));
+
+  serveConsole(fastify, app.get<AppConfig>(APP_CONFIG));
 
   SwaggerModule.setup(DOCS_PATH, app, createOpenApiDocument(app), {
     jsonDocumentUrl: `${DOCS_PATH}-json`,

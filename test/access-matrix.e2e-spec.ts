@@ -95,6 +95,8 @@ interface World {
   userWithDevice(): Promise<string>;
   /** A leaderboard on which the owner's persona has a score: the board, its period and the persona. */
   leaderboard(): Promise<{ id: string; periodUid: string; personaUid: string }>;
+  /** The id of an entry of the admin audit (the fixtures' admin writes made some). */
+  auditEntry(): Promise<string>;
 }
 
 const ARCHETYPE = 'warrior';
@@ -170,6 +172,15 @@ const TABLE: Row[] = [
   { route: 'GET /users/{id}/audit',                                   cells: [401,      403,     403,     200], call: byId((w) => w.owner.uid) },
   { route: 'DELETE /users/{id}/identities/{provider}',                cells: [401,      403,     403,     200], call: async (w) => ({
       params: { id: await w.userWithDevice(), provider: 'device' } }) },
+  { route: 'DELETE /users/{id}/sessions',                             cells: [401,      403,     403,     204], call: byId((w) => w.user()) },
+  { route: 'GET /users/{id}/unlocks',                                 cells: [401,      403,     403,     200], call: byId((w) => w.owner.uid) },
+
+  // The admin audit and the console's live figures: admins only.
+  { route: 'GET /admin/audit',                                        cells: [401,      403,     403,     200] },
+  { route: 'GET /admin/audit/{id}',                                   cells: [401,      403,     403,     200], call: async (w) => ({ params: { id: await w.auditEntry() } }) },
+  { route: 'GET /admin/stats',                                        cells: [401,      403,     403,     200] },
+  // The development provider's subject picker answers anyone on this machine (never in production).
+  { route: 'POST /auth/dev-token',                                    cells: [200,      200,     200,     200], call: async () => ({ body: { subject: `matrix-picked-${next()}` } }) },
 
   // Personas: their user's, and the admins'.
   { route: 'GET /personas',                                           cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.owner.personaUid) },
@@ -224,6 +235,7 @@ const TABLE: Row[] = [
   // Inventories: their persona owner's, and the admins'; changed by transactions only.
   { route: 'GET /inventories',                                        cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.ownerInventoryRow) },
   { route: 'GET /inventories/count',                                  cells: [401,      'sees',  'blind', 'sees'], call: listOf((w) => w.ownerInventoryRow) },
+  { route: 'GET /inventories/ledger',                                 cells: [401,      200,     404,     200], call: async (w) => ({ query: { personaUid: w.owner.personaUid } }) },
   { route: 'GET /inventories/{id}',                                   cells: [401,      200,     404,     200], call: byId((w) => w.ownerInventoryRow) },
   { route: 'POST /inventories/transaction', variant: 'gift from the owner\'s persona',
                                                                       cells: [401,      200,     403,     200], call: async (w) => ({ body: {
@@ -476,6 +488,7 @@ describe('access matrix: every route × anonymous, owner, other user, admin', ()
         const record = await ok(api.post(`/leaderboards/${id}/records`, { score: 10 }, as(owner)), 200);
         return { id, periodUid: record.periodUid as string, personaUid: owner.personaUid };
       },
+      auditEntry: async () => (await ok(api.get('/admin/audit?limit=1', as(admin)), 200))[0].id as string,
       ticket: () => created('/tickets', { numTeams: 2 }, owner),
       partyTicket: () => created('/tickets', { numTeams: 2, teamSize: 2, users: [owner.uid, partner.uid] }, owner),
       pendingTrade: async () => {

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './support/chromium.js';
 import { dereference } from './support/openapi-refs.js';
 import { TestApp } from './support/test-app.js';
 import type { ItemBody } from './support/api-types.js';
@@ -11,21 +12,8 @@ import type { ItemBody } from './support/api-types.js';
  * The Swagger UI as a frontend developer uses it, in a real browser: Debian's Chromium driven by
  * playwright-core (no browser download at run time; .ci/run installs the chromium package).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 const SCREENSHOT = join(ARTIFACTS, 'swagger-ui-get-items.png');
-
-// The flags that work on these machines: no sandbox as root, and no background traffic to Google's
-// hosts, which the closed network refuses.
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 describe('Swagger UI in Chromium', () => {
   let api: TestApp;
@@ -36,12 +24,6 @@ describe('Swagger UI in Chromium', () => {
   const itemNames = ['Emberforged longsword', 'Tidecaller amulet'];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM}: install Debian's package (apt-get install -y chromium; ` +
-          '.ci/run does this) or point CHROMIUM_PATH at a Chromium binary. This test does not skip.',
-      );
-    }
     api = await TestApp.start();
     await api.app.listen(0, '127.0.0.1');
     const { port } = api.app.getHttpServer().address() as AddressInfo;
@@ -55,7 +37,7 @@ describe('Swagger UI in Chromium', () => {
       expect(created.status).toBe(201);
     }
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
     await mkdir(ARTIFACTS, { recursive: true });
   }, 120_000);

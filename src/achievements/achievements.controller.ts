@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { AuditedRecord, Writes } from '../audit/audit.decorators.js';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
@@ -16,6 +17,7 @@ import { UpdateAchievementDto } from './dto/update-achievement.dto.js';
 @ApiTags('achievements')
 @ApiSecurity('jwt')
 @ApiErrors(401)
+@AuditedRecord(AchievementsService)
 @Controller('achievements')
 export class AchievementsController {
   constructor(
@@ -103,6 +105,7 @@ export class AchievementsController {
   @ApiUidParam('id', 'achievement')
   @RecordResponse(AchievementUnlock)
   @ApiErrors(400, 404)
+  @Writes()
   @Get(':id/unlock')
   unlock(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<AchievementUnlock> {
     return this.unlocks.unlock(id, caller);

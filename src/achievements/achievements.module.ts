@@ -7,5 +7,6 @@ import { AchievementsService, AchievementUnlocksService } from './achievements.s
 @Module({
   controllers: [AchievementsController],
   providers: [AchievementsService, AchievementUnlocksService, AchievementsRepository, AchievementUnlocksRepository],
+  exports: [AchievementUnlocksService],
 })
 export class AchievementsModule {}

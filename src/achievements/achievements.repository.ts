@@ -1,3 +1,4 @@
+import type { ListQuery } from '../common/list-query.js';
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
@@ -32,6 +33,12 @@ export class AchievementUnlocksRepository extends RecordRepository<AchievementUn
          ON CONFLICT ("achievementUid", "userUid") DO NOTHING
          RETURNING ${this.returning}`,
     );
+  }
+
+  /** A user's unlocks, through the same scope as their own list. */
+  findAllOf(userUid: string, list: ListQuery): Promise<AchievementUnlock[]> {
+    // The scope reads only the caller's uid: the user's own view, for an admin who looks at it.
+    return this.findAll(list, { uid: userUid } as Caller);
   }
 
   /** A caller sees their own unlocks only, admins included: the list answers "what have I unlocked". */

@@ -1,3 +1,4 @@
+import type { ListQuery } from '../common/list-query.js';
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { notFound } from '../common/errors.js';
@@ -49,5 +50,10 @@ export class AchievementUnlocksService extends RecordService<AchievementUnlock> 
     const unlock = await this.unlocks.unlockOnce(achievementUid, caller.uid);
     if (!unlock) throw notFound('achievement', achievementUid);
     return unlock;
+  }
+
+  /** A user's unlocks, as they would list them themselves (an admin looking at a player). */
+  findAllOf(userUid: string, list: ListQuery): Promise<AchievementUnlock[]> {
+    return this.unlocks.findAllOf(userUid, list);
   }
 }

@@ -11,6 +11,7 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
 import type { CountDto } from '../common/record.dto.js';
@@ -101,6 +102,7 @@ export const ASSET_LIST_ADDITION = 'The list parameters are an addition to the i
 @ApiExtraModels(MediaFile, MediaFileDto)
 @ApiSecurity('jwt')
 @ApiErrors(401)
+@AuditedRecord(MediaAssetsService)
 @Controller('assets/media')
 export class MediaAssetsController {
   constructor(

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
@@ -20,6 +21,7 @@ import { DEFAULT_TEXT_KEY, isLanguageTag, LANGUAGE_TAG, parseAcceptLanguage } fr
 @ApiTags('text assets')
 @ApiSecurity('jwt')
 @ApiErrors(401)
+@AuditedRecord(TextAssetsService)
 @Controller('assets/text')
 export class TextAssetsController {
   constructor(private readonly assets: TextAssetsService) {}

@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/environment.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
+import { DevSignInController } from './dev-sign-in.controller.js';
 import { loadDevIdentityProvider } from './dev-identity-provider.js';
 import { loadOrCreateDevJwtSecret } from './dev-jwt-secret.js';
 import { Idp1Strategy } from './idp1.strategy.js';
@@ -39,7 +40,7 @@ import { DeviceIds } from './device-ids.js';
       },
     }),
   ],
-  controllers: [AuthController, PlayerSessionsController],
+  controllers: [AuthController, PlayerSessionsController, DevSignInController],
   // The global guards (AppModule) verify our token: the JwtGuard (with the revocation list), and the
   // rate limiter to count per user. UsersModule and the realtime hub use the sessions' repositories;
   // AccountModule links identities, checked as sign-in checks them.

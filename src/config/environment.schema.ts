@@ -228,6 +228,28 @@ export class Environment {
   IDP1_JWKS_COOLDOWN: number;
 
   @Variable({
+    meaning:
+      'The OAuth client id of the LiveOps console (`/console`) at idp1, a public client using the authorization code flow ' +
+      'with PKCE. Unset: the console signs in with the development provider where it runs, and cannot sign in otherwise ' +
+      '([docs/CONSOLE.md](docs/CONSOLE.md#sign-in)).',
+    example: 'liveops-console',
+    comment: "the console's OAuth client id at idp1 (code flow with PKCE)",
+  })
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{1,256}$/, { message: 'CONSOLE_OIDC_CLIENT_ID must be 1 to 256 visible ASCII characters' })
+  CONSOLE_OIDC_CLIENT_ID?: string;
+
+  @Variable({
+    defaultText: "`<the page's origin>/console/callback`",
+    meaning: 'Where idp1 sends the console back after sign-in: registered at the provider for CONSOLE_OIDC_CLIENT_ID.',
+    example: 'https://game.example.com/console/callback',
+    comment: 'where idp1 sends the console back after sign-in',
+  })
+  @IsOptional()
+  @Url('http:', 'https:')
+  CONSOLE_OIDC_REDIRECT_URI?: string;
+
+  @Variable({
     meaning: 'idp2 (RFC 7662): all three or none.',
     example: 'https://auth.example.com/oauth2/introspect',
     comment: 'idp2 (RFC 7662): all three or none',

@@ -79,6 +79,12 @@ export interface AppConfig {
     /** Least time between two JWKS fetches triggered by unknown key ids (guards the provider). */
     jwksCooldownSeconds: number;
   };
+  /** The LiveOps console's sign-in at idp1 (docs/CONSOLE.md). */
+  console: {
+    oidcClientId: string | undefined;
+    /** Unset: the page's origin + /console/callback. */
+    oidcRedirectUri: string | undefined;
+  };
   idp2: {
     introspectionUrl: string | undefined;
     clientId: string | undefined;
@@ -266,6 +272,10 @@ function toAppConfig(environment: Environment): AppConfig {
       issuer: environment.IDP1_ISSUER,
       audience: environment.IDP1_AUDIENCE,
       jwksCooldownSeconds: environment.IDP1_JWKS_COOLDOWN,
+    },
+    console: {
+      oidcClientId: environment.CONSOLE_OIDC_CLIENT_ID,
+      oidcRedirectUri: environment.CONSOLE_OIDC_REDIRECT_URI,
     },
     idp2: {
       introspectionUrl: environment.IDP2_INTROSPECTION_URL,

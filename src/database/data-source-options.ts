@@ -3,6 +3,7 @@ import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js'
 import { AchievementDefinition } from '../achievements/achievement.entity.js';
 import { MediaAsset } from '../assets/media-asset.entity.js';
 import { TextAsset } from '../assets/text-asset.entity.js';
+import { AdminAuditEntry } from '../audit/admin-audit.entity.js';
 import { User } from '../auth/user.entity.js';
 import { UserIdentity } from '../auth/user-identity.entity.js';
 import { Item } from '../items/item.entity.js';
@@ -44,6 +45,7 @@ export const ENTITIES = [
   MediaBlob,
   MediaBlobReference,
   MediaUpload,
+  AdminAuditEntry,
 ];
 
 /** Connection settings shared by the service, the TypeORM CLI and the test set-up. */

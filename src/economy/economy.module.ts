@@ -5,6 +5,7 @@ import { StorageModule } from '../storage/storage.module.js';
 import { InventoriesController } from './inventories.controller.js';
 import { InventoriesService } from './inventories.service.js';
 import { InventoryRepository } from './inventory.repository.js';
+import { LedgerRepository } from './ledger.repository.js';
 import { TransactionProcessor } from './transaction-processor.js';
 import { TransactionsController } from './transactions.controller.js';
 import { TransactionsRepository } from './transactions.repository.js';
@@ -18,7 +19,7 @@ import { TransactionsService } from './transactions.service.js';
 @Module({
   imports: [PersonasModule, ItemsModule, StorageModule],
   controllers: [InventoriesController, TransactionsController],
-  providers: [InventoriesService, InventoryRepository, TransactionsService, TransactionProcessor, TransactionsRepository],
+  providers: [InventoriesService, InventoryRepository, LedgerRepository, TransactionsService, TransactionProcessor, TransactionsRepository],
   exports: [TransactionsService],
 })
 export class EconomyModule {}

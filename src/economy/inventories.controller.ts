@@ -1,5 +1,9 @@
-import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
-import { ApiExtraModels, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { badRequest } from '../common/errors.js';
+import { keysetQuery } from '../common/keyset-query.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/list-query.js';
+import { LedgerEntryDto } from './dto/ledger-entry.dto.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
 import type { CountDto } from '../common/record.dto.js';
@@ -10,6 +14,10 @@ import { InventoryItem } from './inventory-item.entity.js';
 import { InventoriesService } from './inventories.service.js';
 import { InventoryTransaction } from './transaction.entity.js';
 import { IDEMPOTENCY_KEY, TransactionsService } from './transactions.service.js';
+
+/** A ledger entry's sequence, as `before` takes it. */
+const LEDGER_SEQUENCE = /^[0-9]{1,18}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @ApiTags('inventories')
 @ApiExtraModels(TradeTransactionDto, AwardTransactionDto, RemovalTransactionDto)
@@ -26,6 +34,35 @@ export class InventoriesController {
   @Get()
   findAll(@ListQueryParam(InventoryItem) list: ListQuery, @CurrentCaller() caller: Caller): Promise<InventoryItem[]> {
     return this.inventories.findAll(list, caller);
+  }
+
+  @ApiOperation({
+    summary: "Read a persona's ledger",
+    description:
+      "Every quantity completed transactions moved in or out of the persona's inventory, newest first. The persona's owner and admins.",
+  })
+  @ApiQuery({ name: 'personaUid', required: true, schema: { type: 'string', format: 'uuid' } })
+  @ApiQuery({
+    name: 'before',
+    required: false,
+    schema: { type: 'string', pattern: LEDGER_SEQUENCE.source },
+    description: 'Entries older than this sequence.',
+  })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } })
+  @ApiOkResponse({ type: [LedgerEntryDto] })
+  @ApiErrors(400, [404, 'NOT_FOUND: no such persona, or not yours.'])
+  @Get('ledger')
+  ledger(@Query() query: Record<string, unknown>, @CurrentCaller() caller: Caller): Promise<LedgerEntryDto[]> {
+    const { personaUid, ...page } = query;
+    if (typeof personaUid !== 'string' || !UUID.test(personaUid)) {
+      throw badRequest('personaUid must be a UUID', [{ field: 'personaUid', message: 'must be a UUID' }]);
+    }
+    const { position, limit } = keysetQuery(page, {
+      name: 'before',
+      pattern: LEDGER_SEQUENCE,
+      means: 'the sequence of a ledger entry (digits)',
+    });
+    return this.inventories.ledgerOf(personaUid, caller, limit, position);
   }
 
   @FindDocs(InventoryItem, 'inventory item')

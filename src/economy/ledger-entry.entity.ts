@@ -11,6 +11,7 @@ import { InventoryTransaction } from './transaction.entity.js';
 @Entity('inventory_ledger')
 @Index('inventory_ledger_itemUid_idx', ['itemUid'])
 @Index('inventory_ledger_transactionUid_idx', ['transactionUid'])
+@Index('inventory_ledger_personaUid_idx', ['personaUid', 'sequence'])
 @Check('inventory_ledger_delta_check', '"delta" <> 0')
 export class LedgerEntry {
   /** Order of entry (bigint, read as a string). */

@@ -1,4 +1,5 @@
 import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
@@ -13,6 +14,7 @@ const PENDING_ONLY = [409, 'CONFLICT: the transaction is no longer PENDING.'] as
 @ApiTags('transactions')
 @ApiSecurity('jwt')
 @ApiErrors(401)
+@AuditedRecord(TransactionsService)
 @Controller('transactions')
 export class TransactionsController {
   constructor(private readonly transactions: TransactionsService) {}

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
@@ -15,6 +16,7 @@ import { ItemsService } from './items.service.js';
 @ApiTags('items')
 @ApiSecurity('jwt')
 @ApiErrors(401)
+@AuditedRecord(ItemsService)
 @Controller('items')
 export class ItemsController {
   constructor(private readonly items: ItemsService) {}

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestWindow } from './request-window.js';
 
 /** Prometheus metrics: request counts and latency by route and status, and the process's own figures. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
+  private readonly recent = new RequestWindow();
 
   private readonly requests = new Counter({
     name: 'http_requests_total',
@@ -226,5 +228,11 @@ export class MetricsService {
     const labels = { method, route, status: String(status) };
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);
+    this.recent.count(status);
+  }
+
+  /** Requests and errors of the last minute on this instance (the console's overview). */
+  lastMinute(): ReturnType<RequestWindow['lastMinute']> {
+    return this.recent.lastMinute();
   }
 }

@@ -1,5 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AUDIT_REASON_HEADER } from '../audit/admin-audit.interceptor.js';
+import { WRITES_EXTENSION } from '../audit/audit.decorators.js';
+import { MAX_AUDIT_REASON } from '../audit/audit-rules.js';
 import { getMetadataArgsStorage } from 'typeorm';
 import { OPTIONAL_AUTH_EXTENSION, PUBLIC_EXTENSION } from '../common/auth.decorators.js';
 import { ErrorBody, ErrorCode } from '../common/errors.js';
@@ -31,6 +34,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   documentRateLimits(document);
   documentStorageLimits(document, app.get<AppConfig>(APP_CONFIG));
   declareSecurity(document);
+  declareAuditReasons(document);
   declareCommonErrors(document);
   declareRequestIds(document);
   declareColumnTypes(document);
@@ -206,6 +210,30 @@ function declareCommonErrors(document: OpenAPIObject): void {
         retryAfter,
       );
     }
+  }
+}
+
+/**
+ * Every write that takes our token accepts `X-Audit-Reason`, kept in the admin audit when an admin
+ * writes (src/audit/): the methods that write, and the GET routes marked `@Writes()`.
+ */
+function declareAuditReasons(document: OpenAPIObject): void {
+  for (const { method, operation } of operations(document)) {
+    const marked = operation[WRITES_EXTENSION] === true;
+    delete operation[WRITES_EXTENSION];
+    if (!operation.security?.some((requirement) => 'jwt' in requirement) || !(marked || method !== 'get')) continue;
+    operation.parameters = [
+      ...((operation.parameters as Json[] | undefined) ?? []),
+      {
+        name: AUDIT_REASON_HEADER,
+        in: 'header',
+        required: false,
+        description: `Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to ${MAX_AUDIT_REASON} characters, no control characters.`,
+        // On the parameter, not its schema: a client sends the header only when an admin gives a reason.
+        example: 'refund for support ticket #812',
+        schema: { type: 'string', minLength: 1, maxLength: MAX_AUDIT_REASON },
+      },
+    ];
   }
 }
 

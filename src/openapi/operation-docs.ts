@@ -17,6 +17,7 @@ export const TAGS = [
     description: "The caller's identities (devices, idp1, idp2): link one to keep the account on a new device, unlink one.",
   },
   { name: 'users', description: 'Accounts, their identities, bans and the sign-in audit (admins).' },
+  { name: 'admin', description: "The admin audit of every admin write, and the service's live figures (admins; docs/CONSOLE.md)." },
   { name: 'personas', description: "A user's in-game characters: they hold inventories, trade and progress in skills." },
   { name: 'items', description: 'The catalog of items (admins write it; every player reads it).' },
   { name: 'sessions', description: 'Game sessions: host, join, leave, teams, presence.' },

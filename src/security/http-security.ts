@@ -55,6 +55,30 @@ export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Referrer-Policy': DOCUMENT_HEADERS['Referrer-Policy'],
 });
 
+/**
+ * The headers of the LiveOps console's page and files (/console): helmet's document set under a policy
+ * stricter than the Swagger UI's: no inline style either (the console has none), and requests to the
+ * service itself plus `connectSources`, the identity provider's origin whose discovery document and
+ * token endpoint the production sign-in calls from the browser.
+ */
+export function consoleHeaders(connectSources: string[]): Readonly<Record<string, string>> {
+  const documentPolicy = HELMET_OPTIONS.contentSecurityPolicy as { directives: Record<string, string[]> };
+  return Object.freeze(
+    recordHelmetHeaders({
+      ...HELMET_OPTIONS,
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          ...documentPolicy.directives,
+          connectSrc: ["'self'", ...connectSources],
+          fontSrc: ["'self'"],
+          styleSrc: ["'self'"],
+        },
+      },
+    }),
+  );
+}
+
 /** Whether a request path is the Swagger UI's page at `docsPath` or one of its files (its JSON document is not). */
 function isDocumentPath(url: string, docsPath: string): boolean {
   if (!url.startsWith(docsPath)) return false;

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { AuditedRecord, Writes } from '../audit/audit.decorators.js';
 import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';
@@ -25,6 +26,7 @@ const SESSION_RULES =
 @ApiTags('sessions')
 @ApiSecurity('jwt')
 @ApiErrors(401)
+@AuditedRecord(SessionsService)
 @Controller('sessions')
 export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}
@@ -122,6 +124,7 @@ export class SessionsController {
     409,
     'CONFLICT: the session is full or has ended.',
   ])
+  @Writes()
   @Get(':id/join')
   join(
     @UidParam() id: string,
@@ -156,6 +159,7 @@ export class SessionsController {
   @ApiUidParam('id', 'session')
   @ApiOkResponse({ description: 'Left; no body.' })
   @ApiErrors(400, 404)
+  @Writes()
   @Get(':id/leave')
   async leave(@UidParam() id: string, @CurrentCaller() caller: Caller): Promise<void> {
     await this.sessions.leave(id, caller);

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';
@@ -22,6 +23,7 @@ const TICKET_RULES =
 @ApiTags('tickets')
 @ApiSecurity('jwt')
 @ApiErrors(401)
+@AuditedRecord(TicketsService)
 @Controller('tickets')
 export class TicketsController {
   constructor(private readonly tickets: TicketsService) {}

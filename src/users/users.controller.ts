@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiProviderParam, ProviderParam } from '../account/provider.param.js';
+import { AuditedRecord } from '../audit/audit.decorators.js';
+import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
 import { Client } from '../auth/client-info.decorator.js';
 import type { IdentityProvider } from '../auth/identity.js';
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
@@ -23,6 +25,7 @@ const AUDIT_ID = /^[0-9]{1,18}$/;
 @ApiSecurity('jwt')
 @ApiErrors(401, [403, 'FORBIDDEN: admins only.'])
 @AdminOnly()
+@AuditedRecord(UsersService)
 @Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
@@ -94,6 +97,30 @@ export class UsersController {
     @Client() client: ClientInfo,
   ): Promise<UserAccountDto> {
     return this.users.unlinkIdentity(admin, id, provider, client);
+  }
+
+  @ApiOperation({
+    summary: 'Revoke every session of a user (admins)',
+    description:
+      'As the user\'s own "sign out everywhere": every session revoked and every token issued so far refused on every instance ' +
+      'within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.',
+  })
+  @ApiUidParam('id', 'user')
+  @ApiNoContentResponse({ description: 'Signed out everywhere; no body.' })
+  @ApiErrors(400, 404)
+  @HttpCode(204)
+  @Delete(':id/sessions')
+  async revokeSessions(@UidParam() id: string, @CurrentCaller() admin: Caller, @Client() client: ClientInfo): Promise<void> {
+    await this.users.revokeSessions(admin, id, client);
+  }
+
+  @ApiOperation({ summary: "List a user's achievement unlocks (admins)", description: 'What the user sees at GET /achievements/unlocked.' })
+  @ApiUidParam('id', 'user')
+  @ApiOkResponse({ type: [AchievementUnlock], headers: NEXT_SKIP_HEADER })
+  @ApiErrors(400, 404)
+  @Get(':id/unlocks')
+  unlocks(@UidParam() id: string, @ListQueryParam(AchievementUnlock) list: ListQuery): Promise<AchievementUnlock[]> {
+    return this.users.unlocksOf(id, list);
   }
 
   @ApiOperation({

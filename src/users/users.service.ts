@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountService } from '../account/account.service.js';
+import type { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
+import { AchievementUnlocksService } from '../achievements/achievements.service.js';
 import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.js';
 import type { IdentityProvider } from '../auth/identity.js';
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
@@ -28,6 +30,7 @@ export class UsersService {
     private readonly revocations: RevocationList,
     private readonly accountService: AccountService,
     private readonly leaderboardRecords: LeaderboardRecordsRepository,
+    private readonly unlocks: AchievementUnlocksService,
   ) {}
 
   async findAll(list: ListQuery): Promise<UserAccountDto[]> {
@@ -94,6 +97,35 @@ export class UsersService {
   async unlinkIdentity(admin: Caller, uid: string, provider: IdentityProvider, client: ClientInfo): Promise<UserAccountDto> {
     await this.accountService.unlink(admin, uid, { provider }, client);
     return this.findOne(uid);
+  }
+
+  /**
+   * Signs the user out everywhere, as their own "sign out everywhere" would: every session revoked and
+   * every token issued until now void; unlike a ban, they may sign in again at once.
+   */
+  async revokeSessions(admin: Caller, uid: string, client: ClientInfo): Promise<void> {
+    await this.users.findOne(uid, undefined);
+    await this.revocations.transaction(async (transaction) => {
+      const sessionUids = await this.sessions.revokeAllOf(transaction, uid, 'revoked');
+      const notBefore = await this.users.withdrawTokens(transaction, uid);
+      await this.audit.record(
+        {
+          userUid: uid,
+          event: AuditEvent.SESSION_REVOKED,
+          outcome: 'success',
+          ...client,
+          detail: { by: admin.uid, sessions: sessionUids.length },
+        },
+        transaction,
+      );
+      return { revocation: { userUid: uid, sessionUids, notBefore: notBefore.getTime(), reason: 'revoked' as const } };
+    });
+  }
+
+  /** The user's achievement unlocks, with the list rules. */
+  async unlocksOf(uid: string, list: ListQuery): Promise<AchievementUnlock[]> {
+    await this.users.findOne(uid, undefined);
+    return this.unlocks.findAllOf(uid, list);
   }
 
   /** The user's audit, newest first. */

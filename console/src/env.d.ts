@@ -1,0 +1,2 @@
+// Style sheets are bundled by Vite (main.tsx imports them for their effect only).
+declare module '*.css';

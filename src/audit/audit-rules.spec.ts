@@ -1,0 +1,95 @@
+import {
+  auditableJson,
+  DEFAULT_AUDIT_PAGE,
+  isWrite,
+  maskSecrets,
+  MAX_AUDIT_PAGE,
+  MAX_AUDIT_REASON,
+  parseAuditQuery,
+  readAuditReason,
+} from './audit-rules.js';
+
+describe('admin audit rules', () => {
+  it('counts every method but GET and HEAD as a write, and the GET routes marked as writes', () => {
+    expect(['POST', 'PUT', 'DELETE', 'PATCH'].map((method) => isWrite(method, false))).toEqual([true, true, true, true]);
+    expect(isWrite('GET', false)).toBe(false);
+    expect(isWrite('HEAD', false)).toBe(false);
+    expect(isWrite('GET', true)).toBe(true);
+  });
+
+  it('keeps a reason, trimmed, and refuses one too long, with control characters or sent twice', () => {
+    expect(readAuditReason(undefined)).toEqual({ reason: null });
+    expect(readAuditReason('  ')).toEqual({ reason: null });
+    expect(readAuditReason(' refund for ticket #812 ')).toEqual({ reason: 'refund for ticket #812' });
+    expect(readAuditReason('Olá, ação corrigida')).toEqual({ reason: 'Olá, ação corrigida' });
+    expect(readAuditReason('x'.repeat(MAX_AUDIT_REASON))).toEqual({ reason: 'x'.repeat(MAX_AUDIT_REASON) });
+    expect(readAuditReason('x'.repeat(MAX_AUDIT_REASON + 1))).toHaveProperty('problem');
+    expect(readAuditReason('one\nline')).toHaveProperty('problem');
+    expect(readAuditReason(['a', 'b'])).toHaveProperty('problem');
+  });
+
+  it('keeps JSON that jsonb takes: lone surrogates become U+FFFD, in values and keys', () => {
+    expect(auditableJson({ name: '\udfff a', ['k\ud800']: ['ok 🎮'], when: new Date(0) })).toEqual({
+      name: '\ufffd a',
+      ['k\ufffd']: ['ok 🎮'],
+      when: '1970-01-01T00:00:00.000Z',
+    });
+    expect(auditableJson(undefined)).toBeNull();
+  });
+
+  it('masks passwords and tokens at any depth, and nothing else', () => {
+    const body = { name: 'Lobby', password: 'hunter2', nested: [{ refreshToken: 'abc', clientSecret: 's', keep: 1 }], count: 3 };
+    expect(maskSecrets(body)).toEqual({
+      name: 'Lobby',
+      password: '***',
+      nested: [{ refreshToken: '***', clientSecret: '***', keep: 1 }],
+      count: 3,
+    });
+    expect(body.password).toBe('hunter2');
+    expect(maskSecrets(null)).toBeNull();
+    expect(maskSecrets('text')).toBe('text');
+  });
+});
+
+describe('the audit list query', () => {
+  const uid = '2f1c9a4e-8b7d-4c3a-9e2f-1a2b3c4d5e6f';
+
+  it('reads every filter, the position and the limit', () => {
+    expect(
+      parseAuditQuery({
+        actorUid: uid.toUpperCase(),
+        targetUid: uid,
+        action: 'PUT /items',
+        since: '2026-01-01',
+        until: '2026-02-01T10:00:00Z',
+        before: '42',
+        limit: '10',
+      }),
+    ).toEqual({
+      filters: {
+        actorUid: uid,
+        targetUid: uid,
+        action: 'PUT /items',
+        since: new Date('2026-01-01'),
+        until: new Date('2026-02-01T10:00:00Z'),
+      },
+      before: '42',
+      limit: 10,
+    });
+    expect(parseAuditQuery({})).toEqual({ filters: {}, before: undefined, limit: DEFAULT_AUDIT_PAGE });
+  });
+
+  it('names each parameter at fault', () => {
+    const result = parseAuditQuery({
+      actorUid: 'nobody',
+      since: 'yesterday',
+      before: '-1',
+      limit: String(MAX_AUDIT_PAGE + 1),
+      color: 'red',
+      action: ['a', 'b'],
+    });
+    expect('problems' in result && result.problems.map(({ field }) => field).sort()).toEqual(
+      ['action', 'actorUid', 'before', 'color', 'limit', 'since'].sort(),
+    );
+  });
+});

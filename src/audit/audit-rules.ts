@@ -1,0 +1,134 @@
+/**
+ * Which requests the admin audit records and what it keeps of them: pure rules, unit-tested beside.
+ */
+
+/** The most characters an `X-Audit-Reason` holds. */
+export const MAX_AUDIT_REASON = 500;
+
+/** Visible characters and spaces: a reason is read by people, and a control character could forge lines in a log. */
+const AUDIT_REASON = new RegExp(`^[^\\p{Cc}]{1,${MAX_AUDIT_REASON}}$`, 'u');
+
+/** Field names whose values never enter the audit: what unlocks a session or an account. */
+const SECRET_NAME = /password|secret|token/i;
+
+const MASK = '***';
+
+/**
+ * Whether a request writes: every method but GET and HEAD, and the few GET routes that change state as
+ * the interface document defines them (join, leave, unlock), which say so with `@Writes()`.
+ */
+export function isWrite(method: string, markedAsWrite: boolean): boolean {
+  return markedAsWrite || (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
+}
+
+/** The reason as stored, or why it is refused (a 400 names the header). */
+export function readAuditReason(header: string | string[] | undefined): { reason: string | null } | { problem: string } {
+  if (header === undefined) return { reason: null };
+  if (Array.isArray(header)) return { problem: 'must be sent once' };
+  const reason = header.trim();
+  if (reason === '') return { reason: null };
+  if (!AUDIT_REASON.test(reason)) return { problem: `must be 1 to ${MAX_AUDIT_REASON} characters without control characters` };
+  return { reason };
+}
+
+/**
+ * A value as JSON the audit can store: what JSON.stringify would write, with lone UTF-16 surrogates
+ * (which a client may send, and PostgreSQL's jsonb refuses) replaced by U+FFFD, as the text columns
+ * of the record itself store them.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+export function auditableJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  const wellFormed = (inner: unknown): unknown => {
+    if (typeof inner === 'string') return inner.replace(LONE_SURROGATE, '\ufffd');
+    if (Array.isArray(inner)) return inner.map(wellFormed);
+    if (inner === null || typeof inner !== 'object') return inner;
+    return Object.fromEntries(
+      Object.entries(inner as Record<string, unknown>).map(([key, entry]) => [key.replace(LONE_SURROGATE, '\ufffd'), wellFormed(entry)]),
+    );
+  };
+  return wellFormed(JSON.parse(JSON.stringify(value) ?? 'null'));
+}
+
+/** A copy of a request's JSON with the values of secret-named fields masked, at any depth. */
+export function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, inner]) => [key, SECRET_NAME.test(key) ? MASK : maskSecrets(inner)]),
+  );
+}
+
+/** What the audit list may be narrowed to; each filter is optional, and together they all hold. */
+export interface AuditFilters {
+  /** The admin's uid. */
+  actorUid?: string;
+  /** The record a route named. */
+  targetUid?: string;
+  /** Part of the operation, any case (`items`, `POST /users`). */
+  action?: string;
+  /** Entries at or after this time. */
+  since?: Date;
+  /** Entries before this time. */
+  until?: Date;
+}
+
+export interface AuditQuery {
+  filters: AuditFilters;
+  /** Entries older than this id. */
+  before: string | undefined;
+  limit: number;
+}
+
+/** The most entries a page of the audit list holds (the list leaves before/after out, so a page stays small). */
+export const MAX_AUDIT_PAGE = 200;
+export const DEFAULT_AUDIT_PAGE = 50;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const AUDIT_ID = /^[0-9]{1,18}$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+export const MAX_ACTION_FILTER = 100;
+
+/** The audit list's query, read from the request's, or the problems that make it a 400 (each naming its parameter). */
+export function parseAuditQuery(query: Record<string, unknown>): AuditQuery | { problems: Array<{ field: string; message: string }> } {
+  const problems: Array<{ field: string; message: string }> = [];
+  const text = (name: string): string | undefined => {
+    const value = query[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') problems.push({ field: name, message: 'must be given once' });
+    return typeof value === 'string' ? value : undefined;
+  };
+  const known = new Set(['actorUid', 'targetUid', 'action', 'since', 'until', 'before', 'limit']);
+  for (const name of Object.keys(query)) if (!known.has(name)) problems.push({ field: name, message: 'not a parameter of this route' });
+
+  const filters: AuditFilters = {};
+  for (const name of ['actorUid', 'targetUid'] as const) {
+    const value = text(name);
+    if (value !== undefined) {
+      if (UUID.test(value)) filters[name] = value.toLowerCase();
+      else problems.push({ field: name, message: 'must be a UUID' });
+    }
+  }
+  const action = text('action');
+  if (action !== undefined) {
+    if (action.length >= 1 && action.length <= MAX_ACTION_FILTER && !/\p{Cc}/u.test(action)) filters.action = action;
+    else problems.push({ field: 'action', message: `must be 1 to ${MAX_ACTION_FILTER} characters` });
+  }
+  for (const name of ['since', 'until'] as const) {
+    const value = text(name);
+    if (value !== undefined) {
+      const date = new Date(value);
+      if (ISO_DATE.test(value) && !Number.isNaN(date.getTime())) filters[name] = date;
+      else problems.push({ field: name, message: 'must be an ISO 8601 date or date-time' });
+    }
+  }
+  const before = text('before');
+  if (before !== undefined && !AUDIT_ID.test(before))
+    problems.push({ field: 'before', message: 'must be the id of an audit entry (digits)' });
+  const limitText = text('limit');
+  const limit = limitText === undefined ? DEFAULT_AUDIT_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : NaN;
+  if (!(limit >= 1 && limit <= MAX_AUDIT_PAGE))
+    problems.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_AUDIT_PAGE}` });
+  return problems.length > 0 ? { problems } : { filters, before, limit };
+}
