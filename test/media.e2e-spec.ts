@@ -167,6 +167,15 @@ describe('media files', () => {
       );
       expect(answer.body.files.default.uid).toBe(asset.files.default.uid);
       expect((await inject(api, 'GET', pathOf(answer.body.files.default.uri))).raw.equals(bytes)).toBe(true);
+      // The admin audit keeps that bytes came, and the file they made, not the bytes themselves.
+      const [entry] = await api.found<Array<{ id: string }>>('/admin/audit?limit=1&action=put%20/assets/media/{id}/files/{variant}', admin);
+      const audited = await api.found<{ targetUid: string; request: { body: unknown }; after: { files: unknown } }>(
+        `/admin/audit/${entry.id}`,
+        admin,
+      );
+      expect(audited.targetUid).toBe(asset.uid);
+      expect(audited.request.body).toEqual({ streamed: true });
+      expect(audited.after.files).toEqual(answer.body.files);
     });
 
     it('refuses bytes whose digest is not the one stated: 400, and nothing stored', async () => {

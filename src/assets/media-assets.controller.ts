@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -17,7 +17,7 @@ import type { ListQuery } from '../common/list-query.js';
 import type { CountDto } from '../common/record.dto.js';
 import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
 import { AdminOnly } from '../common/policy.js';
-import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, QueryValue, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { expectedVersion, recordUpdate } from '../common/versions.js';
 import { type StreamedBody, UploadedBytes } from '../media/streamed-body.js';
 import { CreateDirectUploadDto, DirectUploadDto } from './dto/direct-upload.dto.js';
@@ -170,8 +170,8 @@ export class MediaAssetsController {
     @UploadedBytes() body: StreamedBody,
     @Headers('content-digest') contentDigest: string | undefined,
     @Headers('content-disposition') contentDisposition: string | undefined,
-    @Query('sha256') sha256: string | undefined,
-    @Query('name') name: string | undefined,
+    @QueryValue('sha256') sha256: string | undefined,
+    @QueryValue('name') name: string | undefined,
     @IfMatch() ifMatch?: string,
   ): Promise<MediaAsset> {
     const ifMatchVersion = expectedVersion(undefined, ifMatch);

@@ -6,7 +6,7 @@ import type { AuthenticatedRequest } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';
 import { AdminAuditRepository } from './admin-audit.repository.js';
 import { AUDITED_RECORD, type RecordReader, WRITES } from './audit.decorators.js';
-import { auditableJson, isWrite, maskSecrets, readAuditReason } from './audit-rules.js';
+import { auditableBody, auditableJson, isWrite, maskSecrets, readAuditReason } from './audit-rules.js';
 
 export const AUDIT_REASON_HEADER = 'X-Audit-Reason';
 
@@ -42,7 +42,9 @@ export class AdminAuditInterceptor implements NestInterceptor {
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
       (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
     const body =
-      request.body === undefined && Object.keys(request.query as object).length === 0 ? null : { body: request.body, query: request.query };
+      request.body === undefined && Object.keys(request.query as object).length === 0
+        ? null
+        : { body: auditableBody(request.body), query: request.query };
 
     return next.handle().pipe(
       mergeMap((answer: unknown) =>

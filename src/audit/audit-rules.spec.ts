@@ -1,4 +1,5 @@
 import {
+  auditableBody,
   auditableJson,
   DEFAULT_AUDIT_PAGE,
   isWrite,
@@ -10,6 +11,17 @@ import {
 } from './audit-rules.js';
 
 describe('admin audit rules', () => {
+  it('keeps a JSON body as it is, and notes a streamed one instead of its bytes', () => {
+    expect(auditableBody({ name: 'Sword', tags: ['a'] })).toEqual({ name: 'Sword', tags: ['a'] });
+    expect(auditableBody(['a'])).toEqual(['a']);
+    expect(auditableBody(null)).toBeNull();
+    class IncomingStream {
+      headers = { 'content-type': 'image/png', 'content-length': '1024' };
+      socket = { self: this };
+    }
+    expect(auditableBody(new IncomingStream())).toEqual({ streamed: true });
+  });
+
   it('counts every method but GET and HEAD as a write, and the GET routes marked as writes', () => {
     expect(['POST', 'PUT', 'DELETE', 'PATCH'].map((method) => isWrite(method, false))).toEqual([true, true, true, true]);
     expect(isWrite('GET', false)).toBe(false);

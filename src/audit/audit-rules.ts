@@ -32,6 +32,17 @@ export function readAuditReason(header: string | string[] | undefined): { reason
 }
 
 /**
+ * A request body as the audit keeps it: the parsed JSON, or `{ streamed: true }` for a body streamed to
+ * storage (a media upload: the request's own stream, not JSON); the file's type, size and digest are in
+ * the answer the entry keeps as `after`.
+ */
+export function auditableBody(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const prototype = Object.getPrototypeOf(body) as object | null;
+  return prototype === Object.prototype || prototype === null ? body : { streamed: true };
+}
+
+/**
  * A value as JSON the audit can store: what JSON.stringify would write, with lone UTF-16 surrogates
  * (which a client may send, and PostgreSQL's jsonb refuses) replaced by U+FFFD, as the text columns
  * of the record itself store them.

@@ -48,6 +48,16 @@ const documenting =
 export const IF_MATCH_PATTERN = '^\\s*(?:\\*|(?:W/)?"?[0-9]{1,10}"?)\\s*$';
 
 /** The `If-Match` header of a versioned write: optional, and documented with its form. */
+/**
+ * One query parameter's value, as @Query(name) gives it, but a parameter sent more than once
+ * (`?a=1&a=2`, which Fastify reads as an array) is a 400 rather than an array where a string is typed.
+ */
+export const QueryValue = createParamDecorator((name: string, context: ExecutionContext): string | undefined => {
+  const value = (context.switchToHttp().getRequest<FastifyRequest>().query as Record<string, unknown>)[name];
+  if (value === undefined || typeof value === 'string') return value;
+  throw badRequest(`${name} must be given once`, [{ field: name, message: 'given more than once' }]);
+});
+
 export const IfMatch = createParamDecorator(
   (_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<FastifyRequest>().headers['if-match'],
   [

@@ -103,7 +103,7 @@ namespace GameBackend
         public Task<AccountDto> LinkDeviceAsync(DeviceId device, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (device == null) throw new ArgumentNullException("device");
-            return Api.AccountLinkDeviceAsync(new LinkDeviceDto { DeviceId = device.GetOrCreate() }, cancellationToken);
+            return Api.AccountLinkDeviceAsync(new LinkDeviceDto { DeviceId = device.GetOrCreate() }, cancellationToken: cancellationToken);
         }
 
         /// <summary>
@@ -114,7 +114,7 @@ namespace GameBackend
         {
             if (device == null) throw new ArgumentNullException("device");
             if (!device.Exists) throw new InvalidOperationException("this device has no id to unlink");
-            var account = await Api.AccountUnlinkAsync(IdentityProvider.Device, new UnlinkDto { DeviceId = device.GetOrCreate() }, cancellationToken)
+            var account = await Api.AccountUnlinkAsync(IdentityProvider.Device, new UnlinkDto { DeviceId = device.GetOrCreate() }, cancellationToken: cancellationToken)
                 .ConfigureAwait(false);
             device.Forget();
             return account;

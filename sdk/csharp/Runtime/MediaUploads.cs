@@ -33,7 +33,7 @@ namespace GameBackend
                 data.Position = start;
             }
             var body = new FileParameter(data, fileName, contentType);
-            return client.Api.MediaAssetsUploadAsync(assetId, variant, body, ifMatch, digest, null, null, fileName, cancellationToken);
+            return client.Api.MediaAssetsUploadAsync(assetId, variant, body, ifMatch, digest, null, null, fileName, cancellationToken: cancellationToken);
         }
 
         /// <summary>Uploads the file at <paramref name="path"/>, named as it is on disk.</summary>

@@ -43,7 +43,7 @@ namespace GameBackend
             CancellationToken cancellationToken = default(CancellationToken))
         {
             var request = new ReadStorageDto { Objects = new List<StorageRefDto> { new StorageRefDto { Collection = collection, Key = key, OwnerUid = ownerUid } } };
-            var read = await client.Api.StorageReadAsync(request, cancellationToken).ConfigureAwait(false);
+            var read = await client.Api.StorageReadAsync(request, cancellationToken: cancellationToken).ConfigureAwait(false);
             var stored = read.Objects.FirstOrDefault();
             return stored == null ? null : new StoredValue<T>(stored.ValueAs<T>(), stored);
         }
@@ -59,7 +59,7 @@ namespace GameBackend
             CancellationToken cancellationToken = default(CancellationToken))
         {
             var request = new WriteStorageDto { Objects = new List<StorageWriteDto> { Write(collection, key, value, version) } };
-            var answer = await client.Api.StorageWriteAsync(request, cancellationToken).ConfigureAwait(false);
+            var answer = await client.Api.StorageWriteAsync(request, cancellationToken: cancellationToken).ConfigureAwait(false);
             return answer.Acks[0].Version;
         }
 
