@@ -1,3 +1,5 @@
+import { UUID } from '../common/validators.js';
+
 /**
  * Which requests the admin audit records and what it keeps of them: pure rules, unit-tested beside.
  */
@@ -96,7 +98,6 @@ export interface AuditQuery {
 export const MAX_AUDIT_PAGE = 200;
 export const DEFAULT_AUDIT_PAGE = 50;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const AUDIT_ID = /^[0-9]{1,18}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 export const MAX_ACTION_FILTER = 100;

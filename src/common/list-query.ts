@@ -1,4 +1,5 @@
 import { badRequest } from './errors.js';
+import { UUID } from './validators.js';
 
 /**
  * The list rules of docs/CONTRACT.md section 2, as a pure parser: raw query parameters in, a checked
@@ -163,7 +164,6 @@ function parseFilter(field: string, raw: string, fields: QueryableFields): Filte
   return { field, operator, values };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const INT4_MAX = 2_147_483_647;

@@ -1,6 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsObject, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
 
+/** A UUID in its text form, either case: what ids in paths, queries and bodies are checked against. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * May be left out, but not sent as null: for fields that always have a value. (`@IsOptional()` lets
  * null through, which would reach a NOT NULL column.)

@@ -14,10 +14,10 @@ import { InventoryItem } from './inventory-item.entity.js';
 import { InventoriesService } from './inventories.service.js';
 import { InventoryTransaction } from './transaction.entity.js';
 import { IDEMPOTENCY_KEY, TransactionsService } from './transactions.service.js';
+import { UUID } from '../common/validators.js';
 
 /** A ledger entry's sequence, as `before` takes it. */
 const LEDGER_SEQUENCE = /^[0-9]{1,18}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @ApiTags('inventories')
 @ApiExtraModels(TradeTransactionDto, AwardTransactionDto, RemovalTransactionDto)

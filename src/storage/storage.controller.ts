@@ -13,10 +13,10 @@ import { WriteStorageDto } from './dto/write-storage.dto.js';
 import { StorageObject } from './storage-object.entity.js';
 import { decodeCursor, encodeCursor, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
 import { StorageService } from './storage.service.js';
+import { UUID } from '../common/validators.js';
 
 /** What a list's cursor looks like (base64url of a key). */
 const CURSOR = /^[A-Za-z0-9_-]{2,172}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A collection or key in the path: 1 to 128 of A-Z a-z 0-9 _ . - (400 otherwise). */
 class StorageNamePipe implements PipeTransform<string, string> {

@@ -2,6 +2,7 @@ import { badRequest } from '../../common/errors.js';
 import { LIMITS } from '../../common/limits.js';
 import { MAX_CURSOR_LENGTH } from '../page-cursor.js';
 import type { PeriodChoice } from '../leaderboard-records.service.js';
+import { UUID } from '../../common/validators.js';
 
 /** The query of a read of records: each route takes some of these, and anything else is a 400 naming it. */
 export interface RecordQuery {
@@ -12,7 +13,6 @@ export interface RecordQuery {
 }
 
 export const DEFAULT_RECORDS = 20;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const PERIOD_PATTERN = '^(?:current|previous|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$';
 
 export function readRecordQuery(query: Record<string, unknown>, takes: ReadonlyArray<keyof RecordQuery>): RecordQuery {
