@@ -47,6 +47,26 @@ export default tseslint.config(
     },
   },
   {
+    // Write routes take their decorators from src/audit/audited-routes.ts, which puts the admin audit on
+    // them; Nest's own would leave an admin's write unrecorded.
+    files: ['src/**/*.controller.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['typeorm/*'], message: "Import from 'typeorm' itself: its inner modules are not its public API." }],
+          paths: [
+            {
+              name: '@nestjs/common',
+              importNames: ['Post', 'Put', 'Patch', 'Delete', 'All'],
+              message: 'Write routes take Post, Put, Patch and Delete from src/audit/audited-routes.ts (the admin audit).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/**/*.repository.ts'],
     rules: {
       'no-restricted-syntax': [

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode } from '@nestjs/common';
+import { Post } from '../audit/audited-routes.js';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Client } from '../auth/client-info.decorator.js';
 import { Idp1Strategy } from '../auth/idp1.strategy.js';

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { AuditedRecord, Writes } from '../audit/audit.decorators.js';
+import { Body, Controller, Get, HttpCode } from '@nestjs/common';
+import { Delete, Post, Put, Writes } from '../audit/audited-routes.js';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';

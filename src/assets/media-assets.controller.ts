@@ -1,4 +1,5 @@
-import { applyDecorators, Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, Headers, HttpCode, Param } from '@nestjs/common';
+import { Delete, Post, Put } from '../audit/audited-routes.js';
 import {
   ApiBody,
   ApiConsumes,

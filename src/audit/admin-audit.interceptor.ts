@@ -5,8 +5,8 @@ import { from, mergeMap, type Observable } from 'rxjs';
 import type { AuthenticatedRequest } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';
 import { AdminAuditRepository } from './admin-audit.repository.js';
-import { AUDITED_RECORD, type RecordReader, WRITES } from './audit.decorators.js';
-import { auditableBody, auditableJson, isWrite, maskSecrets, readAuditReason } from './audit-rules.js';
+import { AUDITED_RECORD, type RecordReader } from './audit.decorators.js';
+import { auditableBody, auditableJson, maskSecrets, readAuditReason } from './audit-rules.js';
 
 export const AUDIT_REASON_HEADER = 'X-Audit-Reason';
 
@@ -14,7 +14,8 @@ export const AUDIT_REASON_HEADER = 'X-Audit-Reason';
  * Records every admin write that succeeds, whichever client sent it, in the admin audit: who, when,
  * what, the record before (read just before the write through the controller's @AuditedRecord service)
  * and after (the answer). The entry is written before the answer leaves, so an admin who has seen
- * their 2xx can find it. A refused write changed nothing and is not recorded.
+ * their 2xx can find it. A refused write changed nothing and is not recorded. It runs on write routes
+ * only: their decorators put it there (audited-routes.ts).
  */
 @Injectable()
 export class AdminAuditInterceptor implements NestInterceptor {
@@ -28,8 +29,7 @@ export class AdminAuditInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const caller = request.caller;
-    const markedAsWrite = this.reflector.get<boolean | undefined>(WRITES, context.getHandler()) === true;
-    if (!caller?.isAdmin || !isWrite(request.method, markedAsWrite)) return next.handle();
+    if (!caller?.isAdmin) return next.handle();
 
     const reason = readAuditReason(request.headers[AUDIT_REASON_HEADER.toLowerCase()]);
     if ('problem' in reason) {

@@ -1,17 +1,10 @@
-import { applyDecorators, SetMetadata, type Type } from '@nestjs/common';
-import { ApiExtension } from '@nestjs/swagger';
+import { SetMetadata, type Type } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 
 export const WRITES = 'audit:writes';
 export const AUDITED_RECORD = 'audit:record';
 
-/**
- * A GET route that changes state (the interface document's join, leave and unlock): the admin audit
- * records it like a POST.
- */
-export const Writes = () => applyDecorators(SetMetadata(WRITES, true), ApiExtension(WRITES_EXTENSION, true));
-
-/** Marks those routes in the generated document, which then lists `X-Audit-Reason` on them (src/openapi/). */
+/** Marks a GET route that writes (`@Writes()`, src/audit/audited-routes.ts) in the generated document. */
 export const WRITES_EXTENSION = 'x-writes';
 
 /** What reads a controller's record by the route's `id`, for the audit's "before". */

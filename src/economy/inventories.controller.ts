@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Query } from '@nestjs/common';
+import { Post } from '../audit/audited-routes.js';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { badRequest } from '../common/errors.js';
 import { keysetQuery } from '../common/keyset-query.js';

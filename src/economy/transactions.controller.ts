@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode } from '@nestjs/common';
+import { Post } from '../audit/audited-routes.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';

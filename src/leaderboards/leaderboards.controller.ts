@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Query, Res } from '@nestjs/common';
+import { Delete, Post, Put } from '../audit/audited-routes.js';
 import {
   ApiBody,
   ApiExtraModels,

@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Query } from '@nestjs/common';
+import { Post } from '../audit/audited-routes.js';
 import {
   ApiCreatedResponse,
   ApiExtraModels,

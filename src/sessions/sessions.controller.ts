@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { AuditedRecord, Writes } from '../audit/audit.decorators.js';
+import { Body, Controller, Get, Headers, HttpCode, Query } from '@nestjs/common';
+import { Delete, Post, Put, Writes } from '../audit/audited-routes.js';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, type PipeTransform, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, type PipeTransform } from '@nestjs/common';
+import { Delete, Post } from '../audit/audited-routes.js';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';

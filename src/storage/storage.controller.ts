@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, type PipeTransform, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, type PipeTransform, Query } from '@nestjs/common';
+import { Delete, Post, Put } from '../audit/audited-routes.js';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';

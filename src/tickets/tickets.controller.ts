@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode } from '@nestjs/common';
+import { Delete, Post, Put } from '../audit/audited-routes.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Query } from '@nestjs/common';
+import { Delete, Post } from '../audit/audited-routes.js';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiProviderParam, ProviderParam } from '../account/provider.param.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
