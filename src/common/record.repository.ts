@@ -23,6 +23,9 @@ import type { RecordEntity } from './record.entity.js';
 
 type ColumnMetadata = EntityMetadata['columns'][number];
 
+/** An unfiltered page's parameters: LIMIT, OFFSET and the byte budget. */
+type PageValues = { limit: number; offset: number; budget: number };
+
 /** A database transaction, as repositories take it: every method that changes several rows runs in one. */
 export type Transaction = EntityManager;
 
@@ -70,7 +73,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private readonly findById: Statement<{ uid: string }>;
   private readonly countAll: Statement<Record<string, never>, { count: string }>;
   @Inject(APP_CONFIG) private readonly config!: AppConfig;
-  private readonly pageSql = new Map<string, string>();
+  private readonly pageStatements = new Map<string, Statement<PageValues>>();
 
   protected constructor(
     protected readonly dataSource: DataSource,
@@ -175,12 +178,12 @@ export abstract class RecordRepository<T extends RecordEntity> {
     const budget = this.config.listMaxBytes;
     let config: pg.QueryConfig;
     if (this.isUnfiltered(list)) {
-      config = { text: this.unfilteredPageSql(list.order), values: [list.limit, list.skip, budget] };
+      config = queryConfig(this.unfilteredPage(list.order), { limit: list.limit, offset: list.skip, budget }, this.prepared);
     } else {
       const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
       for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
       const [page, values] = this.selectingEverything(query).getQueryAndParameters() as [string, unknown[]];
-      config = { text: withinBudget(page, this.rowBytesSql('page'), list.order, values.length + 1), values: [...values, budget] };
+      config = { text: withinBudget(page, this.rowBytesSql('page'), list.order, `$${values.length + 1}`), values: [...values, budget] };
     }
     const rows = await this.read<Record<string, unknown>>(config);
     return budgetedPage(rows, this.recordsOf(rows), list.skip, budget);
@@ -205,18 +208,21 @@ export abstract class RecordRepository<T extends RecordEntity> {
     return !this.isScoped && list.filters.length === 0;
   }
 
-  /** The unfiltered page's SQL for this order, with LIMIT $1 OFFSET $2 and the byte budget $3. */
-  private unfilteredPageSql(order: ListQuery['order']): string {
+  /** The unfiltered page's statement for this order, prepared where statements are (a page's plan is not cheap). */
+  private unfilteredPage(order: ListQuery['order']): Statement<PageValues> {
     const key = order.map(({ field, direction }) => `${field} ${direction}`).join(',');
-    let sql = this.pageSql.get(key);
-    if (sql === undefined) {
+    let page = this.pageStatements.get(key);
+    if (page === undefined) {
       const query = this.dataSource.createQueryBuilder<T>(this.entity, ALIAS);
       for (const { field, direction } of order) query.addOrderBy(column(field), direction);
-      sql = withinBudget(`${this.selectingEverything(query).getQuery()} LIMIT $1 OFFSET $2`, this.rowBytesSql('page'), order, 3);
+      const select = this.selectingEverything(query).getQuery();
+      page = statement<PageValues>(`${this.tableName}_page`, (p) =>
+        withinBudget(`${select} LIMIT ${p.limit} OFFSET ${p.offset}`, this.rowBytesSql('page'), order, p.budget),
+      );
       // Orders are made of sortable fields only; the bound keeps a combinatorial client from growing it.
-      if (this.pageSql.size < 100) this.pageSql.set(key, sql);
+      if (this.pageStatements.size < 100) this.pageStatements.set(key, page);
     }
-    return sql;
+    return page;
   }
 
   /** The record, if the caller may see it; 404 otherwise (unknown and invisible answer alike). */
@@ -408,17 +414,17 @@ export const storedOrTextSize = (value: string) =>
 
 /**
  * A page statement (`page`: ORDER BY, LIMIT, OFFSET, every column by its property name) cut to a byte
- * budget ($budget): the rows in order up to the first that ends past it (which findAll drops, unless it
- * is the first). One running sum over rows already in order: no sort, no count of the page, which cost
+ * budget (`budget`, its placeholder): the rows in order up to the first that ends past it (which findAll
+ * drops, unless it is the first). One running sum over rows already in order: no sort, no count of the page, which cost
  * as much again as the page (docs/PERFORMANCE.md).
  */
-function withinBudget(page: string, rowBytes: string, order: ListQuery['order'], budget: number): string {
+function withinBudget(page: string, rowBytes: string, order: ListQuery['order'], budget: string): string {
   const keys = (alias: string) => order.map(({ field, direction }) => `"${alias}"."${field}" ${direction}`).join(', ');
   return `SELECT * FROM (
       SELECT measured.*, sum(measured."__size") OVER (ORDER BY ${keys('measured')} ROWS UNBOUNDED PRECEDING) AS "__bytes"
       FROM (SELECT page.*, ${rowBytes} AS "__size" FROM (${page}) AS page) AS measured
     ) AS sized
-    WHERE "__bytes" - "__size" < $${budget}
+    WHERE "__bytes" - "__size" < ${budget}
     ORDER BY ${keys('sized')}`;
 }
 
