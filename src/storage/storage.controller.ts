@@ -8,7 +8,7 @@ import { AdminOnly } from '../common/policy.js';
 import { CountDto } from '../common/record.dto.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { DeleteStorageDto, ReadStorageDto } from './dto/read-storage.dto.js';
-import { StorageAcksDto, StorageObjectsDto, StoragePageDto } from './dto/storage-answers.dto.js';
+import { StorageAcksDto, StorageCollectionsDto, StorageObjectsDto, StoragePageDto } from './dto/storage-answers.dto.js';
 import { WriteStorageDto } from './dto/write-storage.dto.js';
 import { StorageObject } from './storage-object.entity.js';
 import { decodeCursor, encodeCursor, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
@@ -107,6 +107,34 @@ export class StorageController {
   @Delete()
   async remove(@Body() body: DeleteStorageDto, @CurrentCaller() caller: Caller): Promise<void> {
     await this.storage.remove(caller, body.objects);
+  }
+
+  @ApiOperation({
+    summary: "List an owner's collections (admins)",
+    description:
+      `The collections that hold objects of \`ownerUid\` (the caller's when absent), in name order, with how many objects and ` +
+      `bytes each holds, ${LIMITS.storageBatch} at most: go on with \`cursor\` while the answer has one.`,
+  })
+  @ApiOwnerQuery("Whose collections: the caller's when absent.")
+  @ApiQuery({
+    name: 'cursor',
+    required: false,
+    schema: { type: 'string', pattern: CURSOR.source },
+    description: 'The previous page’s cursor.',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: LIMITS.storageBatch, default: LIMITS.storageBatch },
+  })
+  @ApiOkResponse({ type: StorageCollectionsDto })
+  @ApiErrors(400, 403)
+  @AdminOnly()
+  @Get()
+  async collections(@Query() query: Record<string, unknown>, @CurrentCaller() caller: Caller): Promise<StorageCollectionsDto> {
+    const { ownerUid, cursor, limit } = listQuery(query);
+    const { collections, more } = await this.storage.collectionsOf(ownerUid ?? caller.uid, cursor, limit);
+    return { collections, cursor: more ? encodeCursor(collections.at(-1)!.collection) : null };
   }
 
   @ApiOperation({
