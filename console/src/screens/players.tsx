@@ -419,14 +419,18 @@ function LeaderboardRecords({ uid }: { uid: string }) {
     queryKey: ['personas', uid],
     queryFn: () => must(api.GET('/personas', { params: { query: { userUid: uid, limit: 100 } } })),
   });
+  // Asked beside the personas, not after them: the section's time is its longest chain of reads.
+  const boards = useQuery({
+    queryKey: ['leaderboards', 'first', BOARDS_SHOWN],
+    queryFn: () => must(api.GET('/leaderboards', { params: { query: { limit: BOARDS_SHOWN, sort: 'name' } } })),
+  });
   const personaUids = personas.data?.map((persona) => persona.uid).join(',') ?? '';
   const records = useQuery({
-    queryKey: ['player-leaderboard-records', uid, personaUids],
-    enabled: personaUids !== '',
+    queryKey: ['player-leaderboard-records', uid, personaUids, boards.data?.map((board) => board.uid).join(',')],
+    enabled: personaUids !== '' && boards.data !== undefined,
     queryFn: async () => {
-      const boards = await must(api.GET('/leaderboards', { params: { query: { limit: BOARDS_SHOWN, sort: 'name' } } }));
       const pages = await Promise.all(
-        boards.map(async (board) => ({
+        (boards.data ?? []).map(async (board) => ({
           board,
           records: await must(api.GET('/leaderboards/{id}/records', { params: { path: { id: board.uid }, query: { personaUids } } })),
         })),
@@ -438,7 +442,9 @@ function LeaderboardRecords({ uid }: { uid: string }) {
     <section aria-labelledby="leaderboard-records-title">
       <h2 id="leaderboard-records-title">Leaderboard records</h2>
       <p>Current periods of the first {BOARDS_SHOWN} boards by name; a board&apos;s page shows the others.</p>
-      {personas.data?.length === 0 ? (
+      {boards.isError ? (
+        <ErrorNote error={boards.error} />
+      ) : personas.data?.length === 0 ? (
         <p class="empty">No persona, so no record.</p>
       ) : (
         <Loaded query={records} empty={(rows) => rows.length === 0}>
