@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, type PipeTransform, Post, Put, Query } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, type PipeTransform, Post, Put, Query } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
@@ -40,6 +40,23 @@ const ApiNameParam = (name: 'collection' | 'key') =>
   ApiParam({ name, schema: { type: 'string', pattern: STORAGE_NAME.source }, description: `The object's ${name}.` });
 const ApiOwnerQuery = (description: string) =>
   ApiQuery({ name: 'ownerUid', required: false, schema: { type: 'string', format: 'uuid' }, description });
+
+/** A page's `cursor` (the previous page's) and `limit` (1 to LIMITS.storageBatch). */
+const ApiPageQueries = () =>
+  // In this order the document lists cursor before limit, as it always has (the generated SDKs keep their signatures).
+  applyDecorators(
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: LIMITS.storageBatch, default: LIMITS.storageBatch },
+    }),
+    ApiQuery({
+      name: 'cursor',
+      required: false,
+      schema: { type: 'string', pattern: CURSOR.source },
+      description: 'The previous page’s cursor.',
+    }),
+  );
 
 const BATCH_ERRORS: Array<[400 | 403, string]> = [
   [400, 'VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice).'],
@@ -116,17 +133,7 @@ export class StorageController {
       `bytes each holds, ${LIMITS.storageBatch} at most: go on with \`cursor\` while the answer has one.`,
   })
   @ApiOwnerQuery("Whose collections: the caller's when absent.")
-  @ApiQuery({
-    name: 'cursor',
-    required: false,
-    schema: { type: 'string', pattern: CURSOR.source },
-    description: 'The previous page’s cursor.',
-  })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: LIMITS.storageBatch, default: LIMITS.storageBatch },
-  })
+  @ApiPageQueries()
   @ApiOkResponse({ type: StorageCollectionsDto })
   @ApiErrors(400, 403)
   @AdminOnly()
@@ -145,17 +152,7 @@ export class StorageController {
   })
   @ApiNameParam('collection')
   @ApiOwnerQuery("Whose objects: the caller's when absent.")
-  @ApiQuery({
-    name: 'cursor',
-    required: false,
-    schema: { type: 'string', pattern: CURSOR.source },
-    description: 'The previous page’s cursor.',
-  })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: LIMITS.storageBatch, default: LIMITS.storageBatch },
-  })
+  @ApiPageQueries()
   @ApiOkResponse({ type: StoragePageDto })
   @ApiErrors(400)
   @Get(':collection')
