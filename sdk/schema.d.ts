@@ -1248,7 +1248,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List an owner's collections (admins)
+         * @description The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one.
+         */
+        get: operations["storageCollections"];
         /**
          * Write storage objects (a batch: all or nothing)
          * @description Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
@@ -3593,6 +3597,26 @@ export interface components {
              */
             objects: components["schemas"]["StorageDeleteDto"][];
         };
+        StorageCollectionDto: {
+            /** @example saves */
+            collection: string;
+            /** @example 3 */
+            objects: number;
+            /**
+             * @description Bytes of the values' compact JSON, as the quota counts them.
+             * @example 2048
+             */
+            bytes: number;
+        };
+        StorageCollectionsDto: {
+            /** @description In the order of their names. */
+            collections: components["schemas"]["StorageCollectionDto"][];
+            /**
+             * @description Where the next page starts (send it as `cursor`); null on the last page.
+             * @example c2F2ZXM
+             */
+            cursor: string | null;
+        };
         StoragePageDto: {
             /** @description In the order of their keys. */
             objects: components["schemas"]["StorageObject"][];
@@ -5097,13 +5121,14 @@ export interface components {
         Limit2: number;
         /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
         IfMatch: string;
+        Limit3: number;
         /** @description The ETag of a copy the client holds: 304 when it is this file. */
         IfNoneMatch: string;
         /** @description One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`: 206. */
         Range: string;
         /** @description The ETag the Range was meant for; another: the whole file (200). */
         IfRange: string;
-        Limit3: number;
+        Limit4: number;
     };
     requestBodies: never;
     headers: {
@@ -11412,6 +11437,78 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    storageCollections: {
+        parameters: {
+            query?: {
+                limit?: components["parameters"]["Limit3"];
+                /** @description The previous page’s cursor. */
+                cursor?: string;
+                /** @description Whose collections: the caller's when absent. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageCollectionsDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     storageWrite: {
         parameters: {
             query?: never;
@@ -11685,7 +11782,7 @@ export interface operations {
     storageList: {
         parameters: {
             query?: {
-                limit?: number;
+                limit?: components["parameters"]["Limit3"];
                 /** @description The previous page’s cursor. */
                 cursor?: string;
                 /** @description Whose objects: the caller's when absent. */
@@ -15233,7 +15330,7 @@ export interface operations {
                 /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
                 period?: string;
                 cursor?: string;
-                limit?: components["parameters"]["Limit3"];
+                limit?: components["parameters"]["Limit4"];
             };
             header?: never;
             path: {
@@ -15614,7 +15711,7 @@ export interface operations {
             query?: {
                 /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
                 period?: string;
-                limit?: components["parameters"]["Limit3"];
+                limit?: components["parameters"]["Limit4"];
             };
             header?: never;
             path: {

@@ -307,6 +307,7 @@ const TABLE: Row[] = [
   { route: 'POST /storage/read',                                      cells: [401,      'sees',  'blind', 'sees'], call: storageBatch({}), seen: someObjects },
   { route: 'POST /storage/read', variant: 'permissionRead PUBLIC',    cells: [401,      'sees',  'sees',  'sees'], call: storageBatch({ permissionRead: 'PUBLIC' }), seen: someObjects },
   { route: 'POST /storage/read', variant: 'permissionRead NONE',      cells: [401,      'blind', 'blind', 'sees'], call: storageBatch({ permissionRead: 'NONE' }), seen: someObjects },
+  { route: 'GET /storage',                                            cells: [401,      403,     403,     200], call: async (w) => ({ query: { ownerUid: (await w.storageObject(), w.owner.uid) } }) },
   { route: 'GET /storage/{collection}',                               cells: [401,      'sees',  'blind', 'sees'], call: storagePath(), seen: someObjects },
   { route: 'GET /storage/{collection}', variant: 'permissionRead PUBLIC',
                                                                       cells: [401,      'sees',  'sees',  'sees'], call: storagePath({ permissionRead: 'PUBLIC' }), seen: someObjects },

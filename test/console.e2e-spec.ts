@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -10,12 +11,15 @@ import { type SignedInPlayer, TestApp } from './support/test-app.js';
 /**
  * The LiveOps console (docs/CONSOLE.md) as an admin uses it, in Debian's Chromium through playwright-core:
  * sign-in, the player page, a ban, an award, a catalog edit that meets
- * another tab's, and axe-core on every screen at a desktop's and a phone's width. The page runs under
+ * another tab's, a storage edit that meets the game's write, a leaderboard record deleted, a media
+ * file uploaded, and axe-core on every screen at a desktop's and a phone's width. The page runs under
  * the service's CSP: a violation is a console error, and any console error fails the test.
  */
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 const AXE = readFileSync(join(process.cwd(), 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const WIDTHS = { desktop: 1280, phone: 390 };
+/** A 1x1 PNG, the file a media variant gets from the console. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
 interface AxeViolation {
   id: string;
@@ -33,6 +37,9 @@ describe('the LiveOps console in Chromium', () => {
   let admin: SignedInPlayer;
   let player: SignedInPlayer & { personaUid: string };
   let itemUid: string;
+  let boardUid: string;
+  let rival: SignedInPlayer & { personaUid: string };
+  let mediaUid: string;
   const consoleErrors: string[] = [];
 
   const watch = (tab: Page) => {
@@ -79,6 +86,27 @@ describe('the LiveOps console in Chromium', () => {
     await api.created('/sessions', { numTeams: 2, teamSize: 2 }, player.token);
     await api.created('/tickets', { numTeams: 2 }, player.token);
     await api.created('/assets/text', { name: 'Greeting', text: { default: 'Hello', en: 'Hello', fr: 'Bonjour' } }, admin.token);
+    rival = await api.signInWithPersona('console-rival-ada');
+    boardUid = (
+      await api.created<{ uid: string }>(
+        '/leaderboards',
+        { name: 'Weekly sprint', rewards: [{ rankFrom: 1, rankTo: 1, items: [{ itemUid, quantity: 5 }] }] },
+        admin.token,
+      )
+    ).uid;
+    await api.post(`/leaderboards/${boardUid}/records`, { score: 50 }, { token: player.token });
+    await api.post(`/leaderboards/${boardUid}/records`, { score: 70 }, { token: rival.token });
+    await api.put('/storage', { objects: [{ collection: 'saves', key: 'slot-1', value: { level: 3 } }] }, { token: player.token });
+    mediaUid = (
+      await api.created<{ uid: string }>(
+        '/assets/media',
+        {
+          name: 'Potion icon',
+          files: { default: { mimetype: 'image/png', name: 'potion.png', uri: 'https://cdn.example.com/potion.png' } },
+        },
+        admin.token,
+      )
+    ).uid;
 
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: WIDTHS.desktop, height: 900 } });
@@ -200,6 +228,127 @@ describe('the LiveOps console in Chromium', () => {
     expect((await api.get(`/items/${doomed}`, { token: admin.token })).status).toBe(404);
   });
 
+  /** What the database holds of the player's storage object, as the API reads it to an admin. */
+  const storedSlot = async () =>
+    (await api.found<{ value: Record<string, unknown> }>(`/storage/saves/slot-1?ownerUid=${player.uid}`, admin.token)).value;
+
+  it('edits a storage object, and shows a conflicting write from the game without losing either', async () => {
+    await open(page, '/players/' + player.uid);
+    await page
+      .getByRole('region', { name: /^Storage collections of/ })
+      .getByRole('link', { name: 'saves' })
+      .click();
+    await page.getByRole('link', { name: 'slot-1' }).click();
+    const editor = page.getByLabel('Value (JSON object)');
+    await editor.waitFor();
+    expect(JSON.parse(await editor.inputValue())).toEqual({ level: 3 });
+
+    await editor.fill(JSON.stringify({ level: 4, restoredBy: 'support' }));
+    await page.getByLabel(/Reason/).fill('lost progress, ticket #90');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    expect(await storedSlot()).toEqual({ level: 4, restoredBy: 'support' });
+    const audit = await api.found<Array<{ action: string; reason: string | null }>>('/admin/audit?action=PUT%20%2Fstorage', admin.token);
+    expect(audit[0]).toMatchObject({ action: 'PUT /storage', reason: 'lost progress, ticket #90' });
+
+    // The game writes the object (the player's device) while the admin edits it again.
+    await editor.fill(JSON.stringify({ level: 4, restoredBy: 'support', bonus: 'potion' }));
+    expect(
+      (await api.put('/storage', { objects: [{ collection: 'saves', key: 'slot-1', value: { level: 5 } }] }, { token: player.token }))
+        .status,
+    ).toBe(200);
+    await page.getByRole('button', { name: 'Save' }).click();
+    const conflict = page.getByRole('region', { name: /Someone else saved this object/ });
+    await conflict.waitFor();
+    await expect(conflict.innerText()).resolves.toContain('"bonus":"potion"');
+    await expect(conflict.innerText()).resolves.toContain('"level": 5');
+    expect(await storedSlot()).toEqual({ level: 5 });
+    await page.screenshot({ path: join(ARTIFACTS, 'storage-conflict.png'), fullPage: true });
+
+    await page.getByRole('button', { name: /Keep mine/ }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    await conflict.waitFor({ state: 'detached' });
+    expect(await storedSlot()).toEqual({ level: 4, restoredBy: 'support', bonus: 'potion' });
+  });
+
+  it('deletes a leaderboard record after a confirmation: gone from the ranks, kept in the admin audit with its reason', async () => {
+    const rivalName = (await api.found<{ name: string }>(`/personas/${rival.personaUid}`, admin.token)).name;
+    await open(page, `/leaderboards/${boardUid}`);
+    const ranks = page.getByRole('region', { name: 'Ranked records', exact: true });
+    const deleteRival = ranks.getByRole('button', { name: `Delete the record of ${rivalName}` });
+    await deleteRival.waitFor();
+    await page.getByRole('region', { name: 'Rewards by rank' }).getByRole('cell', { name: /^5 ×/ }).waitFor();
+
+    await deleteRival.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/Reason/).fill('impossible score, ticket #91');
+    await dialog.getByRole('button', { name: 'Delete record' }).click();
+    await page.getByRole('status').getByText(`Deleted the record of ${rivalName}.`).waitFor();
+    await deleteRival.waitFor({ state: 'detached' });
+    await expect(ranks.getByRole('row').nth(1).innerText()).resolves.toMatch(/^1\s/);
+
+    const left = await api.found<Array<{ personaUid: string }>>(`/leaderboards/${boardUid}/records`, admin.token);
+    expect(left.map((record) => record.personaUid)).toEqual([player.personaUid]);
+    const [entry] = await api.found<Array<{ action: string; reason: string | null; status: number }>>(
+      `/admin/audit?targetUid=${boardUid}`,
+      admin.token,
+    );
+    expect(entry).toMatchObject({
+      action: 'DELETE /leaderboards/{id}/records/{personaUid}',
+      reason: 'impossible score, ticket #91',
+      status: 204,
+    });
+  });
+
+  it("shows the player's leaderboard records and storage on the player page", async () => {
+    await open(page, `/players/${player.uid}`);
+    const records = page.getByRole('region', { name: 'Leaderboard records of the personas' });
+    await records.getByRole('link', { name: 'Weekly sprint' }).waitFor();
+    await expect(records.innerText()).resolves.toContain('50');
+    await page.getByRole('region', { name: 'Identities of the account' }).getByRole('cell', { name: 'idp1', exact: true }).waitFor();
+  });
+
+  it("shows a player's linked device and unlinks it with a reason", async () => {
+    expect((await api.post('/account/link/device', { deviceId: randomUUID() }, { token: rival.token })).status).toBe(200);
+    await open(page, `/players/${rival.uid}`);
+    const identities = page.getByRole('region', { name: 'Identities of the account' });
+    await identities.getByRole('cell', { name: 'device (every device id)' }).waitFor();
+    await identities.getByRole('button', { name: 'Unlink device' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/Reason/).fill('stolen phone, ticket #92');
+    await dialog.getByRole('button', { name: 'Unlink' }).click();
+    await page.getByRole('status').getByText('Unlinked device.').waitFor();
+    await identities.getByRole('cell', { name: 'device (every device id)' }).waitFor({ state: 'detached' });
+
+    const account = await api.found<{ identities: Array<{ provider: string }> }>(`/users/${rival.uid}`, admin.token);
+    expect(account.identities.map((identity) => identity.provider)).toEqual(['idp1']);
+    const [entry] = await api.found<Array<{ action: string; reason: string | null }>>(`/admin/audit?targetUid=${rival.uid}`, admin.token);
+    expect(entry).toMatchObject({ action: 'DELETE /users/{id}/identities/{provider}', reason: 'stolen phone, ticket #92' });
+  });
+
+  it('uploads a file for a media asset variant and shows the image', async () => {
+    await open(page, `/catalog/media/${mediaUid}`);
+    await page.getByRole('textbox', { name: 'Variant' }).fill('default');
+    await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'potion.png', mimeType: 'image/png', buffer: PNG });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('status').getByText('Uploaded potion.png as default.').waitFor();
+    const image = page.getByRole('img', { name: 'default: potion.png' });
+    await image.waitFor();
+    await page.waitForFunction(
+      (element) => (element as unknown as { complete: boolean; naturalWidth: number }).complete,
+      await image.elementHandle(),
+    );
+    expect(await image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
+    const asset = await api.found<{ files: { default: { size: number; uri: string } } }>(`/assets/media/${mediaUid}`, admin.token);
+    expect(asset.files.default.size).toBe(PNG.length);
+
+    await page
+      .getByRole('link', { name: /Media assets/ })
+      .first()
+      .click();
+    await page.getByRole('region', { name: 'Media assets', exact: true }).locator('img').first().waitFor();
+  });
+
   const SCREENS: Array<[string, () => string, string]> = [
     ['overview', () => '/', 'Overview'],
     ['players', () => '/players?by=subject-part&q=console', 'Players'],
@@ -207,6 +356,12 @@ describe('the LiveOps console in Chromium', () => {
     ['economy', () => '/economy', 'Pending trades'],
     ['catalog-items', () => '/catalog/items', 'Items'],
     ['catalog-text', () => '/catalog/text', 'Text assets'],
+    ['catalog-media', () => `/catalog/media/${mediaUid}`, 'Files'],
+    ['leaderboards', () => '/leaderboards', 'Leaderboards and tournaments'],
+    ['leaderboard', () => `/leaderboards/${boardUid}`, 'Rewards'],
+    ['storage', () => `/storage?owner=${player.uid}`, 'Storage'],
+    ['storage-collection', () => `/storage/${player.uid}/saves`, 'Collection saves'],
+    ['storage-object', () => `/storage/${player.uid}/saves/slot-1`, 'saves / slot-1'],
     ['lobbies', () => '/lobbies', 'Tickets searching'],
     ['audit', () => '/audit', 'Admin audit'],
   ];

@@ -402,6 +402,40 @@ describe('cloud save', () => {
       }
     });
 
+    it("lists an owner's collections to admins, with their objects and bytes, by pages in name order", async () => {
+      const bob = await api.newPlayer('bob');
+      await written(bob.token, [
+        { collection: 'saves', key: 'slot-1', value: { level: 1 } },
+        { collection: 'saves', key: 'slot-2', value: { level: 22 } },
+        { collection: 'Settings', key: 'audio', value: {} },
+        { collection: 'replays', key: 'r1', value: { frames: [1, 2, 3] } },
+      ]);
+      const page = (cursor?: string) =>
+        api.found<{ collections: Array<{ collection: string; objects: number; bytes: number }>; cursor: string | null }>(
+          `/storage?ownerUid=${bob.uid}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+          admin.token,
+        );
+
+      const first = await page();
+      // Names sort byte by byte: upper case first.
+      expect(first.collections).toEqual([
+        { collection: 'Settings', objects: 1, bytes: 2 },
+        { collection: 'replays', objects: 1, bytes: JSON.stringify({ frames: [1, 2, 3] }).length },
+      ]);
+      const second = await page(first.cursor!);
+      expect(second).toEqual({ collections: [{ collection: 'saves', objects: 2, bytes: expect.any(Number) }], cursor: null });
+      expect((await usageOf(bob.uid)).kept).toEqual({
+        objects: 4,
+        bytes: [...first.collections, ...second.collections].reduce((sum, c) => sum + c.bytes, 0),
+      });
+
+      expectErrorBody(await api.get(`/storage?ownerUid=${bob.uid}`, { token: bob.token }), 403, 'FORBIDDEN');
+      expectErrorBody(await api.get('/storage?limit=101', { token: admin.token }), 400, 'VALIDATION_FAILED');
+      expectErrorBody(await api.get('/storage?cursor=%21%21', { token: admin.token }), 400, 'VALIDATION_FAILED');
+      const carol = await api.newPlayer('carol');
+      expect(await api.found(`/storage?ownerUid=${carol.uid}`, admin.token)).toEqual({ collections: [], cursor: null });
+    });
+
     it('refuses a malformed collection, cursor, limit or owner, and unknown parameters, with 400', async () => {
       const alice = await api.newPlayer('alice');
       const cases: Array<[string, string]> = [
@@ -797,6 +831,7 @@ describe('cloud save', () => {
       await api.get('/storage/c'),
       await api.get('/storage/c/k'),
       await api.get('/storage/c/count'),
+      await api.get('/storage'),
     ];
     for (const response of responses) expectErrorBody(response, 401, 'UNAUTHORIZED');
   });

@@ -10,9 +10,11 @@ import { match, navigate, useLocation } from './router.js';
 import { Audit, AuditEntryPage } from './screens/audit.js';
 import { CatalogList, CatalogRecordPage, isCatalogKind } from './screens/catalog.js';
 import { Economy, TransactionPage } from './screens/economy.js';
+import { LeaderboardPage, Leaderboards } from './screens/leaderboards.js';
 import { Lobbies } from './screens/lobbies.js';
 import { Overview } from './screens/overview.js';
 import { PlayerPage, Players } from './screens/players.js';
+import { StorageCollection, StorageObjectPage, StorageOwner } from './screens/storage.js';
 import { ErrorNote, Link } from './ui.js';
 
 const config = readConfig();
@@ -29,6 +31,8 @@ const SCREENS = [
   { to: '/players', label: 'Players' },
   { to: '/economy', label: 'Economy' },
   { to: '/catalog/items', label: 'Catalog' },
+  { to: '/leaderboards', label: 'Leaderboards' },
+  { to: '/storage', label: 'Storage' },
   { to: '/lobbies', label: 'Lobbies' },
   { to: '/audit', label: 'Audit' },
 ];
@@ -45,6 +49,13 @@ function Screen({ path, query }: { path: string; query: URLSearchParams }) {
     return <CatalogList key={params.kind} kind={params.kind} query={query} />;
   if ((params = match('/catalog/:kind/:uid', path)) && isCatalogKind(params.kind))
     return <CatalogRecordPage key={params.uid} kind={params.kind} uid={params.uid} />;
+  if (path === '/leaderboards') return <Leaderboards query={query} />;
+  if ((params = match('/leaderboards/:uid', path))) return <LeaderboardPage key={params.uid} uid={params.uid} query={query} />;
+  if (path === '/storage') return <StorageOwner query={query} />;
+  if ((params = match('/storage/:owner/:collection', path)))
+    return <StorageCollection key={path} owner={params.owner} collection={params.collection} />;
+  if ((params = match('/storage/:owner/:collection/:key', path)))
+    return <StorageObjectPage key={path} owner={params.owner} collection={params.collection} storageKey={params.key} />;
   if (path === '/lobbies') return <Lobbies query={query} />;
   if (path === '/audit') return <Audit query={query} />;
   if ((params = match('/audit/:id', path))) return <AuditEntryPage id={params.id} />;

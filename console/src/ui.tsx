@@ -76,22 +76,35 @@ export function Table({ caption, head, children }: { caption: string; head: stri
   );
 }
 
-/** Older and newer pages, by the API's cursors (X-Next-Skip, or `before`). */
-export function Pager({ onNewer, onOlder, label = 'Pages' }: { onNewer?: () => void; onOlder?: () => void; label?: string }) {
+/** Older and newer pages, by the API's cursors (X-Next-Skip, or `before`); `names` for lists in another order. */
+export function Pager({
+  onNewer,
+  onOlder,
+  label = 'Pages',
+  names = ['Newer', 'Older'],
+}: {
+  onNewer?: () => void;
+  onOlder?: () => void;
+  label?: string;
+  names?: [string, string];
+}) {
   if (!onNewer && !onOlder) return null;
   return (
     <nav aria-label={label} class="pager">
       <button type="button" class="secondary" disabled={!onNewer} onClick={onNewer}>
-        ← Newer
+        ← {names[0]}
       </button>
       <button type="button" class="secondary" disabled={!onOlder} onClick={onOlder}>
-        Older →
+        {names[1]} →
       </button>
     </nav>
   );
 }
 
-/** A modal confirmation (the native dialog: focus trapped, Escape cancels). */
+/**
+ * A modal confirmation (the native dialog: focus trapped, Escape cancels), with a field for the
+ * reason the admin audit keeps (sent as X-Audit-Reason) when `reason` is given.
+ */
 export function Confirm({
   open,
   title,
@@ -99,6 +112,7 @@ export function Confirm({
   confirmLabel,
   onConfirm,
   onCancel,
+  reason,
 }: {
   open: boolean;
   title: string;
@@ -106,6 +120,7 @@ export function Confirm({
   confirmLabel: string;
   onConfirm: () => void;
   onCancel: () => void;
+  reason?: [string, (reason: string) => void];
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
@@ -117,6 +132,13 @@ export function Confirm({
       <article>
         <h2 id="confirm-title">{title}</h2>
         {children}
+        {/* Only while open: a closed dialog's field would share its label with the page's own. */}
+        {open && reason && (
+          <label>
+            Reason (kept in the admin audit)
+            <input maxLength={500} value={reason[0]} onInput={(event) => reason[1](event.currentTarget.value)} />
+          </label>
+        )}
         <footer>
           <button type="button" class="secondary" onClick={onCancel}>
             Cancel
@@ -127,6 +149,53 @@ export function Confirm({
         </footer>
       </article>
     </dialog>
+  );
+}
+
+/**
+ * A conditional write refused because someone saved first: the admin's edit and what is saved now side
+ * by side, nothing lost; the admin keeps theirs (saved over the new version) or takes the other.
+ */
+export function Conflict({
+  title,
+  mine,
+  theirs,
+  keepLabel,
+  onKeep,
+  onTake,
+}: {
+  title: string;
+  mine: string;
+  theirs: string;
+  keepLabel: string;
+  onKeep: () => void;
+  onTake?: () => void;
+}) {
+  return (
+    <section aria-labelledby="conflict-title" class="conflict">
+      <h2 id="conflict-title" role="alert">
+        {title}
+      </h2>
+      <p>Nothing was lost: your edit is on the left, what is saved now on the right. Choose which to keep.</p>
+      <div class="grid">
+        <div>
+          <h3>Your edit</h3>
+          <pre>{mine}</pre>
+          <button type="button" onClick={onKeep}>
+            {keepLabel}
+          </button>
+        </div>
+        <div>
+          <h3>Saved now</h3>
+          <pre>{theirs}</pre>
+          {onTake && (
+            <button type="button" class="secondary" onClick={onTake}>
+              Take theirs
+            </button>
+          )}
+        </div>
+      </div>
+    </section>
   );
 }
 
@@ -155,6 +224,27 @@ export function useCursorPages<Row>(limit: number, keyOf: (row: Row) => string) 
         label={label}
         onNewer={cursor ? () => setCursors(cursors.slice(0, -1)) : undefined}
         onOlder={rows.length === limit ? () => setCursors([...cursors, keyOf(rows[rows.length - 1])]) : undefined}
+      />
+    ),
+  };
+}
+
+/**
+ * Pages of a list whose answer names the next page's cursor (a leaderboard's `X-Next-Cursor`, storage's
+ * `cursor`): the cursors walked so far, so that "Previous" goes back without the API paging backwards.
+ */
+export function useNextCursors() {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  return {
+    cursor,
+    reset: () => setCursors([]),
+    pager: (next: string | null | undefined, label: string) => (
+      <Pager
+        label={label}
+        names={['Previous', 'Next']}
+        onNewer={cursor ? () => setCursors(cursors.slice(0, -1)) : undefined}
+        onOlder={next ? () => setCursors([...cursors, next]) : undefined}
       />
     ),
   };

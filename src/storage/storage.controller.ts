@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, type PipeTransform, Query } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, type PipeTransform, Query } from '@nestjs/common';
 import { Delete, Post, Put } from '../audit/audited-routes.js';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
@@ -9,7 +9,7 @@ import { AdminOnly } from '../common/policy.js';
 import { CountDto } from '../common/record.dto.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { DeleteStorageDto, ReadStorageDto } from './dto/read-storage.dto.js';
-import { StorageAcksDto, StorageObjectsDto, StoragePageDto } from './dto/storage-answers.dto.js';
+import { StorageAcksDto, StorageCollectionsDto, StorageObjectsDto, StoragePageDto } from './dto/storage-answers.dto.js';
 import { WriteStorageDto } from './dto/write-storage.dto.js';
 import { StorageObject } from './storage-object.entity.js';
 import { decodeCursor, encodeCursor, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
@@ -41,6 +41,23 @@ const ApiNameParam = (name: 'collection' | 'key') =>
   ApiParam({ name, schema: { type: 'string', pattern: STORAGE_NAME.source }, description: `The object's ${name}.` });
 const ApiOwnerQuery = (description: string) =>
   ApiQuery({ name: 'ownerUid', required: false, schema: { type: 'string', format: 'uuid' }, description });
+
+/** A page's `cursor` (the previous page's) and `limit` (1 to LIMITS.storageBatch). */
+const ApiPageQueries = () =>
+  // In this order the document lists cursor before limit, as it always has (the generated SDKs keep their signatures).
+  applyDecorators(
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: LIMITS.storageBatch, default: LIMITS.storageBatch },
+    }),
+    ApiQuery({
+      name: 'cursor',
+      required: false,
+      schema: { type: 'string', pattern: CURSOR.source },
+      description: 'The previous page’s cursor.',
+    }),
+  );
 
 const BATCH_ERRORS: Array<[400 | 403, string]> = [
   [400, 'VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice).'],
@@ -111,6 +128,24 @@ export class StorageController {
   }
 
   @ApiOperation({
+    summary: "List an owner's collections (admins)",
+    description:
+      `The collections that hold objects of \`ownerUid\` (the caller's when absent), in name order, with how many objects and ` +
+      `bytes each holds, ${LIMITS.storageBatch} at most: go on with \`cursor\` while the answer has one.`,
+  })
+  @ApiOwnerQuery("Whose collections: the caller's when absent.")
+  @ApiPageQueries()
+  @ApiOkResponse({ type: StorageCollectionsDto })
+  @ApiErrors(400, 403)
+  @AdminOnly()
+  @Get()
+  async collections(@Query() query: Record<string, unknown>, @CurrentCaller() caller: Caller): Promise<StorageCollectionsDto> {
+    const { ownerUid, cursor, limit } = listQuery(query);
+    const { collections, more } = await this.storage.collectionsOf(ownerUid ?? caller.uid, cursor, limit);
+    return { collections, cursor: more ? encodeCursor(collections.at(-1)!.collection) : null };
+  }
+
+  @ApiOperation({
     summary: "List an owner's objects in a collection",
     description:
       "The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, " +
@@ -118,17 +153,7 @@ export class StorageController {
   })
   @ApiNameParam('collection')
   @ApiOwnerQuery("Whose objects: the caller's when absent.")
-  @ApiQuery({
-    name: 'cursor',
-    required: false,
-    schema: { type: 'string', pattern: CURSOR.source },
-    description: 'The previous page’s cursor.',
-  })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: LIMITS.storageBatch, default: LIMITS.storageBatch },
-  })
+  @ApiPageQueries()
   @ApiOkResponse({ type: StoragePageDto })
   @ApiErrors(400)
   @Get(':collection')

@@ -7,7 +7,7 @@ import type { AppConfig } from '../config/environment.js';
 import { transact } from '../database/after-commit.js';
 import { runStatement, type Statement, statement } from '../database/statement.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
-import type { StorageAck } from './dto/storage-answers.dto.js';
+import type { StorageAck, StorageCollectionDto } from './dto/storage-answers.dto.js';
 import { StorageObject } from './storage-object.entity.js';
 import { type DeletePlan, refKey, type StorageRef, type StoredState, type Usage, type WritePlan } from './storage-rules.js';
 
@@ -137,6 +137,27 @@ export class StorageRepository {
     const query = this.dataSource.createQueryBuilder(StorageObject, 'o').where('o.collection = :collection', { collection });
     if (ownerUid !== undefined) query.andWhere('o."ownerUid" = :ownerUid', { ownerUid });
     return query.getCount();
+  }
+
+  /**
+   * An owner's collections in name order after `after`, with how many objects and bytes each holds: at
+   * most `limit` (one more is asked, to tell whether others follow). The primary key leads with the
+   * owner and the collection, and the owner's quota bounds what is grouped.
+   */
+  async collectionsOf(ownerUid: string, after: string, limit: number): Promise<{ collections: StorageCollectionDto[]; more: boolean }> {
+    const rows = await this.dataSource
+      .createQueryBuilder(StorageObject, 'o')
+      .select('o.collection', 'collection')
+      .addSelect('count(*)::integer', 'objects')
+      .addSelect('sum(o.size)::bigint', 'bytes')
+      .where('o."ownerUid" = :ownerUid', { ownerUid })
+      .andWhere('o.collection > :after', { after })
+      .groupBy('o.collection')
+      .orderBy('o.collection')
+      .limit(limit + 1)
+      .getRawMany<{ collection: string; objects: number; bytes: string }>();
+    const collections = rows.slice(0, limit).map((row) => ({ collection: row.collection, objects: row.objects, bytes: Number(row.bytes) }));
+    return { collections, more: rows.length > limit };
   }
 
   private async announce(transaction: Transaction, changes: Array<StorageRef & { version: string | null }>): Promise<void> {

@@ -140,6 +140,11 @@ export class StorageService {
     return this.storage.page(ownerUid, collection, after ?? '', limit, this.config.listMaxBytes, caller);
   }
 
+  /** An owner's collections in name order, after `after` (a collection name). */
+  collectionsOf(ownerUid: string, after: string | undefined, limit: number) {
+    return this.storage.collectionsOf(ownerUid, after ?? '', limit);
+  }
+
   count(collection: string, ownerUid: string | undefined): Promise<number> {
     return this.storage.count(collection, ownerUid);
   }

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { api, ApiError, must } from '../api.js';
+import { api, ApiError, must, type Schema } from '../api.js';
 import { navigate } from '../router.js';
-import { Confirm, ErrorNote, Link, Loaded, Pager, Table, Time } from '../ui.js';
+import { Confirm, Conflict, ErrorNote, Link, Loaded, Pager, Table, Time, useAnnouncer } from '../ui.js';
 
 const PAGE = 25;
 
@@ -74,6 +74,24 @@ const KINDS = {
   },
 } as const;
 
+type MediaFile = Schema<'MediaFile'>;
+type MediaAsset = Schema<'MediaAsset'>;
+
+/**
+ * Where the console shows an uploaded file from: the service's own `/media/...` path of its `uri`
+ * (the uri starts with MEDIA_BASE_URL, which may be a CDN or another name of the service; the page's
+ * CSP allows images from the service itself). A file hosted elsewhere is only linked.
+ */
+function previewUrl(file: MediaFile): string | null {
+  if (file.size === null || !file.mimetype.startsWith('image/')) return null;
+  return new URL(file.uri).pathname;
+}
+
+function Preview({ file, alt }: { file: MediaFile; alt: string }) {
+  const url = previewUrl(file);
+  return url ? <img class="preview" src={url} alt={alt} loading="lazy" /> : null;
+}
+
 export type CatalogKind = keyof typeof KINDS;
 export const isCatalogKind = (kind: string): kind is CatalogKind => kind in KINDS;
 
@@ -103,7 +121,15 @@ function cell(kind: CatalogKind, column: string, record: CatalogRecord, language
     const text = value as Record<string, string>;
     return languages.map((language) => <td key={language}>{text[language] ?? '–'}</td>);
   }
-  if (kind === 'media' && column === 'files') return <td key={column}>{Object.keys(value as object).join(', ') || '–'}</td>;
+  if (kind === 'media' && column === 'files') {
+    const files = value as Record<string, MediaFile>;
+    const shown = files.thumbnail ?? files.default;
+    return (
+      <td key={column}>
+        {shown && <Preview file={shown} alt="" />} {Object.keys(files).join(', ') || '–'}
+      </td>
+    );
+  }
   return <td key={column}>{value === null || value === undefined ? '–' : typeof value === 'string' ? value : JSON.stringify(value)}</td>;
 }
 
@@ -199,7 +225,14 @@ export function CatalogRecordPage({ kind, uid }: { kind: CatalogKind; uid: strin
       <p>
         <Link to={`/catalog/${kind}`}>← {definition.title}</Link>
       </p>
-      <Loaded query={record}>{(loaded) => <Editor key={loaded?.version ?? 'new'} kind={kind} record={loaded} />}</Loaded>
+      <Loaded query={record}>
+        {(loaded) => (
+          <>
+            <Editor key={loaded?.version ?? 'new'} kind={kind} record={loaded} />
+            {kind === 'media' && loaded && <MediaFiles asset={loaded as unknown as MediaAsset} />}
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }
@@ -263,37 +296,19 @@ function Editor({ kind, record }: { kind: CatalogKind; record: CatalogRecord | n
       {save.error && !conflict && <ErrorNote error={save.error} />}
       {remove.error && <ErrorNote error={remove.error} />}
       {conflict && (
-        <section aria-labelledby="conflict-title" class="conflict">
-          <h2 id="conflict-title" role="alert">
-            Someone else saved this record (now version {conflict.version}) while you edited it
-          </h2>
-          <p>Nothing was lost: your edit is on the left, what is saved now on the right. Choose which to keep.</p>
-          <div class="grid">
-            <div>
-              <h3>Your edit</h3>
-              <pre>{text}</pre>
-              <button type="button" onClick={() => (setVersion(conflict.version), setConflict(null), save.mutate(conflict.version))}>
-                Keep mine (save over version {conflict.version})
-              </button>
-            </div>
-            <div>
-              <h3>Saved now</h3>
-              <pre>{pretty(editable(conflict))}</pre>
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => (
-                  setText(pretty(editable(conflict))),
-                  setVersion(conflict.version),
-                  setConflict(null),
-                  client.setQueryData(['catalog-record', kind, conflict.uid], conflict)
-                )}
-              >
-                Take theirs
-              </button>
-            </div>
-          </div>
-        </section>
+        <Conflict
+          title={`Someone else saved this record (now version ${conflict.version}) while you edited it`}
+          mine={text}
+          theirs={pretty(editable(conflict))}
+          keepLabel={`Keep mine (save over version ${conflict.version})`}
+          onKeep={() => (setVersion(conflict.version), setConflict(null), save.mutate(conflict.version))}
+          onTake={() => (
+            setText(pretty(editable(conflict))),
+            setVersion(conflict.version),
+            setConflict(null),
+            client.setQueryData(['catalog-record', kind, conflict.uid], conflict)
+          )}
+        />
       )}
       <Confirm
         open={confirmDelete}
@@ -305,5 +320,94 @@ function Editor({ kind, record }: { kind: CatalogKind; record: CatalogRecord | n
         <p>The record is removed from the catalog for every player.</p>
       </Confirm>
     </>
+  );
+}
+
+/** `sha-256=:<base64>:` of the bytes (RFC 9530), so that the service refuses a file damaged on the way; absent outside a secure context. */
+async function contentDigest(file: File): Promise<Record<string, string>> {
+  if (!crypto.subtle) return {};
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
+  return { 'Content-Digest': `sha-256=:${btoa(String.fromCharCode(...digest))}:` };
+}
+
+/** A media asset's variants, uploaded files shown, and an upload of a file for a variant (new or replaced). */
+function MediaFiles({ asset }: { asset: MediaAsset }) {
+  const client = useQueryClient();
+  const [status, announce] = useAnnouncer();
+  const [variant, setVariant] = useState('default');
+  const [file, setFile] = useState<File | null>(null);
+  const upload = useMutation({
+    mutationFn: async () => {
+      if (!file) throw new Error('Choose a file to upload.');
+      return must(
+        api.PUT('/assets/media/{id}/files/{variant}', {
+          params: {
+            path: { id: asset.uid, variant },
+            query: { name: file.name },
+            header: { 'If-Match': `"${asset.version}"`, ...(await contentDigest(file)) },
+          },
+          headers: { 'Content-Type': file.type || 'application/octet-stream' },
+          body: file as never,
+          bodySerializer: (body: unknown) => body as BodyInit,
+        }),
+      );
+    },
+    onSuccess: (saved) => {
+      announce(`Uploaded ${file?.name ?? 'the file'} as ${variant}.`);
+      client.setQueryData(['catalog-record', 'media', saved.uid], saved);
+      void client.invalidateQueries({ queryKey: ['catalog', 'media'] });
+    },
+    onError: (error) => {
+      if (error instanceof ApiError && error.code === 'VERSION_CONFLICT')
+        void client.invalidateQueries({ queryKey: ['catalog-record', 'media', asset.uid] });
+    },
+  });
+  const variants = Object.entries(asset.files);
+  return (
+    <section aria-labelledby="files-title">
+      <h2 id="files-title">Files</h2>
+      {variants.length === 0 ? (
+        <p class="empty">No file yet.</p>
+      ) : (
+        <Table caption="Files by variant" head={['Variant', 'File', 'Type', 'Bytes', '']}>
+          {variants.map(([key, entry]) => (
+            <tr key={key}>
+              <td>{key}</td>
+              <td>
+                <a href={previewUrl(entry) ?? entry.uri}>{entry.name}</a>
+              </td>
+              <td>{entry.mimetype}</td>
+              <td>{entry.size ?? 'hosted elsewhere'}</td>
+              <td>
+                <Preview file={entry} alt={`${key}: ${entry.name}`} />
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <form onSubmit={(event) => (event.preventDefault(), upload.mutate())}>
+        <div class="grid">
+          <label>
+            Variant
+            <input
+              required
+              maxLength={64}
+              pattern="[A-Za-z0-9_.\-]+"
+              value={variant}
+              onInput={(event) => setVariant(event.currentTarget.value)}
+            />
+          </label>
+          <label>
+            File
+            <input type="file" required onChange={(event) => setFile(event.currentTarget.files?.[0] ?? null)} />
+          </label>
+        </div>
+        <button type="submit" aria-busy={upload.isPending}>
+          Upload
+        </button>
+      </form>
+      {upload.error && <ErrorNote error={upload.error} />}
+      {status}
+    </section>
   );
 }

@@ -3,6 +3,8 @@ import { useState } from 'preact/hooks';
 import { api, must, type Schema } from '../api.js';
 import { navigate } from '../router.js';
 import { Confirm, ErrorNote, Link, Loaded, Pager, Table, Time, useAnnouncer, useCursorPages } from '../ui.js';
+import { score } from './leaderboards.js';
+import { Collections } from './storage.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAGE = 25;
@@ -105,6 +107,7 @@ export function PlayerPage({ uid }: { uid: string }) {
               {account.name ?? account.subject} {account.banned && <mark>banned</mark>}
             </h1>
             <Identity account={account} />
+            <Identities account={account} />
             <Ban account={account} />
             <Sessions account={account} />
           </>
@@ -112,6 +115,8 @@ export function PlayerPage({ uid }: { uid: string }) {
       </Loaded>
       {/* Asked at once with the account, not after it: the page's time is its slowest chain of reads. */}
       <Personas uid={uid} />
+      <LeaderboardRecords uid={uid} />
+      <Storage uid={uid} />
       <Unlocks uid={uid} />
       <SignIns uid={uid} />
     </section>
@@ -145,6 +150,62 @@ function Identity({ account }: { account: Account }) {
         </>
       )}
     </dl>
+  );
+}
+
+/** Every way into the account (devices are one identity of provider `device`); an admin unlinks one, never the last. */
+function Identities({ account }: { account: Account }) {
+  const client = useQueryClient();
+  const [status, announce] = useAnnouncer();
+  const [doomed, setDoomed] = useState<Account['identities'][number] | null>(null);
+  const [reason, setReason] = useState('');
+  const unlink = useMutation({
+    mutationFn: (provider: Account['provider']) =>
+      must(
+        api.DELETE('/users/{id}/identities/{provider}', {
+          params: { path: { id: account.uid, provider }, header: reason ? { 'X-Audit-Reason': reason } : {} },
+        }),
+      ),
+    onSuccess: (updated, provider) => {
+      setDoomed(null);
+      setReason('');
+      client.setQueryData(['user', account.uid], updated);
+      announce(`Unlinked ${provider}.`);
+    },
+    onError: () => setDoomed(null),
+  });
+  return (
+    <section aria-labelledby="identities-title">
+      <h2 id="identities-title">Linked identities</h2>
+      <Table caption="Identities of the account" head={['Provider', 'Subject', 'Linked', '']}>
+        {account.identities.map((identity) => (
+          <tr key={identity.provider}>
+            <td>{identity.provider === 'device' ? 'device (every device id)' : identity.provider}</td>
+            <td>{identity.subject ?? '–'}</td>
+            <td>
+              <Time value={identity.dateCreated} />
+            </td>
+            <td>
+              <button type="button" class="secondary" disabled={account.identities.length < 2} onClick={() => setDoomed(identity)}>
+                Unlink<span class="visually-hidden"> {identity.provider}</span>
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {unlink.error && <ErrorNote error={unlink.error} />}
+      {status}
+      <Confirm
+        open={doomed !== null}
+        title={`Unlink ${doomed?.provider ?? ''}?`}
+        confirmLabel="Unlink"
+        onConfirm={() => doomed && unlink.mutate(doomed.provider)}
+        onCancel={() => setDoomed(null)}
+        reason={[reason, setReason]}
+      >
+        <p>That identity no longer signs in to this account, and the sessions it opened end.</p>
+      </Confirm>
+    </section>
   );
 }
 
@@ -331,6 +392,80 @@ function Persona({ persona }: { persona: Schema<'Persona'> }) {
         )}
       </Loaded>
     </article>
+  );
+}
+
+function Storage({ uid }: { uid: string }) {
+  return (
+    <section aria-labelledby="storage-title">
+      <h2 id="storage-title">Storage objects</h2>
+      <p>
+        <Link to={`/storage?owner=${uid}`}>Open in the storage browser</Link>
+      </p>
+      <Collections owner={uid} limit={10} />
+    </section>
+  );
+}
+
+/** Boards read for the player page: one page of them, each asked for the personas' records of its current period. */
+const BOARDS_SHOWN = 20;
+
+/**
+ * The personas' records in the current period of the first boards. The API lists records by board
+ * (`personaUids` names whose), not by persona: one request per board, BOARDS_SHOWN at most.
+ */
+function LeaderboardRecords({ uid }: { uid: string }) {
+  const personas = useQuery({
+    queryKey: ['personas', uid],
+    queryFn: () => must(api.GET('/personas', { params: { query: { userUid: uid, limit: 100 } } })),
+  });
+  // Asked beside the personas, not after them: the section's time is its longest chain of reads.
+  const boards = useQuery({
+    queryKey: ['leaderboards', 'first', BOARDS_SHOWN],
+    queryFn: () => must(api.GET('/leaderboards', { params: { query: { limit: BOARDS_SHOWN, sort: 'name' } } })),
+  });
+  const personaUids = personas.data?.map((persona) => persona.uid).join(',') ?? '';
+  const records = useQuery({
+    queryKey: ['player-leaderboard-records', uid, personaUids, boards.data?.map((board) => board.uid).join(',')],
+    enabled: personaUids !== '' && boards.data !== undefined,
+    queryFn: async () => {
+      const pages = await Promise.all(
+        (boards.data ?? []).map(async (board) => ({
+          board,
+          records: await must(api.GET('/leaderboards/{id}/records', { params: { path: { id: board.uid }, query: { personaUids } } })),
+        })),
+      );
+      return pages.flatMap(({ board, records: found }) => found.map((record) => ({ board, record })));
+    },
+  });
+  return (
+    <section aria-labelledby="leaderboard-records-title">
+      <h2 id="leaderboard-records-title">Leaderboard records</h2>
+      <p>Current periods of the first {BOARDS_SHOWN} boards by name; a board&apos;s page shows the others.</p>
+      {boards.isError ? (
+        <ErrorNote error={boards.error} />
+      ) : personas.data?.length === 0 ? (
+        <p class="empty">No persona, so no record.</p>
+      ) : (
+        <Loaded query={records} empty={(rows) => rows.length === 0}>
+          {(rows) => (
+            <Table caption="Leaderboard records of the personas" head={['Board', 'Persona', 'Rank', 'Score', 'Attempts']}>
+              {rows.map(({ board, record }) => (
+                <tr key={record.uid}>
+                  <td>
+                    <Link to={`/leaderboards/${board.uid}?period=${record.periodUid}`}>{board.name}</Link>
+                  </td>
+                  <td>{record.personaName}</td>
+                  <td>{record.rank ?? '–'}</td>
+                  <td>{score(record.score)}</td>
+                  <td>{record.numScore}</td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Loaded>
+      )}
+    </section>
   );
 }
 

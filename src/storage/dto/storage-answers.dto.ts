@@ -42,6 +42,29 @@ export class StoragePageDto {
   cursor: string | null;
 }
 
+/** A collection of one owner: its name, and what it holds. */
+export class StorageCollectionDto {
+  @ApiProperty({ pattern: STORAGE_NAME.source, example: 'saves' })
+  collection: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, example: 3 })
+  objects: number;
+
+  /** Bytes of the values' compact JSON, as the quota counts them. */
+  @ApiProperty({ type: 'integer', minimum: 0, example: 2048 })
+  bytes: number;
+}
+
+export class StorageCollectionsDto {
+  /** In the order of their names. */
+  @ApiProperty({ type: [StorageCollectionDto] })
+  collections: StorageCollectionDto[];
+
+  /** Where the next page starts (send it as `cursor`); null on the last page. */
+  @ApiProperty({ type: 'string', nullable: true, example: 'c2F2ZXM' })
+  cursor: string | null;
+}
+
 /**
  * `storage.updated`: an object of yours was written or deleted (on any device, or by the game's
  * server). Re-read it if `version` is not the one you hold; null: it was deleted.
