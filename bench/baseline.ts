@@ -4,7 +4,7 @@
  * Fastify the service runs on) and a `pg` pool of the same size (10) serve
  *
  *   GET /items/:id   GET /items?limit=&skip=   GET /items/count   POST /inventories/transaction
- *   GET /storage/:collection/:key
+ *   GET /storage/:collection/:key   PUT /storage
  *
  * with the same JWT check as the service's JwtGuard (HS256 signature, issuer, audience, expiry, and the
  * `sub`/`roles` claims), the same JSON (same fields in the same order, numbers as numbers, dates as ISO
@@ -18,6 +18,10 @@
  * each movement with its ledger row, snapshots before and after, and the events written in the same
  * transaction (inventory.updated per persona, transaction.updated to the owners) with their NOTIFY.
  * Its statements, but the list's, are named, prepared once per connection, as the service's are by default.
+ *
+ * `PUT /storage` writes a batch of the caller's objects with the guarantees of the service's cloud save
+ * (all or nothing, versions, protected objects, quotas under concurrent batches, an event per object),
+ * in five round trips; the benchmark sends only players' own objects without permissions.
  *
  * `POST /auth/device` signs a guest in as the service does, with the same rows: a device never seen
  * before gets a user, its identity (the id's keyed hash, under the same key) and a persona; every
@@ -163,6 +167,128 @@ app.get<{ Params: { collection: string; key: string } }>('/storage/:collection/:
   void reply.header('ETag', `"${rows[0].version}"`);
   return rows[0];
 });
+
+interface StorageWriteBody {
+  collection?: unknown;
+  key?: unknown;
+  value?: unknown;
+  version?: unknown;
+}
+
+const STORAGE_VERSION = /^(\*|[0-9a-f]{32})$/;
+const STORAGE_VALUE_MAX_BYTES = 65_536;
+const STORAGE_QUOTA = { objects: 1000, bytes: 10 * 1024 * 1024 };
+
+/**
+ * Writes a batch of the caller's objects, all or nothing, with the service's guarantees: the owner's
+ * usage row locked (created on first use) so that batches of one owner take turns and quotas hold,
+ * versions checked on what the lock lets it see, protected objects refused, and the objects, the usage
+ * and a `storage.updated` event per object with its NOTIFY written in one statement. Five round trips:
+ * BEGIN, the lock, the state (a statement's snapshot predates the lock it waits for), the write, COMMIT.
+ */
+app.put<{ Body: { objects?: unknown } }>('/storage', async (request, reply) => {
+  const claims = callers.get(request)!;
+  const objects = request.body?.objects;
+  if (!Array.isArray(objects) || objects.length < 1 || objects.length > 100)
+    return fail(reply, 400, 'VALIDATION_FAILED', 'objects: 1 to 100 writes');
+  const seen = new Set<string>();
+  const writes: Array<{ collection: string; key: string; json: string; size: number; version?: string }> = [];
+  for (const { collection, key, value, version } of objects as StorageWriteBody[]) {
+    if (typeof collection !== 'string' || !STORAGE_NAME.test(collection) || typeof key !== 'string' || !STORAGE_NAME.test(key))
+      return fail(reply, 400, 'VALIDATION_FAILED', 'malformed name');
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      return fail(reply, 400, 'VALIDATION_FAILED', 'value: an object');
+    if (version !== undefined && (typeof version !== 'string' || !STORAGE_VERSION.test(version)))
+      return fail(reply, 400, 'VALIDATION_FAILED', 'malformed version');
+    if (seen.has(`${collection}/${key}`)) return fail(reply, 400, 'VALIDATION_FAILED', 'an object named twice');
+    seen.add(`${collection}/${key}`);
+    const json = JSON.stringify(value);
+    const size = Buffer.byteLength(json);
+    if (size > STORAGE_VALUE_MAX_BYTES) return fail(reply, 413, 'PAYLOAD_TOO_LARGE', 'value too large');
+    writes.push({ collection, key, json, size, version });
+  }
+  const owner = claims.sub;
+  const collections = writes.map((write) => write.collection);
+  const keys = writes.map((write) => write.key);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query({
+      name: 'storage_lock',
+      text: `INSERT INTO storage_usage ("ownerUid") VALUES ($1) ON CONFLICT ("ownerUid") DO UPDATE SET objects = storage_usage.objects WHERE false`,
+      values: [owner],
+    });
+    const { rows } = await client.query<{
+      objects: number;
+      bytes: string;
+      current: Array<{ collection: string; key: string; version: string; size: number; permissionWrite: string }>;
+    }>({
+      name: 'storage_state',
+      text: `SELECT u.objects, u.bytes, (SELECT coalesce(json_agg(json_build_object('collection', o.collection, 'key', o.key, 'version', o.version,
+                'size', o.size, 'permissionWrite', o."permissionWrite")), '[]')
+               FROM unnest($2::text[], $3::text[]) AS r(collection, key)
+               JOIN storage_objects o ON o."ownerUid" = $1 AND o.collection = r.collection AND o.key = r.key) AS current
+             FROM storage_usage u WHERE u."ownerUid" = $1`,
+      values: [owner, collections, keys],
+    });
+    const current = new Map(rows[0].current.map((object) => [`${object.collection}/${object.key}`, object]));
+    let objectsDelta = 0;
+    let bytesDelta = 0;
+    for (const write of writes) {
+      const stored = current.get(`${write.collection}/${write.key}`);
+      if (stored?.permissionWrite === 'NONE' && !claims.roles.includes('admin')) {
+        await client.query('ROLLBACK');
+        return fail(reply, 403, 'FORBIDDEN', 'protected');
+      }
+      const holds = write.version === undefined || (write.version === '*' ? !stored : stored?.version === write.version);
+      if (!holds) {
+        await client.query('ROLLBACK');
+        return fail(reply, 409, 'VERSION_CONFLICT', 'version conflict');
+      }
+      objectsDelta += stored ? 0 : 1;
+      bytesDelta += write.size - (stored?.size ?? 0);
+    }
+    const over = (delta: number, now: number, quota: number) => delta > 0 && now + delta > quota;
+    if (over(objectsDelta, rows[0].objects, STORAGE_QUOTA.objects) || over(bytesDelta, Number(rows[0].bytes), STORAGE_QUOTA.bytes)) {
+      await client.query('ROLLBACK');
+      return fail(reply, 409, 'QUOTA_EXCEEDED', 'quota');
+    }
+    const { rows: acks } = await client.query<{ collection: string; key: string; ownerUid: string; version: string }>({
+      name: 'storage_write',
+      text: STORAGE_WRITE,
+      values: [owner, collections, keys, writes.map((write) => write.json), writes.map((write) => write.size), objectsDelta, bytesDelta],
+    });
+    await client.query('COMMIT');
+    return { acks: acks.map(({ collection, key, ownerUid, version }) => ({ collection, key, ownerUid, version })) };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+});
+
+/** The objects (their version a hash of the stored jsonb, as the service's), the usage, an event per object and its NOTIFY. */
+const STORAGE_WRITE = `
+  WITH w AS (
+    SELECT *, value::jsonb AS parsed FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) WITH ORDINALITY AS w(collection, key, value, size, n)
+  ), usage AS (
+    UPDATE storage_usage SET objects = objects + $6, bytes = bytes + $7 WHERE "ownerUid" = $1
+  ), stored AS (
+    INSERT INTO storage_objects ("ownerUid", collection, key, value, version, size)
+    SELECT $1, collection, key, parsed, left(encode(sha256(convert_to(parsed::text, 'UTF8')), 'hex'), 32), size FROM w ORDER BY n
+    ON CONFLICT ("ownerUid", collection, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version, size = EXCLUDED.size,
+      "dateModified" = now()
+    RETURNING collection, key, "ownerUid", version
+  ), acks AS (
+    SELECT s.*, w.n FROM stored s JOIN w USING (collection, key)
+  ), notified AS (
+    INSERT INTO notifications ("userUid", type, data)
+    SELECT "ownerUid", 'storage.updated', jsonb_build_object('collection', collection, 'key', key, 'ownerUid', "ownerUid", 'version', version)
+    FROM acks ORDER BY n
+    RETURNING "userUid"
+  )
+  SELECT collection, key, "ownerUid", version, (SELECT pg_notify('realtime', min("userUid"::text)) FROM notified) AS notified FROM acks ORDER BY n`;
 
 interface Entry {
   itemUid: string;

@@ -990,7 +990,7 @@ function storageScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool, setting
     {
       id: 'storage-batch',
       title: 'PUT /storage, batches of 10',
-      withBaseline: false,
+      withBaseline: true,
       requests: players.map(({ token }, index) => ({
         method: 'PUT',
         path: '/storage',
@@ -1008,7 +1008,7 @@ function storageScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool, setting
     {
       id: 'storage-conditional',
       title: 'PUT /storage, one write on its version',
-      withBaseline: false,
+      withBaseline: true,
       // The value written again each time is the stored one, whose version is a hash of it: every
       // write states a version that still holds, and goes through the lock, the check and the upsert.
       requests: players.map(({ uid, token }) => ({

@@ -1,6 +1,8 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
 import type { ErrorResponse, StorageAcksBody, StorageObjectBody, StorageObjectsBody, StoragePageBody } from './support/api-types.js';
 import { expectErrorBody, expectValidationError, ISO_MILLISECONDS } from './support/expectations.js';
 import { RealtimeClient } from './support/realtime-client.js';
+import { eventDataSchema, shapeProblems } from './support/schema-shape.js';
 import { type SignedInPlayer, TestApp, type TestResponse } from './support/test-app.js';
 
 /**
@@ -703,6 +705,29 @@ describe('cloud save', () => {
       } finally {
         await Promise.all([phone, laptop, stranger].map((client) => client.close()));
       }
+    });
+
+    it("writes, from the batch's own statement, one event per object in the batch's order, each exactly StorageUpdatedEvent", async () => {
+      const player = await api.newPlayer('saver');
+      const collection = fresh('events');
+      const acks = await written(player.token, [
+        { collection, key: 'b', value: { n: 1 } },
+        { collection, key: 'a', value: { n: 2 } },
+        { collection, key: 'c', value: { n: 3 }, permissionRead: 'PUBLIC' },
+      ]);
+      const document = (await api.get<OpenAPIObject>('/docs-json')).body;
+      const { rows } = await api.database.query<{ type: string; data: Record<string, unknown> }>(
+        `SELECT type, data FROM notifications WHERE "userUid" = $1 ORDER BY id`,
+        [player.uid],
+      );
+      expect(rows.map((row) => [row.type, row.data])).toEqual(
+        acks.map((ack) => ['storage.updated', { collection, key: ack.key, ownerUid: player.uid, version: ack.version }]),
+      );
+      expect(acks.map((ack) => ack.key)).toEqual(['b', 'a', 'c']);
+      const problems = rows.flatMap((row, index) =>
+        shapeProblems(document, row.data, eventDataSchema(document, row.type), `${row.type} #${index}`),
+      );
+      expect(problems).toEqual([]);
     });
   });
 

@@ -6,7 +6,7 @@ import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { transact } from '../database/after-commit.js';
 import { runStatement, type Statement, statement } from '../database/statement.js';
-import { EventOutbox } from '../realtime/event-outbox.js';
+import { EventOutbox, type WritingParameters, writingCtes, type WrittenEvents } from '../realtime/event-outbox.js';
 import type { StorageAck, StorageCollectionDto } from './dto/storage-answers.dto.js';
 import { StorageObject } from './storage-object.entity.js';
 import { type DeletePlan, refKey, type StorageRef, type StoredState, type Usage, type WritePlan } from './storage-rules.js';
@@ -36,8 +36,8 @@ interface Viewer {
  * The SQL of cloud save. Every batch that changes storage runs in one database transaction, in three
  * statements: lockOwners (the owners' usage rows, in uid order: batches of one owner take turns),
  * lockedState (what the batch touches, read after the lock: a statement's snapshot predates the lock
- * waits it makes), and write or delete (the objects, the usage and, through the outbox, the
- * `storage.updated` events to each owner). The statements every write runs and the read of one object
+ * waits it makes), and write (the objects, the usage and the `storage.updated` events to each owner,
+ * in one statement) or delete (the objects and the usage; its events through the outbox). The statements every write runs and the read of one object
  * are prepared where statements are (DATABASE_PREPARED_STATEMENTS).
  */
 @Injectable()
@@ -78,16 +78,21 @@ export class StorageRepository {
   /** Writes a planned batch (owners locked), with each owner's usage and events; answers the acks in the batch's order. */
   async write(transaction: Transaction, plan: WritePlan): Promise<StorageAck[]> {
     const { writes } = plan;
-    const acks = await this.run(transaction, WRITE_OBJECTS, {
+    const rows = await this.run(transaction, WRITE_OBJECTS, {
       ...refsOf(writes),
       values: writes.map((write) => write.json),
       sizes: writes.map((write) => write.size),
       reads: writes.map((write) => write.permissionRead),
       writes: writes.map((write) => write.permissionWrite),
       ...usageOf(plan.usage),
+      ...this.outbox.writingValues(),
     });
-    await this.announce(transaction, acks);
-    return acks;
+    // The owners are locked and every write is an upsert: each comes back, in the batch's order.
+    if (rows.length !== writes.length || rows.some((row, index) => row.n !== index)) {
+      throw new Error(`wrote ${rows.length} storage objects of ${writes.length} planned`);
+    }
+    this.outbox.written(transaction, rows[0]);
+    return rows.map(({ collection, key, ownerUid, version }) => ({ collection, key, ownerUid, version }));
   }
 
   /** Deletes a planned batch (owners locked), with each owner's usage and events. */
@@ -241,22 +246,41 @@ const applyUsage = (p: { usageOwners: string; usageObjects: string; usageBytes: 
          WHERE u."ownerUid" = d.owner
        )`;
 
-const WRITE_OBJECTS = statement<Refs & { values: string[]; sizes: number[]; reads: string[]; writes: string[] } & UsageDeltas, StorageAck>(
+/**
+ * The objects, their owners' usage and a `storage.updated` event per object (no value) to its owner, in
+ * one statement: written apart through the outbox, the events were a statement and a round trip more
+ * per batch (docs/PERFORMANCE.md). The events' payload is built here: test/storage.e2e-spec.ts
+ * checks it against StorageUpdatedEvent's schema.
+ */
+const WRITE_OBJECTS = statement<
+  Refs & { values: string[]; sizes: number[]; reads: string[]; writes: string[] } & UsageDeltas & WritingParameters,
+  StorageAck & { n: number } & Partial<WrittenEvents>
+>(
   'storage_write',
   (p) => `WITH w AS (
          SELECT *, value::jsonb AS parsed
          FROM unnest(${p.owners}::uuid[], ${p.collections}::text[], ${p.keys}::text[], ${p.values}::text[], ${p.sizes}::int[],
                      ${p.reads}::text[], ${p.writes}::text[]) WITH ORDINALITY AS w(owner, collection, key, value, size, read, write, n)
-       ), ${applyUsage(p)}, written AS (
+       ), ${applyUsage(p)}, stored AS (
          INSERT INTO storage_objects ("ownerUid", collection, key, value, version, size, "permissionRead", "permissionWrite")
          SELECT owner, collection, key, parsed, ${versionOf('parsed')}, size, read, write FROM w ORDER BY n
          ON CONFLICT ("ownerUid", collection, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version, size = EXCLUDED.size,
            "permissionRead" = EXCLUDED."permissionRead", "permissionWrite" = EXCLUDED."permissionWrite", "dateModified" = now()
          RETURNING "ownerUid", collection, key, version
-       )
-       SELECT o.collection, o.key, o."ownerUid", o.version
-       FROM written o JOIN w ON w.owner = o."ownerUid" AND w.collection = o.collection AND w.key = o.key
-       ORDER BY w.n`,
+       ), acks AS (
+         SELECT o.collection, o.key, o."ownerUid", o.version, (w.n - 1)::int AS n
+         FROM stored o JOIN w ON w.owner = o."ownerUid" AND w.collection = o.collection AND w.key = o.key
+       ), events AS (
+         SELECT n AS idx, 'storage.updated' AS type,
+                jsonb_build_object('collection', collection, 'key', key, 'ownerUid', "ownerUid", 'version', version) AS data
+         FROM acks
+       ), wanted AS (
+         SELECT n AS idx, "ownerUid" AS uid, false AS persona FROM acks
+       )${writingCtes(p)}
+       SELECT acks.collection, acks.key, acks."ownerUid", acks.version, acks.n,
+              written_events.counts, written_events.wake, written_events.recipients, written_events.notified
+       FROM acks LEFT JOIN written_events ON true
+       ORDER BY acks.n`,
 );
 
 const DELETE_OBJECTS = statement<Refs & UsageDeltas, { deleted: number }>(
