@@ -7,7 +7,8 @@ import { memoryOf, sampleMemory } from './processes.js';
 /**
  * The media files' scenarios (issue 33): a 1 MB file the service serves from its local store, the same
  * bytes under the same path in a folder that the baseline serves with @fastify/static, and uploads of
- * 50 MB streamed to the local store, one at a time (throughput) and twenty at once (memory).
+ * 50 MB streamed to the local store, one at a time (throughput) and twenty at once (memory), then the
+ * same into a bare Fastify route of the baseline that pipes them to disk.
  */
 
 /** The file both servers serve: its path (the same on both) and its entity tag. */
@@ -18,7 +19,7 @@ export interface MediaFile {
 
 const json = (token: string) => ({ authorization: `jwt ${token}`, 'content-type': 'application/json' });
 
-async function createAsset(url: string, adminToken: string, name: string): Promise<string> {
+export async function createAsset(url: string, adminToken: string, name: string): Promise<string> {
   const response = await fetch(`${url}/assets/media`, {
     method: 'POST',
     headers: json(adminToken),
@@ -82,7 +83,9 @@ function streamUpload(url: string, adminToken: string, prefix: Buffer, body: Buf
 }
 
 export async function measureUploads(options: {
-  url: string;
+  /** Where an upload of `variant` goes. */
+  target: (variant: string) => string;
+  /** The process whose memory is sampled. */
   pid: number;
   adminToken: string;
   sequential: number;
@@ -92,8 +95,7 @@ export async function measureUploads(options: {
   // 50 MB (10^6) of random bytes, each upload made distinct by a prefix of its own: no two are deduplicated.
   const body = randomBytes(50_000_000 - 16);
   const bytesPerUpload = body.length + 16;
-  const asset = await createAsset(options.url, options.adminToken, 'Bench uploads');
-  const target = (variant: string) => `${options.url}/assets/media/${asset}/files/${variant}`;
+  const { target } = options;
 
   const sequentialMBps: number[] = [];
   for (let index = 0; index < options.sequential; index++) {
