@@ -52,6 +52,8 @@ export interface UploadReport {
   bytesPerUpload: number;
   /** One upload at a time: MB/s (10^6 bytes) of each, from the first byte sent to the answer. */
   sequentialMBps: number[];
+  /** RSS before the first upload: the one-at-a-time uploads may leave it higher than `concurrent.rssBeforeMb`. */
+  rssIdleMb: number;
   concurrent: { uploads: number; seconds: number; rssBeforeMb: number; rssPeakMb: number; rssGrowthMb: number; failures: number };
 }
 
@@ -97,6 +99,7 @@ export async function measureUploads(options: {
   const bytesPerUpload = body.length + 16;
   const { target } = options;
 
+  const rssIdleMb = Math.round(memoryOf(options.pid).rss);
   const sequentialMBps: number[] = [];
   for (let index = 0; index < options.sequential; index++) {
     const started = process.hrtime.bigint();
@@ -125,8 +128,8 @@ export async function measureUploads(options: {
     failures,
   };
   options.log(
-    `  ${options.concurrent} concurrent 50 MB uploads in ${concurrent.seconds} s: RSS ${concurrent.rssBeforeMb} → peak ` +
+    `  ${options.concurrent} concurrent 50 MB uploads in ${concurrent.seconds} s: RSS ${rssIdleMb} before any upload, ${concurrent.rssBeforeMb} → peak ` +
       `${concurrent.rssPeakMb} MB, ${failures} failed`,
   );
-  return { bytesPerUpload, sequentialMBps, concurrent };
+  return { bytesPerUpload, rssIdleMb, sequentialMBps, concurrent };
 }

@@ -432,7 +432,8 @@ async function main(): Promise<void> {
     const { concurrent } = uploads;
     const describe = (report: UploadReport) =>
       `one at a time ${report.sequentialMBps.join(', ')} MB/s; ${report.concurrent.uploads} at once in ${report.concurrent.seconds} s, ` +
-      `RSS ${report.concurrent.rssBeforeMb} → ${report.concurrent.rssPeakMb} MB, ${report.concurrent.failures} failed`;
+      `RSS ${report.concurrent.rssBeforeMb} → ${report.concurrent.rssPeakMb} MB (${report.rssIdleMb} MB before any upload), ` +
+      `${report.concurrent.failures} failed`;
     console.log(`\nMedia uploads to the local store (${uploads.bytesPerUpload / 1e6} MB each): ${describe(uploads)}.`);
     if (baselineUploads) console.log(`The same into a bare Fastify route piping to disk: ${describe(baselineUploads)}.`);
     console.log(`${median >= 100 ? 'PASS' : 'MISS'} 50 MB uploads at 100 MB/s or more: median ${median} MB/s`);
