@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
-import { memoryOf, sampleMemory } from './processes.js';
+import { cpuMillisecondsOf, memoryOf, sampleMemory } from './processes.js';
 
 /**
  * The media files' scenarios (issue 33): a 1 MB file the service serves from its local store, the same
@@ -52,6 +52,8 @@ export interface UploadReport {
   bytesPerUpload: number;
   /** One upload at a time: MB/s (10^6 bytes) of each, from the first byte sent to the answer. */
   sequentialMBps: number[];
+  /** The server's CPU time (user + system, every thread) per MB of the one-at-a-time uploads. */
+  sequentialCpuMsPerMb: number;
   /** RSS before the first upload: the one-at-a-time uploads may leave it higher than `concurrent.rssBeforeMb`. */
   rssIdleMb: number;
   concurrent: { uploads: number; seconds: number; rssBeforeMb: number; rssPeakMb: number; rssGrowthMb: number; failures: number };
@@ -101,6 +103,7 @@ export async function measureUploads(options: {
 
   const rssIdleMb = Math.round(memoryOf(options.pid).rss);
   const sequentialMBps: number[] = [];
+  const cpuBefore = cpuMillisecondsOf(options.pid);
   for (let index = 0; index < options.sequential; index++) {
     const started = process.hrtime.bigint();
     const status = await streamUpload(target(`s${index}`), options.adminToken, randomBytes(16), body);
@@ -108,7 +111,10 @@ export async function measureUploads(options: {
     if (status !== 200) throw new Error(`a sequential upload answered ${status}`);
     sequentialMBps.push(Number((bytesPerUpload / 1e6 / seconds).toFixed(1)));
   }
-  options.log(`  sequential 50 MB uploads: ${sequentialMBps.join(', ')} MB/s`);
+  const sequentialCpuMsPerMb = Number(
+    ((cpuMillisecondsOf(options.pid) - cpuBefore) / ((options.sequential * bytesPerUpload) / 1e6)).toFixed(2),
+  );
+  options.log(`  sequential 50 MB uploads: ${sequentialMBps.join(', ')} MB/s, server CPU ${sequentialCpuMsPerMb} ms/MB`);
 
   const rssBeforeMb = memoryOf(options.pid).rss;
   const sampler = sampleMemory(options.pid, 50);
@@ -131,5 +137,5 @@ export async function measureUploads(options: {
     `  ${options.concurrent} concurrent 50 MB uploads in ${concurrent.seconds} s: RSS ${rssIdleMb} before any upload, ${concurrent.rssBeforeMb} → peak ` +
       `${concurrent.rssPeakMb} MB, ${failures} failed`,
   );
-  return { bytesPerUpload, rssIdleMb, sequentialMBps, concurrent };
+  return { bytesPerUpload, rssIdleMb, sequentialMBps, sequentialCpuMsPerMb, concurrent };
 }

@@ -431,7 +431,8 @@ async function main(): Promise<void> {
     const median = sorted[Math.floor(sorted.length / 2)];
     const { concurrent } = uploads;
     const describe = (report: UploadReport) =>
-      `one at a time ${report.sequentialMBps.join(', ')} MB/s; ${report.concurrent.uploads} at once in ${report.concurrent.seconds} s, ` +
+      `one at a time ${report.sequentialMBps.join(', ')} MB/s (server CPU ${report.sequentialCpuMsPerMb} ms/MB); ` +
+      `${report.concurrent.uploads} at once in ${report.concurrent.seconds} s, ` +
       `RSS ${report.concurrent.rssBeforeMb} → ${report.concurrent.rssPeakMb} MB (${report.rssIdleMb} MB before any upload), ` +
       `${report.concurrent.failures} failed`;
     console.log(`\nMedia uploads to the local store (${uploads.bytesPerUpload / 1e6} MB each): ${describe(uploads)}.`);
