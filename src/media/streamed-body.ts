@@ -19,9 +19,9 @@ export interface StreamedBody {
   /** Content-Length, when the client sent one (a chunked upload has none). */
   contentLength: number | undefined;
   /**
-   * `disposable` when the bytes came over a socket: Node's HTTP parser copies each piece of a body into
-   * memory of its own, which nothing else reads. An in-process request (`app.inject()`) hands on the
-   * caller's own buffers: `shared`.
+   * `disposable` when the stream is the request as it came over a socket: Node's HTTP parser copies each
+   * piece of a body into memory of its own, which nothing else reads. An in-process request
+   * (`app.inject()`) hands on the caller's own buffers: `shared`.
    */
   chunks: SourceChunks;
 }
@@ -69,6 +69,7 @@ export const UploadedBytes = createParamDecorator((_data: unknown, context: Exec
     stream: request.body as NodeJS.ReadableStream | undefined,
     contentType: request[SENT_CONTENT_TYPE],
     contentLength: length === undefined ? undefined : Number(length),
-    chunks: request.raw instanceof IncomingMessage ? 'disposable' : 'shared',
+    // The request itself, not a stream a hook put in its place (which may hand on buffers it reuses).
+    chunks: request.body instanceof IncomingMessage ? 'disposable' : 'shared',
   };
 });
