@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
-import { memoryOf, sampleMemory } from './processes.js';
+import { cpuMillisecondsOf, memoryOf, sampleMemory } from './processes.js';
 
 /**
  * The media files' scenarios (issue 33): a 1 MB file the service serves from its local store, the same
  * bytes under the same path in a folder that the baseline serves with @fastify/static, and uploads of
- * 50 MB streamed to the local store, one at a time (throughput) and twenty at once (memory).
+ * 50 MB streamed to the local store, one at a time (throughput) and twenty at once (memory), then the
+ * same into a bare Fastify route of the baseline that pipes them to disk.
  */
 
 /** The file both servers serve: its path (the same on both) and its entity tag. */
@@ -18,7 +19,7 @@ export interface MediaFile {
 
 const json = (token: string) => ({ authorization: `jwt ${token}`, 'content-type': 'application/json' });
 
-async function createAsset(url: string, adminToken: string, name: string): Promise<string> {
+export async function createAsset(url: string, adminToken: string, name: string): Promise<string> {
   const response = await fetch(`${url}/assets/media`, {
     method: 'POST',
     headers: json(adminToken),
@@ -51,6 +52,10 @@ export interface UploadReport {
   bytesPerUpload: number;
   /** One upload at a time: MB/s (10^6 bytes) of each, from the first byte sent to the answer. */
   sequentialMBps: number[];
+  /** The server's CPU time (user + system, every thread) per MB of the one-at-a-time uploads. */
+  sequentialCpuMsPerMb: number;
+  /** RSS before the first upload: the one-at-a-time uploads may leave it higher than `concurrent.rssBeforeMb`. */
+  rssIdleMb: number;
   concurrent: { uploads: number; seconds: number; rssBeforeMb: number; rssPeakMb: number; rssGrowthMb: number; failures: number };
 }
 
@@ -82,7 +87,9 @@ function streamUpload(url: string, adminToken: string, prefix: Buffer, body: Buf
 }
 
 export async function measureUploads(options: {
-  url: string;
+  /** Where an upload of `variant` goes. */
+  target: (variant: string) => string;
+  /** The process whose memory is sampled. */
   pid: number;
   adminToken: string;
   sequential: number;
@@ -92,10 +99,11 @@ export async function measureUploads(options: {
   // 50 MB (10^6) of random bytes, each upload made distinct by a prefix of its own: no two are deduplicated.
   const body = randomBytes(50_000_000 - 16);
   const bytesPerUpload = body.length + 16;
-  const asset = await createAsset(options.url, options.adminToken, 'Bench uploads');
-  const target = (variant: string) => `${options.url}/assets/media/${asset}/files/${variant}`;
+  const { target } = options;
 
+  const rssIdleMb = Math.round(memoryOf(options.pid).rss);
   const sequentialMBps: number[] = [];
+  const cpuBefore = cpuMillisecondsOf(options.pid);
   for (let index = 0; index < options.sequential; index++) {
     const started = process.hrtime.bigint();
     const status = await streamUpload(target(`s${index}`), options.adminToken, randomBytes(16), body);
@@ -103,7 +111,10 @@ export async function measureUploads(options: {
     if (status !== 200) throw new Error(`a sequential upload answered ${status}`);
     sequentialMBps.push(Number((bytesPerUpload / 1e6 / seconds).toFixed(1)));
   }
-  options.log(`  sequential 50 MB uploads: ${sequentialMBps.join(', ')} MB/s`);
+  const sequentialCpuMsPerMb = Number(
+    ((cpuMillisecondsOf(options.pid) - cpuBefore) / ((options.sequential * bytesPerUpload) / 1e6)).toFixed(2),
+  );
+  options.log(`  sequential 50 MB uploads: ${sequentialMBps.join(', ')} MB/s, server CPU ${sequentialCpuMsPerMb} ms/MB`);
 
   const rssBeforeMb = memoryOf(options.pid).rss;
   const sampler = sampleMemory(options.pid, 50);
@@ -123,8 +134,8 @@ export async function measureUploads(options: {
     failures,
   };
   options.log(
-    `  ${options.concurrent} concurrent 50 MB uploads in ${concurrent.seconds} s: RSS ${concurrent.rssBeforeMb} → peak ` +
+    `  ${options.concurrent} concurrent 50 MB uploads in ${concurrent.seconds} s: RSS ${rssIdleMb} before any upload, ${concurrent.rssBeforeMb} → peak ` +
       `${concurrent.rssPeakMb} MB, ${failures} failed`,
   );
-  return { bytesPerUpload, sequentialMBps, concurrent };
+  return { bytesPerUpload, rssIdleMb, sequentialMBps, sequentialCpuMsPerMb, concurrent };
 }

@@ -56,7 +56,7 @@ import {
 } from './report.js';
 import type { LoadJob } from './load.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
-import { type MediaFile, measureUploads, prepareMediaFile, type UploadReport } from './media.js';
+import { createAsset, type MediaFile, measureUploads, prepareMediaFile, type UploadReport } from './media.js';
 import { freePort } from '../test/support/free-port.js';
 import { productionNodeFlags } from '../test/support/production-flags.js';
 import { RedisServer } from '../test/support/redis-server.js';
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   if (options.profile) rmSync(profileDir, { recursive: true, force: true });
   cpSync(join(root, 'dist'), distCopy, { recursive: true });
   // The media files of earlier runs (the uploads measure writes 1.25 GB) are not kept.
-  for (const folder of ['static', 'media']) rmSync(join(benchDir, folder), { recursive: true, force: true });
+  for (const folder of ['static', 'media', 'baseline-uploads']) rmSync(join(benchDir, folder), { recursive: true, force: true });
 
   log('starting PostgreSQL');
   const database = await startEmbeddedPostgres({ directory: join(benchDir, 'postgres') });
@@ -298,6 +298,7 @@ async function main(): Promise<void> {
   // The realtime measure runs in the scenarios' last process: its peak covers both.
   notePeak(realtime ? 'scenarios and realtime' : 'scenarios', service.server.pid);
   let uploads: UploadReport | undefined;
+  let baselineUploads: UploadReport | undefined;
   if (!options.only || options.only.includes('media-uploads')) {
     if (service.logLevel !== 'warn') {
       notePeak('scenarios', service.server.pid);
@@ -305,14 +306,27 @@ async function main(): Promise<void> {
       service = await startService(databaseUrl, provider, 'warn');
     }
     log('media uploads: 50 MB streamed to the local store, one at a time, then 20 at once');
-    uploads = await measureUploads({
-      url: service.url,
-      pid: service.server.pid,
-      adminToken: tokens.admin,
-      sequential: options.quick ? 2 : 5,
-      concurrent: 20,
-      log,
-    });
+    const asset = await createAsset(service.url, tokens.admin, 'Bench uploads');
+    const measure = (url: string, pid: number) =>
+      measureUploads({
+        target: (variant) => `${url}/assets/media/${asset}/files/${variant}`,
+        pid,
+        adminToken: tokens.admin,
+        sequential: options.quick ? 2 : 5,
+        concurrent: 20,
+        log,
+      });
+    uploads = await measure(service.url, service.server.pid);
+    // Side by side: the same uploads into a bare Fastify route that pipes to disk, started with the
+    // service's Node.js flags (the heap's sizes decide when garbage is collected).
+    const bare = await startBaseline(databaseUrl, 'baseline-uploads', { MEDIA_UPLOAD_DIR: join(benchDir, 'baseline-uploads') }, [
+      ...productionNodeFlags(root),
+      ...(options.nodeOptions?.split(/\s+/).filter(Boolean) ?? []),
+    ]);
+    log('the same uploads into a bare Fastify route (bench/baseline.ts)');
+    baselineUploads = await measure(bare.url, bare.server.pid);
+    await bare.server.stop();
+    rmSync(join(benchDir, 'baseline-uploads'), { recursive: true, force: true });
     notePeak('media uploads', service.server.pid);
   }
   let matchmaking: MatchmakingReport | undefined;
@@ -416,10 +430,13 @@ async function main(): Promise<void> {
     const sorted = [...uploads.sequentialMBps].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)];
     const { concurrent } = uploads;
-    console.log(
-      `\nMedia uploads to the local store (${uploads.bytesPerUpload / 1e6} MB each): one at a time ${uploads.sequentialMBps.join(', ')} MB/s; ` +
-        `${concurrent.uploads} at once in ${concurrent.seconds} s, RSS ${concurrent.rssBeforeMb} → ${concurrent.rssPeakMb} MB, ${concurrent.failures} failed.`,
-    );
+    const describe = (report: UploadReport) =>
+      `one at a time ${report.sequentialMBps.join(', ')} MB/s (server CPU ${report.sequentialCpuMsPerMb} ms/MB); ` +
+      `${report.concurrent.uploads} at once in ${report.concurrent.seconds} s, ` +
+      `RSS ${report.concurrent.rssBeforeMb} → ${report.concurrent.rssPeakMb} MB (${report.rssIdleMb} MB before any upload), ` +
+      `${report.concurrent.failures} failed`;
+    console.log(`\nMedia uploads to the local store (${uploads.bytesPerUpload / 1e6} MB each): ${describe(uploads)}.`);
+    if (baselineUploads) console.log(`The same into a bare Fastify route piping to disk: ${describe(baselineUploads)}.`);
     console.log(`${median >= 100 ? 'PASS' : 'MISS'} 50 MB uploads at 100 MB/s or more: median ${median} MB/s`);
     console.log(
       `${concurrent.rssGrowthMb < 50 && concurrent.failures === 0 ? 'PASS' : 'MISS'} RSS growth under 50 MB during ${concurrent.uploads} ` +
@@ -479,6 +496,7 @@ async function main(): Promise<void> {
         realtime,
         realtimeOverRedis,
         uploads,
+        baselineUploads,
         matchmaking,
         scale,
         serviceRssPeakMb,
@@ -547,11 +565,16 @@ async function startService(
   return { name: 'service', url, server, logLevel };
 }
 
-async function startBaseline(databaseUrl: string, name = 'baseline', env: Record<string, string> = {}): Promise<Target> {
+async function startBaseline(
+  databaseUrl: string,
+  name = 'baseline',
+  env: Record<string, string> = {},
+  nodeFlags: string[] = [],
+): Promise<Target> {
   const port = await freePort();
   log(`starting the baseline${name === 'baseline' ? '' : ` (${name})`}`);
   const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'baseline')}`] : [];
-  const server = launch('baseline', [...profiling, '--import', 'tsx', join(root, 'bench', 'baseline.ts')], {
+  const server = launch('baseline', [...nodeFlags, ...profiling, '--import', 'tsx', join(root, 'bench', 'baseline.ts')], {
     cwd: root,
     logFile: join(benchDir, `${name}.log`),
     env: {

@@ -449,6 +449,90 @@ describe('media files', () => {
     });
   });
 
+  describe('uploads that stop half-way (MEDIA_UPLOAD_TTL=2)', () => {
+    let api: TestApp;
+    let admin: string;
+    let mediaDir: string;
+
+    beforeAll(async () => {
+      mediaDir = await mkdtemp(join(tmpdir(), 'media-e2e-'));
+      api = await TestApp.start({ MEDIA_DIR: mediaDir, MEDIA_UPLOAD_TTL: '2', MEDIA_SWEEP_INTERVAL: '0' }, { listen: true });
+      admin = await api.signIn('admin');
+    });
+
+    afterAll(async () => {
+      await api.close();
+      await rm(mediaDir, { recursive: true, force: true });
+    });
+
+    /** Sends the first `bytes` of an upload over a socket of its own; then `finish` sends the rest, `abandon` closes the socket. */
+    function startUpload(path: string, bytes: Buffer) {
+      const request = httpRequest(`${api.baseUrl}${path}`, {
+        method: 'PUT',
+        headers: { authorization: `jwt ${admin}`, 'content-type': 'application/octet-stream' },
+      });
+      const answer = new Promise<{ status: number; headers: Record<string, unknown>; body: { code: string } }>((resolve, reject) => {
+        request.on('response', (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode!, headers: response.headers, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+          );
+        });
+        request.on('error', reject);
+      });
+      // The service closing the socket of an upload it gave up on: the end of everything it held for it.
+      const closed = new Promise<void>((resolve) => request.on('socket', (socket) => socket.once('close', () => resolve())));
+      request.write(bytes);
+      return { answer, closed, abandon: () => request.destroy(), finish: (rest: Buffer) => request.end(rest) };
+    }
+
+    async function newAsset(): Promise<MediaAssetBody> {
+      return api.created<MediaAssetBody>(
+        '/assets/media',
+        { name: 'Replay', files: { default: { mimetype: 'image/png', name: 'a.png', uri: 'https://cdn.example.com/a.png' } } },
+        admin,
+      );
+    }
+
+    it('answers a client that stops sending 408 once MEDIA_UPLOAD_TTL has passed, closes its connection and keeps nothing', async () => {
+      const asset = await newAsset();
+      const upload = startUpload(`/assets/media/${asset.uid}/files/replay`, randomBytes(300_000));
+
+      const answer = await upload.answer;
+      expect(answer).toEqual({
+        status: 408,
+        headers: expect.objectContaining({ connection: 'close' }),
+        body: expect.objectContaining({ code: 'REQUEST_TIMEOUT' }),
+      });
+      await upload.closed;
+      expect(await storedFiles(mediaDir)).toEqual({ blobs: [], temporaries: [] });
+      expect(await api.found<MediaAssetBody>(`/assets/media/${asset.uid}`, admin)).toEqual(asset);
+    });
+
+    it('keeps nothing of an upload whose client goes away mid-stream, and takes the next one whole', async () => {
+      const asset = await newAsset();
+      const upload = startUpload(`/assets/media/${asset.uid}/files/replay`, randomBytes(300_000));
+      upload.answer.catch(() => undefined);
+      // Once the service has the first bytes (its temporary file exists), the client vanishes.
+      while ((await storedFiles(mediaDir)).temporaries.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      upload.abandon();
+      while ((await storedFiles(mediaDir)).temporaries.length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await api.found<MediaAssetBody>(`/assets/media/${asset.uid}`, admin)).toEqual(asset);
+
+      // Over a socket, each piece of the body is freed once it is on disk: what is stored is still what was sent.
+      const bytes = randomBytes(2_000_000);
+      const whole = startUpload(`/assets/media/${asset.uid}/files/replay?sha256=${sha256(bytes)}`, bytes.subarray(0, 1_000_000));
+      whole.finish(bytes.subarray(1_000_000));
+      const answer = await whole.answer;
+      expect(answer.status).toBe(200);
+      const stored = (answer.body as unknown as MediaAssetBody).files.replay;
+      expect(stored).toEqual(expect.objectContaining({ sha256sum: sha256(bytes), size: bytes.length }));
+      expect((await inject(api, 'GET', pathOf(stored.uri))).raw.equals(bytes)).toBe(true);
+      expect(await storedFiles(mediaDir)).toEqual({ blobs: [sha256(bytes)], temporaries: [] });
+    });
+  });
+
   describe('private files (MEDIA_PUBLIC=false)', () => {
     let api: TestApp;
     let mediaDir: string;

@@ -5,7 +5,7 @@ import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig, MediaConfig } from '../config/environment.js';
 import { MediaBlobsRepository } from '../media/media-blobs.repository.js';
 import { storageUnavailable } from '../media/media-serving.service.js';
-import { FileTooLarge, MediaStore, type ReceivedFile, UploadAborted, UploadTimedOut } from '../media/media-store.js';
+import { FileTooLarge, MediaStore, type ReceivedFile, type SourceChunks, UploadAborted, UploadTimedOut } from '../media/media-store.js';
 import { MediaUploadsRepository } from '../media/media-uploads.repository.js';
 import type { StreamedBody } from '../media/streamed-body.js';
 import { expectedDigest, isAllowedType, mediaTypeOf, uploadName } from '../media/upload-headers.js';
@@ -69,7 +69,7 @@ export class MediaFileUploadsService {
     await this.assets.findOne(uid, undefined);
     if (!body.stream) throw badRequest('the body must hold the file', [{ field: 'body', message: 'empty' }]);
 
-    const received = await this.receive(body.stream);
+    const received = await this.receive(body.stream, body.chunks);
     if (expected !== undefined && expected !== received.sha256) {
       await this.store.discard(received.key).catch(() => undefined);
       throw digestMismatch(expected, received.sha256);
@@ -203,9 +203,10 @@ export class MediaFileUploadsService {
     });
   }
 
-  private async receive(stream: NodeJS.ReadableStream): Promise<ReceivedFile> {
+  private async receive(stream: NodeJS.ReadableStream, chunks: SourceChunks): Promise<ReceivedFile> {
     try {
-      return await this.store.receive(stream, { maxBytes: this.media.maxBytes, timeoutMs: this.media.uploadTtlSeconds * 1000 });
+      const limits = { maxBytes: this.media.maxBytes, timeoutMs: this.media.uploadTtlSeconds * 1000 };
+      return await this.store.receive(stream, limits, chunks);
     } catch (error) {
       if (error instanceof FileTooLarge) throw tooLarge(this.media.maxBytes);
       if (error instanceof UploadTimedOut) {

@@ -19,8 +19,10 @@ const TOOL_VARIABLES = new Set([
   'TEST_DATABASE_URL',
   'TEST_TEMPLATE_DATABASE',
   'TEST_DATA_DIR',
-  // bench/baseline.ts: the folder it serves the media scenario's file from (bench/run.ts sets it).
+  // bench/baseline.ts: the folder it serves the media scenario's file from, and the one its upload
+  // route writes to (bench/run.ts sets both).
   'MEDIA_STATIC_DIR',
+  'MEDIA_UPLOAD_DIR',
   // test/fuzz.e2e-spec.ts and `npm run test:fuzz`.
   'FUZZ_SEED',
   'FUZZ_RUNS',

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { blobPath, MediaStore, meterInto, MeteredBytes, type ReceivedFile, type ReceiveLimits } from './media-store.js';
+import { DurableFile } from './durable-file.js';
+import { blobPath, MediaStore, meterInto, MeteredBytes, type ReceivedFile, type ReceiveLimits, type SourceChunks } from './media-store.js';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -27,13 +28,12 @@ export class LocalMediaStore extends MediaStore {
     await mkdir(this.tmpDir, { recursive: true });
   }
 
-  async receive(source: NodeJS.ReadableStream, limits: ReceiveLimits): Promise<ReceivedFile> {
+  async receive(source: NodeJS.ReadableStream, limits: ReceiveLimits, chunks: SourceChunks = 'shared'): Promise<ReceivedFile> {
     const key = randomUUID();
     const path = join(this.tmpDir, key);
     const metered = new MeteredBytes(limits);
     try {
-      // `flush`: the file is fsynced before it closes, so that the rename in keep() publishes whole bytes.
-      await meterInto(source, metered, createWriteStream(path, { flags: 'wx', flush: true }));
+      await meterInto(source, metered, new DurableFile(path, chunks));
     } catch (error) {
       await this.discard(key);
       throw error;

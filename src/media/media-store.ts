@@ -17,6 +17,13 @@ export interface ReceiveLimits {
   timeoutMs: number;
 }
 
+/**
+ * Whose a source's chunks are. `disposable`: the upload's alone, as a request body's are (Node copies
+ * each from the socket into memory of its own), so a store may free each chunk once it is stored.
+ * `shared`: the caller may still read them (a seed's bytes).
+ */
+export type SourceChunks = 'disposable' | 'shared';
+
 /** The upload brought more than `ReceiveLimits.maxBytes`; nothing was kept. */
 export class FileTooLarge extends Error {
   constructor(readonly maxBytes: number) {
@@ -42,7 +49,7 @@ export class UploadAborted extends Error {
  */
 export abstract class MediaStore {
   /** Streams `source` into a temporary object, hashing and counting it, within `limits`; on any failure nothing is left. */
-  abstract receive(source: NodeJS.ReadableStream, limits: ReceiveLimits): Promise<ReceivedFile>;
+  abstract receive(source: NodeJS.ReadableStream, limits: ReceiveLimits, chunks?: SourceChunks): Promise<ReceivedFile>;
   /** Makes a received file the blob of its digest; a blob already there is kept, and the temporary object goes. */
   abstract keep(received: ReceivedFile): Promise<void>;
   /** Removes a temporary object (gone already is fine). */

@@ -1,5 +1,7 @@
+import { IncomingMessage } from 'node:http';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { errorCodes, type FastifyInstance, type FastifyRequest, type onSendHookHandler, type preParsingHookHandler } from 'fastify';
+import type { SourceChunks } from './media-store.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,6 +18,12 @@ export interface StreamedBody {
   contentType: string | undefined;
   /** Content-Length, when the client sent one (a chunked upload has none). */
   contentLength: number | undefined;
+  /**
+   * `disposable` when the stream is the request as it came over a socket: Node's HTTP parser copies each
+   * piece of a body into memory of its own, which nothing else reads. An in-process request
+   * (`app.inject()`) hands on the caller's own buffers: `shared`.
+   */
+  chunks: SourceChunks;
 }
 
 /** The Content-Type under which the body of a `streamsBody` route reaches its parser, whatever the client sent. */
@@ -61,5 +69,7 @@ export const UploadedBytes = createParamDecorator((_data: unknown, context: Exec
     stream: request.body as NodeJS.ReadableStream | undefined,
     contentType: request[SENT_CONTENT_TYPE],
     contentLength: length === undefined ? undefined : Number(length),
+    // The request itself, not a stream a hook put in its place (which may hand on buffers it reuses).
+    chunks: request.body instanceof IncomingMessage ? 'disposable' : 'shared',
   };
 });
