@@ -1,21 +1,31 @@
 import { LeaderboardWorker } from '../src/leaderboards/leaderboard-worker.js';
 import { applySubmission, type Operator, type SortOrder } from '../src/leaderboards/operators.js';
+import { RankStructure } from '../src/leaderboards/rank-structure.js';
 import { expectErrorBody, expectValidationError } from './support/expectations.js';
+import { RedisServer } from './support/redis-server.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 
 type Player = SignedInPlayer & { personaUid: string };
 
-describe('leaderboards', () => {
+// Every rule, once with the in-process rank structure and once with Redis sorted sets (REDIS_URL).
+describe.each(['in-process', 'redis'] as const)('leaderboards (ranks %s)', (structure) => {
   let api: TestApp;
   let admin: string;
+  let redis: RedisServer | undefined;
 
   beforeAll(async () => {
-    api = await TestApp.start();
+    if (structure === 'redis') redis = await RedisServer.start();
+    api = await TestApp.start(redis ? { REDIS_URL: redis.url } : {});
     admin = await api.signIn('admin');
   });
 
   afterAll(async () => {
     await api?.close();
+    await redis?.stop();
+  });
+
+  it(`answers ranks from the ${structure} structure`, () => {
+    expect(api.app.get(RankStructure).current).toBe(structure);
   });
 
   const board = (body: Record<string, unknown> = {}) =>

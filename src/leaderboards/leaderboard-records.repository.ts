@@ -163,7 +163,7 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
     transaction: Transaction,
     submission: Submission,
     mustExist: boolean,
-    standing: (written: Submitted) => Standing,
+    standing: (written: Submitted) => Promise<Standing>,
   ): Promise<{ submitted: Submitted; standing: Standing } | undefined> {
     let rows: SubmitRow[];
     try {
@@ -198,7 +198,7 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
       oldKey: row.oldKey,
       changeSeq: row.changeSeq === null ? null : Number(row.changeSeq),
     };
-    const found = standing(submitted);
+    const found = await standing(submitted);
     await this.outbox.record(
       transaction,
       'leaderboard.record_updated',
