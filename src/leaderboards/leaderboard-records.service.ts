@@ -3,6 +3,7 @@ import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.j
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, ErrorCode, notFound } from '../common/errors.js';
+import type { Transaction } from '../common/record.repository.js';
 import { withRetry } from '../common/retry.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { PersonasRepository } from '../personas/personas.repository.js';
@@ -21,7 +22,7 @@ import { requireMaySubmit, requireOwnPersona } from './leaderboards.policy.js';
 import { entryOfKey, personaOfKey } from './operators.js';
 import { decodeCursor, encodeCursor, type PageCursor } from './page-cursor.js';
 import { isOpen, periodAt } from './periods.js';
-import { appliedAt } from './rank-reader.js';
+import { appliedAt, standingBeforeWrite } from './rank-reader.js';
 import { RankStructure } from './rank-structure.js';
 import { int64Json, parseInt64 } from './scores.js';
 
@@ -109,7 +110,7 @@ export class LeaderboardRecordsService {
             subscoreSortOrder: board.subscoreSortOrder,
             maxNumScore: board.maxNumScore,
           };
-          return this.records.submit(db, submission, mustExist, (written) => this.standing(board, written));
+          return this.records.submit(db, submission, mustExist, (written, db) => this.standing(board, written, db));
         }),
       () => this.metrics.countRetry('leaderboard_submit'),
     );
@@ -241,10 +242,13 @@ export class LeaderboardRecordsService {
   }
 
   /** Where a written record stands, as the structure sees the board at the write (for its events). */
-  private async standing(board: Leaderboard, { record, oldKey }: Submitted): Promise<Standing> {
+  private async standing(board: Leaderboard, { record, oldKey }: Submitted, db: Transaction): Promise<Standing> {
     const key = record.rankKey;
     const top = board.rankLostTop;
-    const seen = await this.ranks.standing(record.periodUid, key, oldKey, top);
+    // With no structure ready (Redis just lost, the tree not built yet), the write counts the others itself.
+    const seen =
+      (await this.ranks.standing(record.periodUid, key, oldKey, top)) ??
+      standingBeforeWrite(await this.records.others(db, record.periodUid, record.personaUid, key, oldKey, top), key, oldKey, top);
     if (key === null) return { rank: null, rankCount: seen.size - (seen.present ? 1 : 0) };
     const rank = seen.rank - (seen.present && oldKey! < key ? 1 : 0);
     const standing: Standing = { rank, rankCount: seen.size + (seen.present ? 0 : 1) };

@@ -49,6 +49,11 @@ export class RankIndex implements RankReader {
     return this.timer !== undefined;
   }
 
+  /** Whether it holds the open periods now (started, and not waiting for a rebuild). */
+  get built(): boolean {
+    return this.started && !this.rebuildWanted;
+  }
+
   /** Builds the structure from PostgreSQL and follows the log from then on. */
   async start(): Promise<void> {
     if (this.started) return this.catchUp();
@@ -87,7 +92,7 @@ export class RankIndex implements RankReader {
     return { keys: this.after(period, after, count), size: this.size(period), moment: this.moment() };
   }
 
-  standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead> {
+  standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead | undefined> {
     const present = oldKey !== null && this.has(period, oldKey);
     return Promise.resolve({
       size: this.size(period),

@@ -41,6 +41,32 @@ export interface RankReader {
   around(period: string, key: string, limit: number): Promise<{ keys: string[]; firstRank: number; size: number }>;
   /** Up to `count` keys after `after` (from the first when undefined), with the moment they were read at. */
   page(period: string, after: string | undefined, count: number): Promise<{ keys: string[]; size: number; moment: RankMoment }>;
-  /** Where `key` stands beside `oldKey` and the first `top` places, as the structure is now (no catching up: inside a write). */
-  standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead>;
+  /**
+   * Where `key` stands beside `oldKey` and the first `top` places, as the structure is now: inside a
+   * write, so it neither catches up nor waits for a structure to be built (a build waits for the
+   * writes under way); undefined when no structure can answer at once.
+   */
+  standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead | undefined>;
+}
+
+/**
+ * The standing a structure would answer just before a write, from the other records of the period
+ * counted in the write's transaction (which no longer sees the record's old key, and sees its new
+ * one): the old key, if any, is still ranked then.
+ */
+export function standingBeforeWrite(
+  others: { size: number; before: number; beforeOld: number; first: string[] },
+  key: string | null,
+  oldKey: string | null,
+  top: number,
+): StandingRead {
+  const present = oldKey !== null;
+  const first = present ? [...others.first, oldKey].sort().slice(0, top) : others.first;
+  return {
+    size: others.size + (present ? 1 : 0),
+    present,
+    rank: key === null ? 0 : others.before + 1 + (present && oldKey < key ? 1 : 0),
+    oldRank: present ? others.beforeOld + 1 : 0,
+    atTop: top > 0 ? first[top - 1] : undefined,
+  };
 }

@@ -23,7 +23,7 @@ const LET_GO_MS = 10_000;
 @Injectable()
 export class RankStructure implements RankReader, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RankStructure');
-  private usingRedis = false;
+  private inRedis = false;
   private retry: NodeJS.Timeout | undefined;
   private letGo: NodeJS.Timeout | undefined;
   private returning: Promise<void> | undefined;
@@ -42,7 +42,7 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
     }
     try {
       await this.redis.start();
-      this.usingRedis = true;
+      this.answerFromRedis(true);
     } catch (error) {
       await this.fallBack(error);
     }
@@ -56,9 +56,14 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
     await Promise.all([this.redis.stop(), this.inProcess.stop()]);
   }
 
+  private answerFromRedis(value: boolean): void {
+    this.inRedis = value;
+    this.metrics.leaderboardRanksInRedis.set(value ? 1 : 0);
+  }
+
   /** Which structure answers now (metrics, tests). */
   get current(): 'redis' | 'in-process' {
-    return this.usingRedis ? 'redis' : 'in-process';
+    return this.inRedis ? 'redis' : 'in-process';
   }
 
   catchUp(): Promise<void> {
@@ -77,12 +82,21 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
     return this.answer((ranks) => ranks.page(period, after, count));
   }
 
-  standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead> {
-    return this.answer((ranks) => ranks.standing(period, key, oldKey, top));
+  async standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead | undefined> {
+    if (this.inRedis) {
+      try {
+        return await this.redis.standing(period, key, oldKey, top);
+      } catch (error) {
+        // Not awaited: building the tree waits for the writes under way, this one included.
+        void this.fallBack(error).catch(() => undefined);
+      }
+    }
+    if (this.redis.configured) this.metrics.countRedisFallback('leaderboard_ranks');
+    return this.inProcess.built ? this.inProcess.standing(period, key, oldKey, top) : undefined;
   }
 
   private async answer<T>(read: (ranks: RankReader) => Promise<T>): Promise<T> {
-    if (this.usingRedis) {
+    if (this.inRedis) {
       try {
         return await read(this.redis);
       } catch (error) {
@@ -95,21 +109,21 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
 
   private async fallBack(error: unknown): Promise<void> {
     this.connection.failed(error);
-    if (this.usingRedis) this.logger.warn(`Redis rank structure unavailable (${(error as Error).message}): ranks answered in process`);
-    this.usingRedis = false;
+    if (this.inRedis) this.logger.warn(`Redis rank structure unavailable (${(error as Error).message}): ranks answered in process`);
+    this.answerFromRedis(false);
     await this.inProcess.start();
   }
 
   /** Back to Redis once it answers and its sets have caught up with the log (a rebuild if it lost them). */
   private tryRedisAgain(): void {
-    if (this.usingRedis || this.returning || !this.connection.available) return;
+    if (this.inRedis || this.returning || !this.connection.available) return;
     this.returning = this.redis
       .catchUp()
       .then(() => {
-        this.usingRedis = true;
+        this.answerFromRedis(true);
         this.logger.log('Redis rank structure caught up: ranks answered from Redis again');
         clearTimeout(this.letGo);
-        this.letGo = setTimeout(() => void (this.usingRedis && this.inProcess.stop()), LET_GO_MS).unref();
+        this.letGo = setTimeout(() => void (this.inRedis && this.inProcess.stop()), LET_GO_MS).unref();
       })
       .catch(() => undefined)
       .finally(() => (this.returning = undefined));

@@ -142,6 +142,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly leaderboardRanksInRedis = new Gauge({
+    name: 'leaderboard_ranks_in_redis',
+    help: 'Whether this instance answers ranks from Redis sorted sets (1) or from its in-process structure (0: no REDIS_URL, or Redis away)',
+    registers: [this.registry],
+  });
+
   private readonly leaderboardRebuilds = new Histogram({
     name: 'leaderboard_rank_rebuild_seconds',
     help: 'Rebuilds of the rank structure from PostgreSQL (at start, and after falling behind the log), and how long they took',
