@@ -24,8 +24,11 @@ const CATCH_UP_MS = 1000;
 const MAX_AWAITED = 100_000;
 /** A rebuild holds the lock at most this long (another instance takes over past it). */
 const LOCK_MS = 120_000;
-/** Keys one ZADD carries while a rebuild loads a period. */
-const LOAD_CHUNK = 2_000;
+/** Keys one ZADD carries while a rebuild loads a period, and how many such commands are sent before waiting. */
+const LOAD_CHUNK = 10_000;
+const LOAD_IN_FLIGHT = 4;
+/** A loading command waits behind the others in flight: longer than a request's command may take. */
+const LOAD_TIMEOUT_MS = 30_000;
 
 /**
  * Applies a batch of the log if the state is still the one the batch was computed from (its token):
@@ -225,15 +228,7 @@ export class RedisRankIndex implements RankReader {
     try {
       const started = Date.now();
       const snapshot = await this.log.snapshot();
-      let keys = 0;
-      for (const [period, sorted] of snapshot.periods) {
-        await this.client.unlink(building(period));
-        for (let from = 0; from < sorted.length; from += LOAD_CHUNK) {
-          const chunk = sorted.slice(from, from + LOAD_CHUNK);
-          await this.client.zadd(building(period), ...chunk.flatMap((key) => [0, key]));
-        }
-        keys += sorted.length;
-      }
+      const keys = await this.load(snapshot.periods);
       const swap = this.client.multi();
       for (const period of await this.client.smembers(PERIODS)) {
         if (!snapshot.periods.has(period)) swap.unlink(ranked(period), early(period));
@@ -254,6 +249,30 @@ export class RedisRankIndex implements RankReader {
       );
     } finally {
       await this.script(UNLOCK, [LOCK], [owner]).catch(() => undefined);
+    }
+  }
+
+  /** Loads each period's keys into a set of its own beside the live one, over a connection of the rebuild's own. */
+  private async load(periods: Map<string, string[]>): Promise<number> {
+    const loader = this.client.duplicate({ commandTimeout: LOAD_TIMEOUT_MS, lazyConnect: true });
+    let keys = 0;
+    try {
+      await loader.connect();
+      for (const [period, sorted] of periods) {
+        await loader.unlink(building(period));
+        const inFlight: Promise<unknown>[] = [];
+        for (let from = 0; from < sorted.length; from += LOAD_CHUNK) {
+          const members: (string | number)[] = [];
+          for (const key of sorted.slice(from, from + LOAD_CHUNK)) members.push(0, key);
+          inFlight.push(loader.zadd(building(period), ...members));
+          if (inFlight.length >= LOAD_IN_FLIGHT) await Promise.all(inFlight.splice(0));
+        }
+        await Promise.all(inFlight);
+        keys += sorted.length;
+      }
+      return keys;
+    } finally {
+      loader.disconnect();
     }
   }
 
