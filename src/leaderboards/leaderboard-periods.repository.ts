@@ -72,8 +72,13 @@ function closeSql(p: Placeholders<CloseParameters>, iso: (expression: string) =>
 
 // PostgreSQL estimates a period it has no statistics for yet (a new uid) at a row or so, and then joins
 // the statement's CTEs to each other by nested loops: quadratic in the participants (10,000 took over
-// 15 s, docs/PERFORMANCE.md). A close joins whole periods, which hash joins do in one pass.
-const HASH_JOINS = statement('leaderboard_period_close_hash_joins', () => `SET LOCAL enable_nestloop = off`);
+// 15 s, docs/PERFORMANCE.md). A close joins whole periods, which hash joins do in one pass. It is the
+// worker's, not a request's, and writes a row per participant: a large tournament takes longer than a
+// request's statement timeout, and would otherwise be cancelled at every round.
+const CLOSE_SETTINGS = statement(
+  'leaderboard_period_close_settings',
+  () => `SELECT set_config('enable_nestloop', 'off', true), set_config('statement_timeout', '300s', true)`,
+);
 
 const ENSURE = statement<{ board: string; startsAt: Date; endsAt: Date | null }>(
   'leaderboard_period_ensure',
@@ -164,7 +169,7 @@ export class LeaderboardPeriodsRepository extends RecordRepository<LeaderboardPe
 
   /** Closes a claimed period: final ranks, prizes to pay, and the participants told. */
   async close(transaction: Transaction, period: DuePeriod): Promise<{ rankCount: number; winners: number }> {
-    await this.run(transaction, HASH_JOINS, {});
+    await this.run(transaction, CLOSE_SETTINGS, {});
     const [row] = await this.run(transaction, this.closing, {
       period: period.uid,
       board: period.leaderboardUid,
