@@ -22,7 +22,12 @@
  *                                       `npm run start:prod` it always runs with (a later flag wins)
  *   --only leaderboard-top,leaderboard-around,leaderboard-me,leaderboard-best,leaderboard-increment
  *   --leaderboard-records 1000000       records of each of the two boards (100,000 with --quick); the
- *                                       service restarts on them, and its start-up rebuild is timed
+ *                                       service restarts on them, and its start-up rebuild is timed, with
+ *                                       the in-process rank structure and with Redis sorted sets (REDIS_URL)
+ *   --leaderboard-ranks redis           the leaderboard scenarios against the service with REDIS_URL
+ *                                       (default: in-process)
+ *   --only leaderboard-period-end       a tournament of 100,000 participants (10,000 with --quick) ends
+ *                                       and pays 1,000 prizes (100): timed, and each checked paid once
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +35,7 @@ import os from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Request } from 'autocannon';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { DeviceIds } from '../src/auth/device-ids.js';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
@@ -55,6 +61,7 @@ import {
   type TargetName,
 } from './report.js';
 import type { LoadJob } from './load.js';
+import { loadavg, measurePeriodEnd, type PeriodEndReport } from './leaderboards.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
 import { createAsset, type MediaFile, measureUploads, prepareMediaFile, type UploadReport } from './media.js';
 import { freePort } from '../test/support/free-port.js';
@@ -78,6 +85,7 @@ const { values: argv } = parseArgs({
     'skip-info-log': { type: 'boolean', default: false },
     'node-options': { type: 'string' },
     'leaderboard-records': { type: 'string' },
+    'leaderboard-ranks': { type: 'string', default: 'in-process' },
   },
 });
 
@@ -100,7 +108,14 @@ const options = {
   nodeOptions: argv['node-options'],
   /** Made-up players on each leaderboard of the leaderboard scenarios (the seeded players come on top). */
   leaderboardRecords: positive('leaderboard-records', argv['leaderboard-records'] ?? (argv.quick ? '100000' : '1000000')),
+  /** Which rank structure the service of the leaderboard scenarios uses. */
+  leaderboardRanks: oneOf('leaderboard-ranks', argv['leaderboard-ranks'], ['in-process', 'redis'] as const),
 };
+
+function oneOf<T extends string>(name: string, text: string, choices: readonly T[]): T {
+  if (!choices.includes(text as T)) throw new Error(`--${name} must be one of ${choices.join(', ')}, got ${text}`);
+  return text as T;
+}
 
 const root = process.cwd();
 const benchDir = join(root, '.data', 'bench');
@@ -209,16 +224,50 @@ async function main(): Promise<void> {
     const seeded = await seedLeaderboards(pool, data, options.leaderboardRecords);
     started = Date.now();
     service = await startService(databaseUrl, provider, 'warn');
-    const full = { startMs: Date.now() - started, rssMb: memoryOf(service.server.pid).rss };
+    const full = { startMs: Date.now() - started, rssMb: memoryOf(service.server.pid).rss, loadavg: loadavg() };
     const start: LeaderboardStart = {
       records: 2 * seeded.records,
       emptyStartMs: empty.startMs,
       startMs: full.startMs,
-      rebuildMs: full.startMs - empty.startMs,
+      rebuildMs: await rebuildMilliseconds(service.url),
       emptyRssMb: empty.rssMb,
       rssMb: full.rssMb,
       bytesPerRecord: Math.round(((full.rssMb - empty.rssMb) * 1024 * 1024) / (2 * seeded.records)),
+      loadavg: full.loadavg,
     };
+    // The same start with REDIS_URL: the starting instance builds the sorted sets; its own memory stays that of an empty start.
+    const redis = await RedisServer.start().catch((error: unknown) => {
+      log(`leaderboard ranks in Redis skipped: ${(error as Error).message}`);
+      return undefined;
+    });
+    if (redis) {
+      cleanups.push(() => redis.stop());
+      const redisBefore = await redisUsedBytes(redis.url);
+      started = Date.now();
+      const overRedis = await startService(databaseUrl, provider, 'warn', { name: 'service-redis-ranks', env: { REDIS_URL: redis.url } });
+      const startMs = Date.now() - started;
+      const redisBytes = (await redisUsedBytes(redis.url)) - redisBefore;
+      start.redis = {
+        startMs,
+        rebuildMs: await rebuildMilliseconds(overRedis.url),
+        rssMb: memoryOf(overRedis.server.pid).rss,
+        redisUsedMb: Math.round(redisBytes / 1024 / 1024),
+        bytesPerRecord: Math.round(redisBytes / (2 * seeded.records)),
+        loadavg: loadavg(),
+      };
+      // Another instance starting on sets that are current: nothing to rebuild.
+      await overRedis.server.stop();
+      started = Date.now();
+      const again = await startService(databaseUrl, provider, 'warn', { name: 'service-redis-ranks', env: { REDIS_URL: redis.url } });
+      start.redis.restartMs = Date.now() - started;
+      start.redis.restartRebuildMs = await rebuildMilliseconds(again.url);
+      if (options.leaderboardRanks === 'redis') {
+        await service.server.stop();
+        service = again;
+      } else {
+        await again.server.stop();
+      }
+    }
     log(`leaderboards: ${JSON.stringify(start)}`);
     leaderboards = { ...seeded, start };
   }
@@ -231,7 +280,7 @@ async function main(): Promise<void> {
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
   const defined = defineScenarios(data, tokens, pool, settingsVersions, mediaFile, leaderboards);
-  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads'];
+  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
     throw new Error(
@@ -328,6 +377,25 @@ async function main(): Promise<void> {
     await bare.server.stop();
     rmSync(join(benchDir, 'baseline-uploads'), { recursive: true, force: true });
     notePeak('media uploads', service.server.pid);
+  }
+  let periodEnd: PeriodEndReport | undefined;
+  if (leaderboards && (!options.only || options.only.includes('leaderboard-period-end'))) {
+    const participants = options.quick ? 10_000 : 100_000;
+    const winners = options.quick ? 100 : 1000;
+    log(`leaderboard period end: ${participants} participants, ${winners} prizes`);
+    const pid = service.server.pid;
+    periodEnd = await measurePeriodEnd({
+      pool,
+      url: service.url,
+      adminToken: tokens.admin,
+      playerToken: tokens.players[0],
+      participants,
+      winners,
+      closeDelayMs: 20_000,
+      cpuMs: () => cpuMillisecondsOf(pid),
+      log,
+    });
+    log(`  ${JSON.stringify(periodEnd)}`);
   }
   let matchmaking: MatchmakingReport | undefined;
   if (!options.only || options.only.includes('matchmaking')) {
@@ -443,6 +511,35 @@ async function main(): Promise<void> {
         `concurrent 50 MB uploads: ${concurrent.rssGrowthMb} MB`,
     );
   }
+  if (leaderboards) {
+    const { start } = leaderboards;
+    const perMillion = (ms: number) => (ms / start.records) * 1e6;
+    console.log(
+      `\nLeaderboard start-up on ${start.records} records: in process ${start.startMs} ms against ${start.emptyStartMs} ms empty ` +
+        `(rebuild ${start.rebuildMs} ms, ${Math.round(perMillion(start.rebuildMs))} ms per million), RSS ${start.emptyRssMb} → ${start.rssMb} MB ` +
+        `(${start.bytesPerRecord} bytes per record), load ${start.loadavg}` +
+        (start.redis
+          ? `; with Redis ${start.redis.startMs} ms (rebuild ${start.redis.rebuildMs} ms, ${Math.round(perMillion(start.redis.rebuildMs))} ms per million), ` +
+            `service RSS ${start.redis.rssMb} MB, Redis +${start.redis.redisUsedMb} MB (${start.redis.bytesPerRecord} bytes per record), load ${start.redis.loadavg}; ` +
+            `another start on current sets ${start.redis.restartMs} ms (rebuild ${start.redis.restartRebuildMs} ms)`
+          : ''),
+    );
+    for (const [mode, rebuildMs] of [
+      ['in process', start.rebuildMs],
+      ['Redis', start.redis?.rebuildMs],
+    ] as const) {
+      if (rebuildMs !== undefined) {
+        console.log(`${perMillion(rebuildMs) < 10_000 ? 'PASS' : 'MISS'} rank rebuild (${mode}) under 10 s per million records`);
+      }
+    }
+  }
+  if (periodEnd) {
+    console.log(
+      `\nLeaderboard period end: ${periodEnd.participants} participants, ${periodEnd.winners} prizes: all paid in ${periodEnd.seconds.toFixed(1)} s ` +
+        `(service CPU ${Math.round(periodEnd.serviceCpuMs)} ms), load ${periodEnd.loadavg}; paid once: ${periodEnd.paidOnce}`,
+    );
+    console.log(`${periodEnd.paidOnce && periodEnd.seconds < 30 ? 'PASS' : 'MISS'} every prize paid exactly once within 30 s`);
+  }
   if (matchmaking) {
     const { reference } = matchmaking;
     console.log(
@@ -493,6 +590,7 @@ async function main(): Promise<void> {
         ],
         scenarios: reports,
         leaderboardStart: leaderboards?.start,
+        periodEnd,
         realtime,
         realtimeOverRedis,
         uploads,
@@ -659,15 +757,45 @@ function giftRequest(pair: SeedData['giftPairs'][number], token: string, goldCoi
   };
 }
 
-/** The service's start on the seeded leaderboards against one on empty ones. */
+/** The service's start on the seeded leaderboards against one on empty ones, in process and with Redis. */
 interface LeaderboardStart {
   records: number;
   emptyStartMs: number;
   startMs: number;
+  /** The rebuild alone (leaderboard_rank_rebuild_seconds in /metrics). */
   rebuildMs: number;
   emptyRssMb: number;
   rssMb: number;
   bytesPerRecord: number;
+  loadavg: string;
+  /** The start with REDIS_URL: Redis's own memory grows instead of the service's. */
+  redis?: {
+    startMs: number;
+    rebuildMs: number;
+    rssMb: number;
+    redisUsedMb: number;
+    bytesPerRecord: number;
+    loadavg: string;
+    /** A second start on the same, current sets, and what it rebuilt (0: nothing). */
+    restartMs?: number;
+    restartRebuildMs?: number;
+  };
+}
+
+/** How long the service's rebuilds of its rank structure took, as its /metrics say. */
+async function rebuildMilliseconds(url: string): Promise<number> {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  return Math.round(Number(/^leaderboard_rank_rebuild_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? NaN) * 1000);
+}
+
+/** Redis's used_memory (INFO memory). */
+async function redisUsedBytes(url: string): Promise<number> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    return Number(/^used_memory:(\d+)/m.exec(await client.info('memory'))?.[1] ?? 0);
+  } finally {
+    client.disconnect();
+  }
 }
 
 function defineScenarios(

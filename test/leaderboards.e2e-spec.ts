@@ -1,21 +1,33 @@
 import { LeaderboardWorker } from '../src/leaderboards/leaderboard-worker.js';
 import { applySubmission, type Operator, type SortOrder } from '../src/leaderboards/operators.js';
+import { LeaderboardRecordsRepository } from '../src/leaderboards/leaderboard-records.repository.js';
+import { standingBeforeWrite } from '../src/leaderboards/rank-reader.js';
+import { RankStructure } from '../src/leaderboards/rank-structure.js';
 import { expectErrorBody, expectValidationError } from './support/expectations.js';
+import { RedisServer } from './support/redis-server.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 
 type Player = SignedInPlayer & { personaUid: string };
 
-describe('leaderboards', () => {
+// Every rule, once with the in-process rank structure and once with Redis sorted sets (REDIS_URL).
+describe.each(['in-process', 'redis'] as const)('leaderboards (ranks %s)', (structure) => {
   let api: TestApp;
   let admin: string;
+  let redis: RedisServer | undefined;
 
   beforeAll(async () => {
-    api = await TestApp.start();
+    if (structure === 'redis') redis = await RedisServer.start();
+    api = await TestApp.start(redis ? { REDIS_URL: redis.url } : {});
     admin = await api.signIn('admin');
   });
 
   afterAll(async () => {
     await api?.close();
+    await redis?.stop();
+  });
+
+  it(`answers ranks from the ${structure} structure`, () => {
+    expect(api.app.get(RankStructure).current).toBe(structure);
   });
 
   const board = (body: Record<string, unknown> = {}) =>
@@ -97,6 +109,26 @@ describe('leaderboards', () => {
   });
 
   describe('records', () => {
+    it("count a write's standing in PostgreSQL as the rank structure sees it, for writes made while no structure is ready", async () => {
+      const created = await board({ rankLostTop: 2 });
+      const ranked = await players(5);
+      for (const [index, player] of ranked.entries()) await submit(created.uid, player, { score: 10 * (index % 3), subscore: index });
+      const rows = await api.app.get(LeaderboardRecordsRepository).ofPersonas(
+        (await api.found<any[]>(`/leaderboards/${created.uid}/records`, admin))[0].periodUid,
+        ranked.map((player) => player.personaUid),
+      );
+      const structure = api.app.get(RankStructure);
+      const repository = api.app.get(LeaderboardRecordsRepository);
+      await structure.catchUp();
+      for (const row of rows) {
+        // A write that kept its key, and one whose new key ranks first (before any other).
+        for (const key of [row.rankKey!, '0'.repeat(48) + row.personaUid.replaceAll('-', '')]) {
+          const counted = await repository.transaction((db) => repository.others(db, row.periodUid, row.personaUid, key, row.rankKey, 2));
+          expect(standingBeforeWrite(counted, key, row.rankKey, 2)).toEqual(await structure.standing(row.periodUid, key, row.rankKey, 2));
+        }
+      }
+    });
+
     it('rank by score, then subscore, then who reached it first; negative and 64-bit scores included', async () => {
       const created = await board();
       const [a, b, c, d] = await players(4);

@@ -113,13 +113,15 @@ export class Environment {
 
   @Variable({
     meaning:
-      '`redis://…` of a Redis for rate-limit counters shared by every instance, and for the realtime and revocation wake-ups ' +
-      'between instances (instead of PostgreSQL `LISTEN/NOTIFY`). Unset: each instance counts its own. While it is ' +
-      'unreachable the service keeps serving with per-instance counters, polls the realtime inboxes and checks revocations ' +
-      'in the database; `/health/ready` answers 200 `degraded`, `/metrics` shows `redis_up 0` ' +
+      '`redis://…` of a Redis for rate-limit counters shared by every instance, for the realtime and revocation wake-ups ' +
+      "between instances (instead of PostgreSQL `LISTEN/NOTIFY`), and for the leaderboards' rank structure (sorted sets " +
+      'shared by every instance instead of a tree in each). Unset: each instance counts its own. While it is ' +
+      'unreachable the service keeps serving with per-instance counters, polls the realtime inboxes, checks revocations ' +
+      'in the database and ranks in process; `/health/ready` answers 200 `degraded`, `/metrics` shows `redis_up 0` ' +
       '([docs/SCALING.md](docs/SCALING.md#redis)).',
     example: 'redis://localhost:6379',
-    comment: 'shared rate-limit counters and realtime/revocation wake-ups; unset: per-instance counters, LISTEN/NOTIFY',
+    comment:
+      'shared rate-limit counters, realtime/revocation wake-ups, leaderboard ranks; unset: per-instance counters, LISTEN/NOTIFY, in-process ranks',
   })
   @IsOptional()
   @Url('redis:', 'rediss:')

@@ -27,4 +27,14 @@ describe('the change cursor', () => {
     expect(cursor.awaited).toEqual([]);
     expect(cursor.applied(12)).toBe(true);
   });
+
+  it('comes back from its text as it was, gaps and their ages included', () => {
+    const cursor = new ChangeCursor(10);
+    cursor.take([change(13)], 1_000);
+    const again = ChangeCursor.parse(cursor.serialize());
+    expect(again.after).toBe(13);
+    expect(again.awaited).toEqual([11, 12]);
+    again.forget(2_000);
+    expect(again.awaited).toEqual([]);
+  });
 });

@@ -55,4 +55,16 @@ export class ChangeCursor {
   forget(before: number): void {
     for (const [seq, since] of this.gaps) if (since < before) this.gaps.delete(seq);
   }
+
+  /** As text, for a structure shared between instances (Redis) to keep beside its keys. */
+  serialize(): string {
+    return JSON.stringify({ after: this.after, gaps: [...this.gaps] });
+  }
+
+  static parse(text: string): ChangeCursor {
+    const { after, gaps } = JSON.parse(text) as { after: number; gaps: [number, number][] };
+    const cursor = new ChangeCursor(after);
+    for (const [seq, since] of gaps) cursor.gaps.set(seq, since);
+    return cursor;
+  }
 }

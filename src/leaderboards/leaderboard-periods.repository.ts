@@ -30,19 +30,22 @@ interface CloseParameters extends WritingParameters {
  */
 function closeSql(p: Placeholders<CloseParameters>, iso: (expression: string) => string): string {
   return `
-  WITH ranked AS (
-    SELECT uid, row_number() OVER (ORDER BY "rankKey")::int AS rank FROM leaderboard_records
-    WHERE "periodUid" = ${p.period} AND "rankKey" IS NOT NULL
+  WITH scored AS (
+    SELECT uid, "personaUid", score, subscore, hidden,
+           CASE WHEN "rankKey" IS NOT NULL THEN row_number() OVER (PARTITION BY "rankKey" IS NULL ORDER BY "rankKey")::int END AS rank
+    FROM leaderboard_records WHERE "periodUid" = ${p.period}
+  ), ranked AS (
+    SELECT uid, rank FROM scored WHERE rank IS NOT NULL
   ), final AS (
-    UPDATE leaderboard_records r SET rank = ranked.rank FROM ranked WHERE r.uid = ranked.uid
+    UPDATE leaderboard_records r SET rank = ranked.rank FROM ranked WHERE r."periodUid" = ${p.period} AND r.uid = ranked.uid
   ), tiers AS (
     SELECT (tier ->> 'rankFrom')::int AS first, (tier ->> 'rankTo')::int AS last, tier -> 'items' AS items
     FROM jsonb_array_elements(${p.rewards}::jsonb) AS tier
   ), participants AS (
-    SELECT r."personaUid", r.score, r.subscore, ranked.rank, tiers.items,
-           (row_number() OVER (ORDER BY ranked.rank NULLS LAST, r."personaUid") - 1)::int AS idx
-    FROM leaderboard_records r LEFT JOIN ranked ON ranked.uid = r.uid LEFT JOIN tiers ON ranked.rank BETWEEN tiers.first AND tiers.last
-    WHERE r."periodUid" = ${p.period} AND NOT r.hidden
+    SELECT s."personaUid", s.score, s.subscore, s.rank, tiers.items,
+           (row_number() OVER (ORDER BY s.rank NULLS LAST, s."personaUid") - 1)::int AS idx
+    FROM scored s LEFT JOIN tiers ON s.rank BETWEEN tiers.first AND tiers.last
+    WHERE NOT s.hidden
   ), payouts AS (
     INSERT INTO leaderboard_payouts ("periodUid", "leaderboardUid", "personaUid", rank, items)
     SELECT ${p.period}, ${p.board}, "personaUid", rank, items FROM participants WHERE items IS NOT NULL
@@ -66,6 +69,16 @@ function closeSql(p: Placeholders<CloseParameters>, iso: (expression: string) =>
          written_events.counts, written_events.wake, written_events.recipients, written_events.notified
   FROM (SELECT 1) AS one LEFT JOIN written_events ON true`;
 }
+
+// PostgreSQL estimates a period it has no statistics for yet (a new uid) at a row or so, and then joins
+// the statement's CTEs to each other by nested loops: quadratic in the participants (10,000 took over
+// 15 s, docs/PERFORMANCE.md). A close joins whole periods, which hash joins do in one pass. It is the
+// worker's, not a request's, and writes a row per participant: a large tournament takes longer than a
+// request's statement timeout, and would otherwise be cancelled at every round.
+const CLOSE_SETTINGS = statement(
+  'leaderboard_period_close_settings',
+  () => `SELECT set_config('enable_nestloop', 'off', true), set_config('statement_timeout', '300s', true)`,
+);
 
 const ENSURE = statement<{ board: string; startsAt: Date; endsAt: Date | null }>(
   'leaderboard_period_ensure',
@@ -156,6 +169,7 @@ export class LeaderboardPeriodsRepository extends RecordRepository<LeaderboardPe
 
   /** Closes a claimed period: final ranks, prizes to pay, and the participants told. */
   async close(transaction: Transaction, period: DuePeriod): Promise<{ rankCount: number; winners: number }> {
+    await this.run(transaction, CLOSE_SETTINGS, {});
     const [row] = await this.run(transaction, this.closing, {
       period: period.uid,
       board: period.leaderboardUid,

@@ -55,6 +55,29 @@ interface SubmitParameters {
   maxNumScore: number | null;
 }
 
+/** The other ranked records of a period around a key, as a write sees them (rank-reader.ts: standingBeforeWrite). */
+export interface Others {
+  size: number;
+  /** How many rank before the new key, and before the old one. */
+  before: number;
+  beforeOld: number;
+  /** The first `top` keys, in rank order. */
+  first: string[];
+}
+
+// Counted by the index on ("periodUid", "rankKey"): a scan of the period, taken only while no rank structure can answer.
+const OTHERS = statement<{ period: string; persona: string; key: string | null; oldKey: string | null; top: number }, Others>(
+  'leaderboard_others',
+  (p) => `SELECT count(*)::int AS size,
+            count(*) FILTER (WHERE "rankKey" < ${p.key}::text COLLATE "C")::int AS before,
+            count(*) FILTER (WHERE "rankKey" < ${p.oldKey}::text COLLATE "C")::int AS "beforeOld",
+            (SELECT coalesce(array_agg(k ORDER BY k), '{}') FROM (
+              SELECT "rankKey" AS k FROM leaderboard_records
+              WHERE "periodUid" = ${p.period} AND "rankKey" IS NOT NULL AND "personaUid" <> ${p.persona}
+              ORDER BY "rankKey" LIMIT ${p.top}) AS firsts) AS first
+          FROM leaderboard_records WHERE "periodUid" = ${p.period} AND "rankKey" IS NOT NULL AND "personaUid" <> ${p.persona}`,
+);
+
 type SubmitRow = Record<string, unknown> & { oldKey: string | null; changeSeq: string | null; personaName: string };
 
 /**
@@ -163,7 +186,7 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
     transaction: Transaction,
     submission: Submission,
     mustExist: boolean,
-    standing: (written: Submitted) => Standing,
+    standing: (written: Submitted, transaction: Transaction) => Promise<Standing>,
   ): Promise<{ submitted: Submitted; standing: Standing } | undefined> {
     let rows: SubmitRow[];
     try {
@@ -198,7 +221,7 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
       oldKey: row.oldKey,
       changeSeq: row.changeSeq === null ? null : Number(row.changeSeq),
     };
-    const found = standing(submitted);
+    const found = await standing(submitted, transaction);
     await this.outbox.record(
       transaction,
       'leaderboard.record_updated',
@@ -253,6 +276,12 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
   async numScoreOf(period: string, persona: string): Promise<number | undefined> {
     const [row] = await this.run(undefined, NUM_SCORE, { period, persona });
     return row?.numScore;
+  }
+
+  /** The period's other ranked records around a persona's keys, counted in the write's transaction. */
+  async others(transaction: Transaction, period: string, persona: string, key: string | null, oldKey: string | null, top: number) {
+    const [others] = await this.run(transaction, OTHERS, { period, persona, key, oldKey, top });
+    return others;
   }
 
   /** The visible records of these personas in the period, with their names. */

@@ -3,6 +3,7 @@ import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.j
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, ErrorCode, notFound } from '../common/errors.js';
+import type { Transaction } from '../common/record.repository.js';
 import { withRetry } from '../common/retry.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { PersonasRepository } from '../personas/personas.repository.js';
@@ -21,7 +22,8 @@ import { requireMaySubmit, requireOwnPersona } from './leaderboards.policy.js';
 import { entryOfKey, personaOfKey } from './operators.js';
 import { decodeCursor, encodeCursor, type PageCursor } from './page-cursor.js';
 import { isOpen, periodAt } from './periods.js';
-import { RankIndex } from './rank-index.js';
+import { appliedAt, standingBeforeWrite } from './rank-reader.js';
+import { RankStructure } from './rank-structure.js';
 import { int64Json, parseInt64 } from './scores.js';
 
 type Named = LeaderboardRecord & { personaName: string };
@@ -37,7 +39,7 @@ export type PeriodChoice = string;
 
 /**
  * Scores, joins and reads of a board's records: the game's rules (who may submit, which period takes
- * the score, the operators, attempts and seats), ranks from the rank structure (RankIndex) for open
+ * the score, the operators, attempts and seats), ranks from the rank structure (RankStructure) for open
  * periods and the final ranks stored in PostgreSQL for closed ones.
  */
 @Injectable()
@@ -51,7 +53,7 @@ export class LeaderboardRecordsService {
     private readonly records: LeaderboardRecordsRepository,
     private readonly log: LeaderboardRanksRepository,
     private readonly personas: PersonasRepository,
-    private readonly ranks: RankIndex,
+    private readonly ranks: RankStructure,
     private readonly audit: AuthAuditRepository,
     private readonly metrics: MetricsService,
     @InjectConfig() config: AppConfig,
@@ -108,15 +110,15 @@ export class LeaderboardRecordsService {
             subscoreSortOrder: board.subscoreSortOrder,
             maxNumScore: board.maxNumScore,
           };
-          return this.records.submit(db, submission, mustExist, (written) => this.standing(board, written));
+          return this.records.submit(db, submission, mustExist, (written, db) => this.standing(board, written, db));
         }),
       () => this.metrics.countRetry('leaderboard_submit'),
     );
     if (!outcome) throw await this.whyRefused(board, period, persona.uid);
     // Ranked among everything committed so far, this write included: what any instance answers now.
-    await this.ranks.catchUp();
     const { record } = outcome.submitted;
-    return this.view(board, record, record.rankKey === null ? null : this.ranks.rankOf(period, record.rankKey), this.ranks.size(period));
+    const { size, ranks } = await this.ranks.ranks(period, record.rankKey === null ? [] : [record.rankKey]);
+    return this.view(board, record, ranks[0] ?? null, size);
   }
 
   /** Joins the caller's persona to the period open now (idempotent: a member answers its record); 409 when it is full. */
@@ -166,15 +168,8 @@ export class LeaderboardRecordsService {
       const rows = await this.records.rankedBetween(period.uid, first, first + limit - 1);
       return rows.map((row) => this.view(board, row, row.rank, period.rankCount ?? 0));
     }
-    await this.ranks.catchUp();
-    // The persona's key as the structure holds it now (it may have moved since its row was read).
-    const key = own.rankKey!;
-    let before = this.ranks.before(period.uid, key, Math.floor((limit - 1) / 2));
-    const after = this.ranks.after(period.uid, key, limit - 1 - before.length);
-    if (before.length + after.length < limit - 1) before = this.ranks.before(period.uid, key, limit - 1 - after.length);
-    const keys = [...before, key, ...after];
-    const firstRank = this.ranks.rankOf(period.uid, keys[0]);
-    return this.pageOf(board, period.uid, keys, firstRank, this.ranks.size(period.uid), false);
+    const { keys, firstRank, size } = await this.ranks.around(period.uid, own.rankKey!, limit);
+    return this.pageOf(board, period.uid, keys, firstRank, size, false);
   }
 
   /** The records of these personas (a friends list), in rank order; those without a record are left out. */
@@ -246,32 +241,31 @@ export class LeaderboardRecordsService {
     return removed;
   }
 
-  /** Where a written record stands, as this instance's structure sees the board at the write (for its events). */
-  private standing(board: Leaderboard, { record, oldKey }: Submitted): Standing {
-    const period = record.periodUid;
+  /** Where a written record stands, as the structure sees the board at the write (for its events). */
+  private async standing(board: Leaderboard, { record, oldKey }: Submitted, db: Transaction): Promise<Standing> {
     const key = record.rankKey;
-    const size = this.ranks.size(period);
-    const present = oldKey !== null && this.ranks.has(period, oldKey);
-    if (key === null) return { rank: null, rankCount: size - (present ? 1 : 0) };
-    const rank = this.ranks.rankOf(period, key) - (present && oldKey < key ? 1 : 0);
     const top = board.rankLostTop;
-    const standing: Standing = { rank, rankCount: size + (present ? 0 : 1) };
-    const wasInTop = present && this.ranks.rankOf(period, oldKey) <= top;
+    // With no structure ready (Redis just lost, the tree not built yet), the write counts the others itself.
+    const seen =
+      (await this.ranks.standing(record.periodUid, key, oldKey, top)) ??
+      standingBeforeWrite(await this.records.others(db, record.periodUid, record.personaUid, key, oldKey, top), key, oldKey, top);
+    if (key === null) return { rank: null, rankCount: seen.size - (seen.present ? 1 : 0) };
+    const rank = seen.rank - (seen.present && oldKey! < key ? 1 : 0);
+    const standing: Standing = { rank, rankCount: seen.size + (seen.present ? 0 : 1) };
+    const wasInTop = seen.present && seen.oldRank <= top;
     if (top > 0 && rank <= top && !wasInTop) {
-      const pushed = this.ranks.after(period, undefined, top)[top - 1];
+      const pushed = seen.atTop;
       if (pushed !== undefined && pushed !== oldKey) standing.pushedOut = { personaUid: personaOfKey(pushed), rank: top + 1 };
     }
     return standing;
   }
 
   private async firstPage(board: Leaderboard, period: string, limit: number): Promise<RecordPage> {
-    await this.ranks.catchUp();
-    const moment = this.ranks.moment();
-    const keys = this.ranks.after(period, undefined, limit);
-    const records = await this.pageOf(board, period, keys, 1, this.ranks.size(period), true);
+    const { keys, size, moment } = await this.ranks.page(period, undefined, limit);
+    const records = await this.pageOf(board, period, keys, 1, size, true);
     // A cursor only where records follow: a full last page leads nowhere.
     const nextCursor =
-      keys.length === limit && limit < this.ranks.size(period)
+      keys.length === limit && limit < size
         ? encodeCursor({ p: period, r: limit, k: keys.at(-1), s: moment.after, g: moment.awaited, t: Date.now() })
         : undefined;
     return { records, nextCursor };
@@ -288,26 +282,30 @@ export class LeaderboardRecordsService {
         { field: 'cursor', message: 'expired' },
       ]);
     }
-    await this.ranks.catchUp();
-    for (;;) {
-      const generation = this.ranks.generation;
+    // The structure is read first, then the log: every change applied at the structure's moment had
+    // committed by then, so the log read after holds it. Keys added since the cursor's moment are left
+    // out of the structure's page, so it is read with that many more (tried again if more came).
+    for (let extra = 0; ;) {
+      const { keys: current, size, moment } = await this.ranks.page(period, cursor.k, limit + extra);
       const since = await this.log.periodChangesSince(period, cursor.s!, cursor.g!);
-      // Computed only if nothing was applied while the log was read: then the log read holds every change applied now.
-      if (generation !== this.ranks.generation) continue;
       const delta = new Map<string, number>();
       for (const change of since) {
-        if (!this.ranks.applied(change.seq)) continue;
+        if (!appliedAt(moment, change.seq)) continue;
         if (change.removed !== null) delta.set(change.removed, (delta.get(change.removed) ?? 0) + 1);
         if (change.added !== null) delta.set(change.added, (delta.get(change.added) ?? 0) - 1);
+      }
+      const added = new Set([...delta].filter(([, count]) => count < 0).map(([key]) => key));
+      if (added.size > extra && current.length === limit + extra) {
+        extra = added.size * 2;
+        continue;
       }
       const then = [...delta]
         .filter(([key, count]) => count > 0 && key > cursor.k!)
         .map(([key]) => key)
         .sort();
-      const since_ = new Set([...delta].filter(([, count]) => count < 0).map(([key]) => key));
-      const now = this.ranks.after(period, cursor.k, limit + since_.size).filter((key) => !since_.has(key));
+      const now = current.filter((key) => !added.has(key));
       const keys = [...now, ...then].sort().slice(0, limit);
-      const rankCount = this.ranks.size(period) + [...delta.values()].reduce((sum, count) => sum + Math.sign(count), 0);
+      const rankCount = size + [...delta.values()].reduce((sum, count) => sum + Math.sign(count), 0);
       const records = await this.pageOf(board, period, keys, cursor.r + 1, rankCount, true);
       const more = keys.length === limit && cursor.r + limit < rankCount;
       const nextCursor = more ? encodeCursor({ ...cursor, r: cursor.r + limit, k: keys.at(-1) }) : undefined;
@@ -337,12 +335,13 @@ export class LeaderboardRecordsService {
     if (period.status === 'CLOSED') {
       return rows.map((row) => this.view(board, row, row.rank, period.rankCount ?? 0)).sort(byRank);
     }
-    await this.ranks.catchUp();
-    return rows
-      .map((row) =>
-        this.view(board, row, row.rankKey === null ? null : this.ranks.rankOf(period.uid, row.rankKey), this.ranks.size(period.uid)),
-      )
-      .sort(byRank);
+    const keyed = rows.filter((row) => row.rankKey !== null);
+    const { size, ranks } = await this.ranks.ranks(
+      period.uid,
+      keyed.map((row) => row.rankKey!),
+    );
+    const rankOf = new Map(keyed.map((row, index) => [row, ranks[index]]));
+    return rows.map((row) => this.view(board, row, rankOf.get(row) ?? null, size)).sort(byRank);
   }
 
   private view(board: Leaderboard, record: Named, rank: number | null, rankCount: number): LeaderboardRecordView {

@@ -10,7 +10,7 @@ import { LeaderboardPayoutsRepository, PAYOUT_ATTEMPTS, type Payout } from './le
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
 import { LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
 import { LeaderboardRecordsRepository } from './leaderboard-records.repository.js';
-import { RankIndex } from './rank-index.js';
+import { RankStructure } from './rank-structure.js';
 
 /** Periods one round closes at most, prizes it claims at once, and how many it pays side by side. */
 const CLOSES_PER_ROUND = 20;
@@ -49,7 +49,7 @@ export class LeaderboardWorker implements OnApplicationBootstrap, OnApplicationS
     private readonly payouts: LeaderboardPayoutsRepository,
     private readonly records: LeaderboardRecordsRepository,
     private readonly log: LeaderboardRanksRepository,
-    private readonly ranks: RankIndex,
+    private readonly ranks: RankStructure,
     private readonly economy: TransactionsService,
     private readonly metrics: MetricsService,
     @InjectConfig() config: AppConfig,

@@ -13,11 +13,14 @@ import { LeaderboardsController, PersonaLeaderboardRecordsController } from './l
 import { LeaderboardsRepository } from './leaderboards.repository.js';
 import { LeaderboardsService } from './leaderboards.service.js';
 import { RankIndex } from './rank-index.js';
+import { RankStructure } from './rank-structure.js';
+import { RedisRankIndex } from './redis-rank-index.js';
 
 /**
  * Leaderboards and tournaments: boards (admins), records and their ranks, periods from a schedule,
- * joins, prizes paid through the economy, moderation. PostgreSQL holds every record; RankIndex keeps
- * the ranks of the open periods in process, following the log of rank changes.
+ * joins, prizes paid through the economy, moderation. PostgreSQL holds every record; RankStructure
+ * keeps the ranks of the open periods, following the log of rank changes: in Redis sorted sets with
+ * REDIS_URL (RedisRankIndex), in process otherwise and while Redis is away (RankIndex).
  */
 @Module({
   imports: [PersonasModule, ItemsModule, EconomyModule, AuthModule],
@@ -31,8 +34,10 @@ import { RankIndex } from './rank-index.js';
     LeaderboardPayoutsRepository,
     LeaderboardRanksRepository,
     RankIndex,
+    RedisRankIndex,
+    RankStructure,
     LeaderboardWorker,
   ],
-  exports: [LeaderboardRecordsRepository, RankIndex],
+  exports: [LeaderboardRecordsRepository, RankStructure],
 })
 export class LeaderboardsModule {}

@@ -1,22 +1,18 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
 import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
+import type { RankMoment, RankReader, StandingRead } from './rank-reader.js';
 import { RankSet } from './rank-set.js';
+import { SharedRun } from './shared-run.js';
 
 /** How often an idle instance catches up with the log on its own, and drops the structures of closed periods. */
 const CATCH_UP_MS = 1000;
 const SWEEP_MS = 10_000;
 /** Gaps this many, or more, say something is off: the structure is rebuilt rather than trusted. */
 const MAX_AWAITED = 100_000;
-
-/** A consistent moment of the rank structure, for a page cursor: what was applied then. */
-export interface RankMoment {
-  after: number;
-  awaited: number[];
-}
 
 /**
  * The ranks of every open period, in this process: PostgreSQL is the truth, and each record write
@@ -26,18 +22,15 @@ export interface RankMoment {
  * reflects every write committed before it was asked, on whichever instance: instances agree. An
  * instance that fell further behind than the log keeps (LEADERBOARD_LOG_RETENTION), or whose awaited
  * numbers overflow, rebuilds from PostgreSQL. docs/GUIDE.md (Leaderboards) and docs/PERFORMANCE.md
- * have the design's figures.
+ * have the design's figures. RankStructure starts it: without REDIS_URL, and while Redis is away.
  */
 @Injectable()
-export class RankIndex implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RankIndex implements RankReader {
   private readonly logger = new Logger('RankIndex');
   private sets = new Map<string, RankSet>();
   private cursor = new ChangeCursor();
-  private running: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  private readonly catchUps = new SharedRun(() => this.run());
   private caughtUpAt = 0;
-  /** Counts the batches applied: a reader that must see the structure still (a page's moment) compares it. */
-  generation = 0;
   private rebuildWanted = true;
   private timer: NodeJS.Timeout | undefined;
   private sweeper: NodeJS.Timeout | undefined;
@@ -51,33 +44,68 @@ export class RankIndex implements OnApplicationBootstrap, OnApplicationShutdown 
     this.retentionMs = config.leaderboards.logRetentionSeconds * 1000;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.catchUp();
+  /** Whether it is built and following the log. */
+  get started(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Whether it holds the open periods now (started, and not waiting for a rebuild). */
+  get built(): boolean {
+    return this.started && !this.rebuildWanted;
+  }
+
+  /** Builds the structure from PostgreSQL and follows the log from then on. */
+  async start(): Promise<void> {
+    if (this.started) return this.catchUp();
+    this.rebuildWanted = true;
     this.timer = setInterval(() => void this.catchUp().catch((error: unknown) => this.failed(error)), CATCH_UP_MS).unref();
     this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.failed(error)), SWEEP_MS).unref();
+    await this.catchUp();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Stops following the log and lets the structure go (its memory with it). */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.sweeper);
-    await this.running?.catch(() => undefined);
+    this.timer = this.sweeper = undefined;
+    await this.catchUps.settled();
+    this.sets = new Map();
+    this.rebuildWanted = true;
   }
 
-  /**
-   * Applies every change committed before the call. A catch-up already under way may have read the
-   * log before the caller's write committed, so the caller waits for the next one, which every caller
-   * arriving meanwhile shares.
-   */
+  async ranks(period: string, keys: string[]): Promise<{ size: number; ranks: number[] }> {
+    await this.catchUp();
+    return { size: this.size(period), ranks: keys.map((key) => this.rankOf(period, key)) };
+  }
+
+  async around(period: string, key: string, limit: number): Promise<{ keys: string[]; firstRank: number; size: number }> {
+    await this.catchUp();
+    let before = this.before(period, key, Math.floor((limit - 1) / 2));
+    const after = this.after(period, key, limit - 1 - before.length);
+    if (before.length + after.length < limit - 1) before = this.before(period, key, limit - 1 - after.length);
+    const keys = [...before, key, ...after];
+    return { keys, firstRank: this.rankOf(period, keys[0]), size: this.size(period) };
+  }
+
+  async page(period: string, after: string | undefined, count: number): Promise<{ keys: string[]; size: number; moment: RankMoment }> {
+    await this.catchUp();
+    return { keys: this.after(period, after, count), size: this.size(period), moment: this.moment() };
+  }
+
+  standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead | undefined> {
+    const present = oldKey !== null && this.has(period, oldKey);
+    return Promise.resolve({
+      size: this.size(period),
+      present,
+      rank: key === null ? 0 : this.rankOf(period, key),
+      oldRank: present ? this.rankOf(period, oldKey) : 0,
+      atTop: top > 0 ? this.after(period, undefined, top)[top - 1] : undefined,
+    });
+  }
+
+  /** Applies every change committed before the call (SharedRun: one log read serves every caller waiting). */
   catchUp(): Promise<void> {
-    if (this.next) return this.next;
-    if (!this.running) return this.start();
-    this.next = this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.next = undefined;
-        return this.start();
-      });
-    return this.next;
+    return this.catchUps.request();
   }
 
   /** Rebuilds from PostgreSQL at the next catch-up (and waits for it). */
@@ -87,43 +115,33 @@ export class RankIndex implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   /** Ranked records in the period. */
-  size(period: string): number {
+  private size(period: string): number {
     return this.sets.get(period)?.size ?? 0;
   }
 
   /** The rank `key` holds, or would hold (1 + the keys before it). */
-  rankOf(period: string, key: string): number {
+  private rankOf(period: string, key: string): number {
     return (this.sets.get(period)?.countBefore(key) ?? 0) + 1;
   }
 
   /** Whether `key` is ranked in the period. */
-  has(period: string, key: string): boolean {
+  private has(period: string, key: string): boolean {
     return this.sets.get(period)?.has(key) ?? false;
   }
 
   /** Up to `count` keys after `key` (from the first when undefined), in rank order. */
-  after(period: string, key: string | undefined, count: number): string[] {
+  private after(period: string, key: string | undefined, count: number): string[] {
     return this.sets.get(period)?.after(key, count) ?? [];
   }
 
   /** Up to `count` keys before `key`, in rank order. */
-  before(period: string, key: string, count: number): string[] {
+  private before(period: string, key: string, count: number): string[] {
     return this.sets.get(period)?.before(key, count) ?? [];
   }
 
   /** What is applied now, for a page cursor to come back to. */
-  moment(): RankMoment {
+  private moment(): RankMoment {
     return { after: this.cursor.after, awaited: this.cursor.awaited };
-  }
-
-  /** Whether the change `seq` is applied now. */
-  applied(seq: number): boolean {
-    return this.cursor.applied(seq);
-  }
-
-  private start(): Promise<void> {
-    this.running = this.run().finally(() => (this.running = undefined));
-    return this.running;
   }
 
   private async run(): Promise<void> {
@@ -135,7 +153,6 @@ export class RankIndex implements OnApplicationBootstrap, OnApplicationShutdown 
     for (;;) {
       const batch = await this.log.changesAfter(this.cursor.after, this.cursor.awaited);
       const fresh = this.cursor.take(batch, Date.now());
-      if (fresh.length > 0) this.generation++;
       for (const change of fresh) this.apply(change);
       if (batch.length < CHANGE_BATCH) break;
     }
@@ -165,7 +182,6 @@ export class RankIndex implements OnApplicationBootstrap, OnApplicationShutdown 
     }
     this.sets = sets;
     this.cursor = new ChangeCursor(snapshot.after);
-    this.generation++;
     this.rebuildWanted = false;
     this.caughtUpAt = Date.now();
     this.metrics.countLeaderboardRebuild(Date.now() - started, keys);

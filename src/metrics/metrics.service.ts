@@ -60,12 +60,12 @@ export class MetricsService {
 
   private readonly redisFallbacks = new Counter({
     name: 'redis_fallbacks_total',
-    help: 'Operations done without Redis because it was unreachable, by what fell back (rate_limit: a request counted per instance; realtime: an inbox poll; revocation: a token checked in the database)',
+    help: 'Operations done without Redis because it was unreachable, by what fell back (rate_limit: a request counted per instance; realtime: an inbox poll; revocation: a token checked in the database; leaderboard_ranks: ranks answered from the in-process structure)',
     labelNames: ['component'] as const,
     registers: [this.registry],
   });
 
-  countRedisFallback(component: 'rate_limit' | 'realtime' | 'revocation'): void {
+  countRedisFallback(component: 'rate_limit' | 'realtime' | 'revocation' | 'leaderboard_ranks'): void {
     this.redisFallbacks.inc({ component });
   }
 
@@ -139,6 +139,12 @@ export class MetricsService {
   readonly leaderboardRankedRecords = new Gauge({
     name: 'leaderboard_ranked_records',
     help: "Ranked records of open periods in this instance's rank structure",
+    registers: [this.registry],
+  });
+
+  readonly leaderboardRanksInRedis = new Gauge({
+    name: 'leaderboard_ranks_in_redis',
+    help: 'Whether this instance answers ranks from Redis sorted sets (1) or from its in-process structure (0: no REDIS_URL, or Redis away)',
     registers: [this.registry],
   });
 

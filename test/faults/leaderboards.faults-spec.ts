@@ -1,11 +1,14 @@
 import { execFileSync } from 'node:child_process';
+import { Redis } from 'ioredis';
 import { call, Cluster, type Reply, tally, waitUntil } from './cluster.js';
 import { economyViolations } from './invariants.js';
 
 /**
  * Leaderboards on three instances over one PostgreSQL, with Redis: every instance answers the ranks
- * PostgreSQL's records give, under writes spread over all of them and with Redis killed mid-run; and a
- * tournament's prizes are paid exactly once when an instance is SIGKILLed while paying them.
+ * PostgreSQL's records give, under writes spread over all of them, from the Redis sorted sets they
+ * share, then from their in-process trees with Redis killed mid-run, then from the sets rebuilt once
+ * Redis is back (empty); and a tournament's prizes are paid exactly once when an instance is SIGKILLed
+ * while paying them.
  */
 const INSTANCES = 3;
 const PLAYERS = 30;
@@ -79,12 +82,48 @@ describe('leaderboards across instances', () => {
     return replies;
   }
 
+  /** The period's sorted set in Redis, as persona uids in rank order (the keys end with the persona's 32 hex digits). */
+  async function ranksInRedis(board: string): Promise<string[]> {
+    const [{ periodUid }] = (
+      await cluster.db.query(`SELECT uid AS "periodUid" FROM leaderboard_periods WHERE "leaderboardUid" = $1`, [board])
+    ).rows as Array<{ periodUid: string }>;
+    const redis = new Redis(cluster.redis!.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      await redis.connect();
+      const keys = await redis.zrange(`leaderboard-ranks:{lb}:p:${periodUid}`, 0, -1);
+      return keys.map((key) => key.slice(48).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'));
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  const fallbacks = async () => {
+    let total = 0;
+    for (const instance of cluster.instances) {
+      const metrics = (await call(instance.url, 'GET', '/metrics', admin)).body as string;
+      total += Number(/^redis_fallbacks_total\{component="leaderboard_ranks"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+    }
+    return total;
+  };
+
+  const everyInstanceInRedis = async () => {
+    for (const instance of cluster.instances) {
+      const metrics = (await call(instance.url, 'GET', '/metrics', admin)).body as string;
+      if (!/^leaderboard_ranks_in_redis 1$/m.test(metrics)) return false;
+    }
+    return true;
+  };
+
   it('answers the same ranks on every instance under writes, and still right with Redis killed mid-run', async () => {
     const board = (await call(next(), 'POST', '/leaderboards', admin, { name: 'Across instances', operator: 'INCREMENT' })).body
       .uid as string;
     expect(tally(await scoreStorm(board, 600))).toEqual({ 200: 600 });
     let expected = await ranksInDatabase(board);
     expect(expected).toHaveLength(PLAYERS);
+    // The ranks come from Redis: its set holds the board in PostgreSQL's order, and no instance fell back.
+    expect(await ranksInRedis(board)).toEqual(expected.map((row) => row.personaUid));
+    expect(await everyInstanceInRedis()).toBe(true);
+    expect(await fallbacks()).toBe(0);
     for (const seen of await ranksOfEveryInstance(board)) {
       expect(seen.page).toEqual(expected);
       expect(seen.mine).toEqual(
@@ -109,10 +148,22 @@ describe('leaderboards across instances', () => {
         expect(seen.page).toEqual(expected);
         expect(seen.page.reduce((sum, row) => sum + row.score, 0)).toBe(total);
       }
+      // Without Redis the instances answered from their in-process trees.
+      expect(await fallbacks()).toBeGreaterThan(0);
     } finally {
       await cluster.redis!.restart();
     }
-    console.log('ranks across three instances', JSON.stringify({ writes: 1200, records: expected.length, agreed: true }));
+
+    // Redis is back with nothing in it: the sets are rebuilt from PostgreSQL, every instance answers
+    // from them again (no read falls back), and writes go on through them.
+    await waitUntil(async () => (await everyInstanceInRedis()) && (await ranksInRedis(board)).length === PLAYERS, 30_000);
+    const before = await fallbacks();
+    expect(tally(await scoreStorm(board, 300))).toEqual({ 200: 300 });
+    expected = await ranksInDatabase(board);
+    expect(await ranksInRedis(board)).toEqual(expected.map((row) => row.personaUid));
+    for (const seen of await ranksOfEveryInstance(board)) expect(seen.page).toEqual(expected);
+    expect(await fallbacks()).toBe(before);
+    console.log('ranks across three instances', JSON.stringify({ writes: 1500, records: expected.length, agreed: true }));
   }, 240_000);
 
   it('pays every prize exactly once when an instance is SIGKILLed during the payout', async () => {

@@ -1,0 +1,25 @@
+import { appliedAt, standingBeforeWrite } from './rank-reader.js';
+
+describe('what a rank structure answers', () => {
+  it('says which changes a moment had applied: up to its last, less the awaited', () => {
+    const moment = { after: 10, awaited: [7] };
+    expect([6, 7, 10, 11].map((seq) => appliedAt(moment, seq))).toEqual([true, false, true, false]);
+  });
+
+  it("counts a write's standing from the others as the structure saw the board before it", () => {
+    const others = { size: 3, before: 1, beforeOld: 2, first: ['b', 'd'] };
+    // The record moves from "e" (ranked third then) to "c": "b" ranks before it, and "e" counted once.
+    expect(standingBeforeWrite(others, 'c', 'e', 2)).toEqual({ size: 4, present: true, rank: 2, oldRank: 3, atTop: 'd' });
+    // A first score: nothing to remove, and whoever is second now is pushed out if "c" enters the top 2.
+    expect(standingBeforeWrite(others, 'c', null, 2)).toEqual({ size: 3, present: false, rank: 2, oldRank: 0, atTop: 'd' });
+    // Moving down past its old place: the old key ranked before the new one still counts.
+    expect(standingBeforeWrite({ ...others, before: 3, beforeOld: 0 }, 'z', 'a', 2)).toEqual({
+      size: 4,
+      present: true,
+      rank: 5,
+      oldRank: 1,
+      atTop: 'b',
+    });
+    expect(standingBeforeWrite(others, null, 'e', 0).atTop).toBeUndefined();
+  });
+});

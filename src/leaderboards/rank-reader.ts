@@ -1,0 +1,72 @@
+/** A consistent moment of a rank structure, for a page cursor: the log's changes applied then. */
+export interface RankMoment {
+  after: number;
+  awaited: number[];
+}
+
+/** Whether the change `seq` was applied at `moment`. */
+export function appliedAt(moment: RankMoment, seq: number): boolean {
+  return seq <= moment.after && !moment.awaited.includes(seq);
+}
+
+/** Where a written key stands, read at one moment: what the write's events are made of. */
+export interface StandingRead {
+  /** Ranked records in the period. */
+  size: number;
+  /** Whether the record's previous key is still ranked. */
+  present: boolean;
+  /** The rank the new key holds or would hold (1 + the keys before it); 0 without a new key. */
+  rank: number;
+  /** The previous key's rank, when present; 0 otherwise. */
+  oldRank: number;
+  /** The key at rank `top` (the one a new entry into the first places pushes out), if there is one. */
+  atTop: string | undefined;
+}
+
+/**
+ * What the rules ask of a rank structure, in-process (RankIndex) or shared in Redis (RedisRankIndex).
+ * Each read is answered at one moment, after catching up with every change committed before it was
+ * asked (on any instance), so that every instance answers the same ranks. Keys are rank keys
+ * (operators.ts): their byte order is the rank order.
+ */
+export interface RankReader {
+  /** Applies every change committed before the call. */
+  catchUp(): Promise<void>;
+  /** The rank each key holds or would hold, and the period's ranked records. */
+  ranks(period: string, keys: string[]): Promise<{ size: number; ranks: number[] }>;
+  /**
+   * Up to `limit` keys around `key` (it included, whether ranked now or not), half before where the
+   * ranks allow, and the rank of the first.
+   */
+  around(period: string, key: string, limit: number): Promise<{ keys: string[]; firstRank: number; size: number }>;
+  /** Up to `count` keys after `after` (from the first when undefined), with the moment they were read at. */
+  page(period: string, after: string | undefined, count: number): Promise<{ keys: string[]; size: number; moment: RankMoment }>;
+  /**
+   * Where `key` stands beside `oldKey` and the first `top` places, as the structure is now: inside a
+   * write, so it neither catches up nor waits for a structure to be built (a build waits for the
+   * writes under way); undefined when no structure can answer at once.
+   */
+  standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead | undefined>;
+}
+
+/**
+ * The standing a structure would answer just before a write, from the other records of the period
+ * counted in the write's transaction (which no longer sees the record's old key, and sees its new
+ * one): the old key, if any, is still ranked then.
+ */
+export function standingBeforeWrite(
+  others: { size: number; before: number; beforeOld: number; first: string[] },
+  key: string | null,
+  oldKey: string | null,
+  top: number,
+): StandingRead {
+  const present = oldKey !== null;
+  const first = present ? [...others.first, oldKey].sort().slice(0, top) : others.first;
+  return {
+    size: others.size + (present ? 1 : 0),
+    present,
+    rank: key === null ? 0 : others.before + 1 + (present && oldKey < key ? 1 : 0),
+    oldRank: present ? others.beforeOld + 1 : 0,
+    atTop: top > 0 ? first[top - 1] : undefined,
+  };
+}
