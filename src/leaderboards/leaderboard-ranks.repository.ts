@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import { runStatement, statement } from '../database/statement.js';
 import type { RankChange } from './change-cursor.js';
 
@@ -51,6 +51,14 @@ const STILL_OPEN = statement<{ periods: string[] }, { uid: string }>(
   'leaderboard_still_open',
   (p) => `SELECT uid FROM leaderboard_periods WHERE uid = ANY(${p.periods}::uuid[]) AND status = 'OPEN'`,
 );
+
+// pg_control_system() is readable by every role on PostgreSQL itself; a host that revokes it leaves
+// the database's name, which still tells apart the databases of one server.
+const DATABASE_IDENTITY = statement<Record<string, never>, { id: string }>(
+  'database_identity',
+  () => `SELECT (SELECT system_identifier::text FROM pg_control_system()) || '/' || current_database() AS id`,
+);
+const DATABASE_NAME = statement<Record<string, never>, { id: string }>('database_name', () => `SELECT current_database() AS id`);
 
 const PRUNE = statement<{ seconds: number }>(
   'leaderboard_prune_changes',
@@ -129,6 +137,17 @@ export class LeaderboardRanksRepository {
   async stillOpen(periods: string[]): Promise<Set<string>> {
     if (periods.length === 0) return new Set();
     return new Set((await runStatement(this.dataSource, STILL_OPEN, { periods })).map((row) => row.uid));
+  }
+
+  /** What tells this database apart from any other that shares a Redis with it. */
+  async databaseIdentity(): Promise<string> {
+    try {
+      return (await runStatement(this.dataSource, DATABASE_IDENTITY, {}))[0].id;
+    } catch (error) {
+      // Only a refusal: any other failure must not leave this instance in a namespace of its own.
+      if (!(error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '42501')) throw error;
+      return (await runStatement(this.dataSource, DATABASE_NAME, {}))[0].id;
+    }
   }
 
   /** Removes log rows older than `seconds` (a batch at a time). */

@@ -10,14 +10,37 @@ import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.re
 import type { RankMoment, RankReader, StandingRead } from './rank-reader.js';
 import { SharedRun } from './shared-run.js';
 
-// One hash tag for every key: the scripts touch several, which Redis Cluster allows within one slot.
-const PREFIX = 'leaderboard-ranks:{lb}:';
-const STATE = `${PREFIX}state`;
-const PERIODS = `${PREFIX}periods`;
-const LOCK = `${PREFIX}rebuilding`;
-const ranked = (period: string) => `${PREFIX}p:${period}`;
-const early = (period: string) => `${PREFIX}e:${period}`;
-const building = (period: string) => `${PREFIX}b:${period}`;
+/**
+ * The keys of one database's rank sets. The namespace is that database's identity (its cluster's
+ * system identifier and its name), so that deployments sharing a Redis (staging beside production, the
+ * test suites) never apply one another's logs or sweep one another's periods. One hash tag for every
+ * key: the scripts touch several, which Redis Cluster allows within one slot.
+ */
+class RankKeys {
+  readonly prefix: string;
+  readonly state: string;
+  readonly periods: string;
+  readonly lock: string;
+
+  constructor(database: string) {
+    this.prefix = `leaderboard-ranks:{lb:${createHash('sha256').update(database).digest('hex').slice(0, 16)}}:`;
+    this.state = `${this.prefix}state`;
+    this.periods = `${this.prefix}periods`;
+    this.lock = `${this.prefix}rebuilding`;
+  }
+
+  ranked(period: string): string {
+    return `${this.prefix}p:${period}`;
+  }
+
+  early(period: string): string {
+    return `${this.prefix}e:${period}`;
+  }
+
+  building(period: string): string {
+    return `${this.prefix}b:${period}`;
+  }
+}
 
 const SWEEP_MS = 10_000;
 const CATCH_UP_MS = 1000;
@@ -101,6 +124,7 @@ export class RedisRankIndex implements RankReader {
   private readonly catchUps = new SharedRun(() => this.run());
   private readonly retentionMs: number;
   private readonly shas = new Map<string, string>();
+  private rankKeys?: RankKeys;
   private timer: NodeJS.Timeout | undefined;
   private sweeper: NodeJS.Timeout | undefined;
 
@@ -137,13 +161,13 @@ export class RedisRankIndex implements RankReader {
 
   async ranks(period: string, keys: string[]): Promise<{ size: number; ranks: number[] }> {
     await this.catchUp();
-    const [size, ...ranks] = (await this.script(RANKS, [ranked(period)], keys)) as number[];
+    const [size, ...ranks] = (await this.script(RANKS, [(await this.keys()).ranked(period)], keys)) as number[];
     return { size, ranks };
   }
 
   async around(period: string, key: string, limit: number): Promise<{ keys: string[]; firstRank: number; size: number }> {
     await this.catchUp();
-    const [firstRank, size, before, after] = (await this.script(AROUND, [ranked(period)], [key, limit])) as [
+    const [firstRank, size, before, after] = (await this.script(AROUND, [(await this.keys()).ranked(period)], [key, limit])) as [
       number,
       number,
       string[],
@@ -154,20 +178,28 @@ export class RedisRankIndex implements RankReader {
 
   async page(period: string, after: string | undefined, count: number): Promise<{ keys: string[]; size: number; moment: RankMoment }> {
     await this.catchUp();
-    const [cursor, size, keys] = (await this.script(PAGE, [ranked(period), STATE], [after ?? '', count])) as [string, number, string[]];
-    const at = cursor === '' ? new ChangeCursor() : ChangeCursor.parse(cursor);
-    return { keys, size, moment: { after: at.after, awaited: at.awaited } };
+    const at = await this.keys();
+    const [cursor, size, keys] = (await this.script(PAGE, [at.ranked(period), at.state], [after ?? '', count])) as [
+      string,
+      number,
+      string[],
+    ];
+    const moment = cursor === '' ? new ChangeCursor() : ChangeCursor.parse(cursor);
+    return { keys, size, moment: { after: moment.after, awaited: moment.awaited } };
   }
 
   async standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead> {
-    const [size, present, rank, oldRank, atTop] = (await this.script(STANDING, [ranked(period)], [key ?? '', oldKey ?? '', top])) as [
-      number,
-      number,
-      number,
-      number,
-      string,
-    ];
+    const [size, present, rank, oldRank, atTop] = (await this.script(
+      STANDING,
+      [(await this.keys()).ranked(period)],
+      [key ?? '', oldKey ?? '', top],
+    )) as [number, number, number, number, string];
     return { size, present: present === 1, rank, oldRank, atTop: atTop === '' ? undefined : atTop };
+  }
+
+  /** This database's keys: its identity is read once, on first use. */
+  private async keys(): Promise<RankKeys> {
+    return (this.rankKeys ??= new RankKeys(await this.log.databaseIdentity()));
   }
 
   private get client(): Redis {
@@ -195,7 +227,7 @@ export class RedisRankIndex implements RankReader {
   }
 
   private async state(): Promise<SharedState | undefined> {
-    const { token, cursor, caughtUpAt } = await this.client.hgetall(STATE);
+    const { token, cursor, caughtUpAt } = await this.client.hgetall((await this.keys()).state);
     if (!token || !cursor) return undefined;
     return { token, cursor: ChangeCursor.parse(cursor), caughtUpAt: Number(caughtUpAt) };
   }
@@ -207,7 +239,8 @@ export class RedisRankIndex implements RankReader {
   /** Applies `fresh` over the state `token`; false when another instance moved the state first. */
   private async apply(token: string, cursor: ChangeCursor, now: number, fresh: RankChange[]): Promise<boolean> {
     const changes = fresh.flatMap((change) => [change.periodUid, change.removed ?? '', change.added ?? '']);
-    const done = await this.script(APPLY, [STATE, PERIODS], [token, randomUUID(), cursor.serialize(), now, PREFIX, ...changes]);
+    const at = await this.keys();
+    const done = await this.script(APPLY, [at.state, at.periods], [token, randomUUID(), cursor.serialize(), now, at.prefix, ...changes]);
     return done === 1;
   }
 
@@ -217,9 +250,10 @@ export class RedisRankIndex implements RankReader {
    */
   private async rebuild(why: string): Promise<void> {
     const owner = randomUUID();
-    if ((await this.client.set(LOCK, owner, 'PX', LOCK_MS, 'NX')) !== 'OK') {
+    const at = await this.keys();
+    if ((await this.client.set(at.lock, owner, 'PX', LOCK_MS, 'NX')) !== 'OK') {
       const deadline = Date.now() + LOCK_MS;
-      while ((await this.client.exists(LOCK)) === 1) {
+      while ((await this.client.exists(at.lock)) === 1) {
         if (Date.now() > deadline) throw new Error('the Redis rank structure is being rebuilt for too long');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -228,18 +262,18 @@ export class RedisRankIndex implements RankReader {
     try {
       const started = Date.now();
       const snapshot = await this.log.snapshot();
-      const keys = await this.load(snapshot.periods);
+      const keys = await this.load(at, snapshot.periods);
       const swap = this.client.multi();
-      for (const period of await this.client.smembers(PERIODS)) {
-        if (!snapshot.periods.has(period)) swap.unlink(ranked(period), early(period));
+      for (const period of await this.client.smembers(at.periods)) {
+        if (!snapshot.periods.has(period)) swap.unlink(at.ranked(period), at.early(period));
       }
-      swap.unlink(PERIODS);
+      swap.unlink(at.periods);
       for (const [period, sorted] of snapshot.periods) {
-        swap.unlink(ranked(period), early(period));
-        if (sorted.length > 0) swap.rename(building(period), ranked(period));
-        swap.sadd(PERIODS, period);
+        swap.unlink(at.ranked(period), at.early(period));
+        if (sorted.length > 0) swap.rename(at.building(period), at.ranked(period));
+        swap.sadd(at.periods, period);
       }
-      swap.hset(STATE, { token: randomUUID(), cursor: new ChangeCursor(snapshot.after).serialize(), caughtUpAt: Date.now() });
+      swap.hset(at.state, { token: randomUUID(), cursor: new ChangeCursor(snapshot.after).serialize(), caughtUpAt: Date.now() });
       const results = await swap.exec();
       const failed = results?.find(([error]) => error !== null);
       if (!results || failed) throw new Error(`the rebuilt rank sets could not be swapped in: ${failed?.[0]?.message ?? 'aborted'}`);
@@ -248,23 +282,23 @@ export class RedisRankIndex implements RankReader {
         `Redis rank structure rebuilt (${why}): ${keys} records in ${snapshot.periods.size} open periods, ${Date.now() - started} ms`,
       );
     } finally {
-      await this.script(UNLOCK, [LOCK], [owner]).catch(() => undefined);
+      await this.script(UNLOCK, [at.lock], [owner]).catch(() => undefined);
     }
   }
 
   /** Loads each period's keys into a set of its own beside the live one, over a connection of the rebuild's own. */
-  private async load(periods: Map<string, string[]>): Promise<number> {
+  private async load(at: RankKeys, periods: Map<string, string[]>): Promise<number> {
     const loader = this.client.duplicate({ commandTimeout: LOAD_TIMEOUT_MS, lazyConnect: true });
     let keys = 0;
     try {
       await loader.connect();
       for (const [period, sorted] of periods) {
-        await loader.unlink(building(period));
+        await loader.unlink(at.building(period));
         const inFlight: Promise<unknown>[] = [];
         for (let from = 0; from < sorted.length; from += LOAD_CHUNK) {
           const members: (string | number)[] = [];
           for (const key of sorted.slice(from, from + LOAD_CHUNK)) members.push(0, key);
-          inFlight.push(loader.zadd(building(period), ...members));
+          inFlight.push(loader.zadd(at.building(period), ...members));
           if (inFlight.length >= LOAD_IN_FLIGHT) await Promise.all(inFlight.splice(0));
         }
         await Promise.all(inFlight);
@@ -278,11 +312,12 @@ export class RedisRankIndex implements RankReader {
 
   /** Drops the sets of periods that closed or were deleted (their ranks are final in PostgreSQL). */
   private async sweep(): Promise<void> {
-    const periods = await this.client.smembers(PERIODS);
+    const at = await this.keys();
+    const periods = await this.client.smembers(at.periods);
     const open = await this.log.stillOpen(periods);
     const sweep = this.client.multi();
-    for (const period of periods) if (!open.has(period)) sweep.unlink(ranked(period), early(period)).srem(PERIODS, period);
-    for (const period of open) sweep.zcard(ranked(period));
+    for (const period of periods) if (!open.has(period)) sweep.unlink(at.ranked(period), at.early(period)).srem(at.periods, period);
+    for (const period of open) sweep.zcard(at.ranked(period));
     const results = (await sweep.exec()) ?? [];
     const counts = results.slice(results.length - open.size).map(([, count]) => Number(count));
     this.metrics.leaderboardRankedRecords.set(counts.reduce((sum, count) => sum + count, 0));

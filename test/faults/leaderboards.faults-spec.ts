@@ -90,7 +90,10 @@ describe('leaderboards across instances', () => {
     const redis = new Redis(cluster.redis!.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
     try {
       await redis.connect();
-      const keys = await redis.zrange(`leaderboard-ranks:{lb}:p:${periodUid}`, 0, -1);
+      // One database, one namespace of keys (its identity's hash): the period's set is the one key of that name.
+      const [set, ...others] = await redis.keys(`leaderboard-ranks:*:p:${periodUid}`);
+      expect(others).toEqual([]);
+      const keys = await redis.zrange(set, 0, -1);
       return keys.map((key) => key.slice(48).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'));
     } finally {
       redis.disconnect();
