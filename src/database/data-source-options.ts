@@ -7,6 +7,7 @@ import { AdminAuditEntry } from '../audit/admin-audit.entity.js';
 import { User } from '../auth/user.entity.js';
 import { UserIdentity } from '../auth/user-identity.entity.js';
 import { Item } from '../items/item.entity.js';
+import { poolRecordingDriver } from './pg-driver.js';
 import { Persona } from '../personas/persona.entity.js';
 import { Session } from '../sessions/session.entity.js';
 import { Ticket } from '../tickets/ticket.entity.js';
@@ -52,6 +53,7 @@ export const ENTITIES = [
 export function dataSourceOptions(url: string): Extract<DataSourceOptions, { type: 'postgres' }> {
   return {
     type: 'postgres',
+    driver: poolRecordingDriver(),
     url,
     entities: ENTITIES,
     migrations: MIGRATIONS,

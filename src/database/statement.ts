@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { poolOf } from './pg-driver.js';
 
 /**
  * A named SQL statement: the one way the service writes SQL that TypeORM's query builder cannot say
@@ -82,6 +83,8 @@ export async function runStatement<P extends object, R>(
 
 /** Runs SQL a query builder built (`getQueryAndParameters()`) outside any transaction, as runStatement does. */
 export async function runSql<R>(dataSource: DataSource, config: pg.QueryConfig): Promise<R[]> {
+  const pool = poolOf(dataSource);
+  if (pool) return rowsOf<R>(pool, config);
   const runner = dataSource.createQueryRunner();
   try {
     const client = (await runner.connect()) as pg.PoolClient;
@@ -91,7 +94,7 @@ export async function runSql<R>(dataSource: DataSource, config: pg.QueryConfig):
   }
 }
 
-async function rowsOf<R>(client: pg.PoolClient, config: pg.QueryConfig): Promise<R[]> {
+async function rowsOf<R>(client: pg.Pool | pg.PoolClient, config: pg.QueryConfig): Promise<R[]> {
   try {
     return (await client.query(config)).rows as R[];
   } catch (error) {
