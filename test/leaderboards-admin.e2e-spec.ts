@@ -112,12 +112,17 @@ describe('leaderboards for admins', () => {
         { personaUid: entrants[1].personaUid, rank: 2, items: [{ itemUid: gold, quantity: 10 }], status: 'PAID' },
         { personaUid: entrants[2].personaUid, rank: 3, items: [{ itemUid: gold, quantity: 10 }], status: 'PAID' },
       ]);
-      expect(prizes[0]).toMatchObject({ personaName: expect.stringMatching(/^ranked/), attempts: 1, error: null, datePaid: expect.any(String) });
+      expect(prizes[0]).toMatchObject({
+        personaName: expect.stringMatching(/^ranked/),
+        attempts: 1,
+        error: null,
+        datePaid: expect.any(String),
+      });
       for (const [index, prize] of prizes.entries()) {
         const ledger = await api.found<any[]>(`/inventories/ledger?personaUid=${entrants[index].personaUid}`, entrants[index].token);
-        expect(ledger.filter((entry) => entry.transactionUid === prize.transactionUid).map((entry) => [entry.itemUid, entry.delta])).toEqual(
-          expect.arrayContaining(prize.items.map((item: any) => [item.itemUid, item.quantity])),
-        );
+        expect(
+          ledger.filter((entry) => entry.transactionUid === prize.transactionUid).map((entry) => [entry.itemUid, entry.delta]),
+        ).toEqual(expect.arrayContaining(prize.items.map((item: any) => [item.itemUid, item.quantity])));
         expect(await api.found<any>(`/transactions/${prize.transactionUid}`, admin)).toMatchObject({ type: 'AWARD', status: 'COMPLETED' });
       }
       // Paged by skip, in rank order.
@@ -173,7 +178,9 @@ describe('leaderboards for admins', () => {
       expect(Date.parse(current.endsAt) - Date.parse(current.startsAt)).toBeLessThanOrEqual(7 * 86_400_000);
       // A board read and sent back whole, resetAt included, is still a valid update.
       const read = await api.found<any>(`/leaderboards/${weekly.uid}`, admin);
-      expect((await api.put<any>(`/leaderboards/${weekly.uid}`, { ...read, name: 'Weekly, renamed' }, { token: admin })).body).toMatchObject({
+      expect(
+        (await api.put<any>(`/leaderboards/${weekly.uid}`, { ...read, name: 'Weekly, renamed' }, { token: admin })).body,
+      ).toMatchObject({
         resetAt: answer.body.resetAt,
         name: 'Weekly, renamed',
       });
@@ -182,7 +189,10 @@ describe('leaderboards for admins', () => {
     it('refuses a board with no period now, a stale or malformed version, an unknown board and players, changing nothing', async () => {
       const later = await board({ startAt: new Date(Date.now() + 3_600_000).toISOString() });
       expectErrorBody(await reset(later.uid), 409, 'NOT_ACTIVE');
-      const over = await board({ startAt: new Date(Date.now() - 7_200_000).toISOString(), endAt: new Date(Date.now() - 3_600_000).toISOString() });
+      const over = await board({
+        startAt: new Date(Date.now() - 7_200_000).toISOString(),
+        endAt: new Date(Date.now() - 3_600_000).toISOString(),
+      });
       expectErrorBody(await reset(over.uid), 409, 'NOT_ACTIVE');
       const open = await board();
       expectErrorBody(await reset(open.uid, open.version + 3), 409, 'VERSION_CONFLICT');
@@ -243,14 +253,24 @@ describe('leaderboards for admins', () => {
       const path = `/personas/${player.personaUid}/leaderboard-records`;
       const mine = await api.get<any[]>(path, { token: player.token });
       expect(mine.status).toBe(200);
-      expect(mine.body.map((record) => [record.leaderboardName, record.rank, record.rankCount, record.score, record.periodStatus])).toEqual([
-        [alpha.name, 2, 2, 20, 'OPEN'],
-        [beta.name, 1, 1, 7, 'OPEN'],
-      ]);
-      expect(mine.body[0]).toMatchObject({ leaderboardUid: alpha.uid, personaUid: player.personaUid, personaName: expect.stringMatching(/^ranked/) });
+      expect(mine.body.map((record) => [record.leaderboardName, record.rank, record.rankCount, record.score, record.periodStatus])).toEqual(
+        [
+          [alpha.name, 2, 2, 20, 'OPEN'],
+          [beta.name, 1, 1, 7, 'OPEN'],
+        ],
+      );
+      expect(mine.body[0]).toMatchObject({
+        leaderboardUid: alpha.uid,
+        personaUid: player.personaUid,
+        personaName: expect.stringMatching(/^ranked/),
+      });
       expect((await api.get<any[]>(path, { token: admin })).body).toEqual(mine.body);
       expectErrorBody(await api.get(path, { token: rival.token }), 403, 'FORBIDDEN');
-      expectErrorBody(await api.get('/personas/00000000-0000-4000-8000-000000000000/leaderboard-records', { token: admin }), 404, 'NOT_FOUND');
+      expectErrorBody(
+        await api.get('/personas/00000000-0000-4000-8000-000000000000/leaderboard-records', { token: admin }),
+        404,
+        'NOT_FOUND',
+      );
 
       // Pages by skip: a page of boards may hold fewer records than limit, and X-Next-Skip leads on.
       const first = await api.get<any[]>(`${path}?limit=1`, { token: admin });

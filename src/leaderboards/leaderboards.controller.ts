@@ -20,15 +20,7 @@ import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
 import type { CountDto } from '../common/record.dto.js';
 import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
-import {
-  ApiErrors,
-  ApiUidParam,
-  IfMatch,
-  ListQueryParam,
-  NEXT_SKIP_HEADER,
-  RecordResponse,
-  UidParam,
-} from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { expectedVersion, recordUpdate } from '../common/versions.js';
 import { CreateLeaderboardDto } from './dto/create-leaderboard.dto.js';
 import { LeaderboardPayoutView, LeaderboardRecordView, PersonaLeaderboardRecordView } from './dto/leaderboard-record.dto.js';
@@ -125,17 +117,15 @@ export class LeaderboardsController {
     summary: 'Reset a leaderboard now (admins)',
     description:
       'The period open now ends now, as its schedule would end it: the worker closes it LEADERBOARD_CLOSE_DELAY later (final ranks, ' +
-      'prizes paid, `leaderboard.period_ended`), and a new, empty period begins at once and runs to the schedule\'s next time (or for ' +
-      'the board\'s duration, or to its end). Send the version read (If-Match): a reset sent twice then resets once (409 VERSION_CONFLICT).',
+      "prizes paid, `leaderboard.period_ended`), and a new, empty period begins at once and runs to the schedule's next time (or for " +
+      "the board's duration, or to its end). Send the version read (If-Match): a reset sent twice then resets once (409 VERSION_CONFLICT).",
   })
   @ApiUidParam('id', 'leaderboard')
   @RecordResponse(Leaderboard, { description: 'The board, with its new `resetAt` and version.' })
-  @ApiErrors(
-    400,
-    403,
-    404,
-    [409, 'VERSION_CONFLICT (If-Match names another version), or NOT_ACTIVE (the board has not begun or has ended: no period to reset).'],
-  )
+  @ApiErrors(400, 403, 404, [
+    409,
+    'VERSION_CONFLICT (If-Match names another version), or NOT_ACTIVE (the board has not begun or has ended: no period to reset).',
+  ])
   @AdminOnly()
   @HttpCode(200)
   @Post(':id/reset')
@@ -319,7 +309,7 @@ export class PersonaLeaderboardRecordsController {
   @ApiOperation({
     summary: "Read a persona's records across boards (its owner, admins)",
     description:
-      "Its record in the current period of every board it has one there (what `period=current` reads: a board that has ended shows its last period, CLOSED), " +
+      'Its record in the current period of every board it has one there (what `period=current` reads: a board that has ended shows its last period, CLOSED), ' +
       `boards by name, with ranks. Pages of up to ${LIMITS.leaderboardPage} boards with skip; a page leaves out the boards whose current period ` +
       'has no record of the persona, so it may hold fewer than `limit`: `X-Next-Skip` then says where the next begins.',
   })

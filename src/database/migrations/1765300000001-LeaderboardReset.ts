@@ -10,7 +10,9 @@ export class LeaderboardReset1765300000001 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "leaderboards" ADD "resetAt" timestamptz(3)`);
-    await queryRunner.query(`CREATE INDEX "leaderboard_payouts_period_rank_idx" ON "leaderboard_payouts" ("periodUid", "rank", "personaUid")`);
+    await queryRunner.query(
+      `CREATE INDEX "leaderboard_payouts_period_rank_idx" ON "leaderboard_payouts" ("periodUid", "rank", "personaUid")`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
