@@ -1789,6 +1789,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/leaderboards/{id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a leaderboard now (admins)
+         * @description The period open now ends now, as its schedule would end it: the worker closes it LEADERBOARD_CLOSE_DELAY later (final ranks, prizes paid, `leaderboard.period_ended`), and a new, empty period begins at once and runs to the schedule's next time (or for the board's duration, or to its end). Send the version read (If-Match): a reset sent twice then resets once (409 VERSION_CONFLICT).
+         */
+        post: operations["leaderboardsReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leaderboards/{id}/periods/{periodId}/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a period's prizes (admins)
+         * @description What a closed period pays, in rank order: to whom, for which rank, the items, PENDING, PAID (with its AWARD transaction) or FAILED. Pages of up to 100 with skip.
+         */
+        get: operations["leaderboardsPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leaderboards/{id}/periods": {
         parameters: {
             query?: never;
@@ -1920,7 +1960,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a persona's records across boards (its owner, admins)
+         * @description Its record in the current period of every board it has one there (what `period=current` reads: a board that has ended shows its last period, CLOSED), boards by name, with ranks. Pages of up to 100 boards with skip; a page leaves out the boards whose current period has no record of the persona, so it may hold fewer than `limit`: `X-Next-Skip` then says where the next begins.
+         */
+        get: operations["personaLeaderboardRecordsAcrossBoards"];
         put?: never;
         post?: never;
         /**
@@ -4080,6 +4124,11 @@ export interface components {
              * @example 0 0 * * 1
              */
             resetSchedule: string | null;
+            /**
+             * Format: date-time
+             * @description When an admin last reset the board (POST /leaderboards/{id}/reset): the period then open ended there, and the next began.
+             */
+            readonly resetAt: string | null;
             /** @description Only admins (game servers) submit scores. */
             authoritative: boolean;
             /** @description Submitted scores below it are refused (400). An integer or a string. */
@@ -4140,7 +4189,7 @@ export interface components {
             rankTo: number;
             items: components["schemas"]["ItemQuantityDto"][];
         };
-        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `resetAt`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         CreateLeaderboardDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -4234,7 +4283,7 @@ export interface components {
              */
             keepPeriods?: number;
         };
-        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
+        /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `resetAt`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         UpdateLeaderboardDto: {
             /**
              * @description The version this write is based on. When it is given and the record has moved on, nothing is
@@ -4312,6 +4361,40 @@ export interface components {
             /** @example 10 */
             keepPeriods?: number;
         };
+        /**
+         * @description PENDING until the worker's AWARD commits (PAID); FAILED once the economy refused it or after 10 attempts.
+         * @enum {string}
+         */
+        PayoutStatus: "PENDING" | "PAID" | "FAILED";
+        LeaderboardPayoutView: {
+            /** Format: uuid */
+            uid: string;
+            /** Format: uuid */
+            personaUid: string;
+            /** @example Aria */
+            personaName: string;
+            /** @description The final rank that earned it. */
+            rank: number;
+            /** @description What the reward tier of that rank gives. */
+            items: components["schemas"]["ItemQuantityEntry"][];
+            /** @description PENDING until the worker's AWARD commits (PAID); FAILED once the economy refused it or after 10 attempts. */
+            status: components["schemas"]["PayoutStatus"];
+            /**
+             * Format: uuid
+             * @description The AWARD transaction that paid it (GET /transactions/{id}; the persona's ledger shows it).
+             */
+            transactionUid: string | null;
+            attempts: number;
+            /** @description Why the last attempt failed. */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the period's close wrote it.
+             */
+            dateCreated: string;
+            /** Format: date-time */
+            datePaid: string | null;
+        };
         /** @enum {string} */
         PeriodStatus: "OPEN" | "CLOSED";
         LeaderboardPeriod: {
@@ -4383,6 +4466,45 @@ export interface components {
              * @example 3f0c9a2e-5b7d-4e1a-9c62-8d4f1b2a7e90
              */
             personaUid?: string;
+        };
+        PersonaLeaderboardRecordView: {
+            /** Format: uuid */
+            uid: string;
+            /** Format: uuid */
+            leaderboardUid: string;
+            /** Format: uuid */
+            periodUid: string;
+            /** Format: uuid */
+            personaUid: string;
+            /** @example Aria */
+            personaName: string;
+            /** @description 1 for the first; null while the persona has joined but not scored. Equal scores rank by who reached them first. */
+            rank: number | null;
+            /** @description How many records are ranked in the period (on a page: at the page's moment). */
+            rankCount: number;
+            /** @description An integer or a string. */
+            score: unknown | null;
+            /** @description An integer or a string. */
+            subscore: unknown | null;
+            /** @description Submissions made in the period. */
+            numScore: number;
+            /** @description The board's limit of submissions per period (null: none). */
+            maxNumScore: number | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            dateCreated: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (a submission).
+             */
+            dateModified: string;
+            version: number;
+            /** @example Weekly high scores */
+            leaderboardName: string;
+            /** @description CLOSED once the board has ended: its last period, with final ranks. */
+            periodStatus: components["schemas"]["PeriodStatus"];
         };
         TicketChange: {
             /** Format: uuid */
@@ -5128,6 +5250,7 @@ export interface components {
         Range: string;
         /** @description The ETag the Range was meant for; another: the whole file (200). */
         IfRange: string;
+        Skip2: number;
         Limit4: number;
     };
     requestBodies: never;
@@ -15214,6 +15337,216 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    leaderboardsReset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @example refund for support ticket #812
+                 */
+                "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
+            };
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The board, with its new `resetAt` and version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VERSION_CONFLICT (If-Match names another version), or NOT_ACTIVE (the board has not begun or has ended: no period to reset). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "VERSION_CONFLICT",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 is at version 4, not 3: read it again and retry",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "currentVersion": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    leaderboardsPayouts: {
+        parameters: {
+            query?: {
+                skip?: components["parameters"]["Skip2"];
+                limit?: components["parameters"]["Limit4"];
+            };
+            header?: never;
+            path: {
+                /** @description The leaderboard's uid (UUID). */
+                id: string;
+                /** @description The period's uid (UUID). */
+                periodId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardPayoutView"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such leaderboard, or no such period of it. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     leaderboardsPeriodsOf: {
         parameters: {
             query?: {
@@ -15873,6 +16206,96 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    personaLeaderboardRecordsAcrossBoards: {
+        parameters: {
+            query?: {
+                skip?: components["parameters"]["Skip2"];
+                limit?: components["parameters"]["Limit4"];
+            };
+            header?: never;
+            path: {
+                personaUid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Next-Skip": components["headers"]["XNextSkip"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonaLeaderboardRecordView"][];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: a persona that is not yours. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such record, or not one the caller may see. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["Status431"];
             503: components["responses"]["DatabaseUnavailable"];

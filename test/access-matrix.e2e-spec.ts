@@ -263,6 +263,10 @@ const TABLE: Row[] = [
   { route: 'GET /leaderboards/{id}/periods',                          cells: [401,      'sees',  'sees',  'sees'], call: async (w) => {
       const { id, periodUid } = await w.leaderboard();
       return { params: { id }, query: { uid: periodUid } }; } },
+  { route: 'POST /leaderboards/{id}/reset',                           cells: [401,      403,     403,     200], call: byId(async (w) => (await w.leaderboard()).id) },
+  { route: 'GET /leaderboards/{id}/periods/{periodId}/payouts',       cells: [401,      403,     403,     200], call: async (w) => {
+      const { id, periodUid } = await w.leaderboard();
+      return { params: { id, periodId: periodUid } }; } },
   { route: 'POST /leaderboards/{id}/records',                         cells: [401,      200,     200,     200], call: async (w) => ({ params: { id: (await w.leaderboard()).id }, body: { score: 5 } }) },
   { route: 'POST /leaderboards/{id}/join',                            cells: [401,      200,     200,     200], call: byId(async (w) => (await w.leaderboard()).id) },
   { route: 'GET /leaderboards/{id}/records',                          cells: [401,      200,     200,     200], call: byId(async (w) => (await w.leaderboard()).id) },
@@ -273,6 +277,8 @@ const TABLE: Row[] = [
   { route: 'DELETE /leaderboards/{id}/records/{personaUid}',          cells: [401,      403,     403,     204], call: async (w) => {
       const { id, personaUid } = await w.leaderboard();
       return { params: { id, personaUid } }; } },
+  { route: 'GET /personas/{personaUid}/leaderboard-records',          cells: [401,      200,     403,     200], call: async (w) => ({
+      params: { personaUid: (await w.leaderboard()).personaUid } }) },
   { route: 'DELETE /personas/{personaUid}/leaderboard-records',       cells: [401,      403,     403,     204], call: async (w) => ({
       params: { personaUid: (await w.leaderboard()).personaUid } }) },
 

@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { LeaderboardWorker } from '../src/leaderboards/leaderboard-worker.js';
 import { launchChromium } from './support/chromium.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 
@@ -40,6 +41,7 @@ describe('the LiveOps console in Chromium', () => {
   let boardUid: string;
   let rival: SignedInPlayer & { personaUid: string };
   let mediaUid: string;
+  let closedPeriodUid: string;
   const consoleErrors: string[] = [];
 
   const watch = (tab: Page) => {
@@ -77,7 +79,8 @@ describe('the LiveOps console in Chromium', () => {
       [join(process.cwd(), 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'console', '--logLevel', 'error'],
       { stdio: 'inherit' },
     );
-    api = await TestApp.start();
+    // A reset's period closes at the worker's next round rather than 20 s later.
+    api = await TestApp.start({ LEADERBOARD_CLOSE_DELAY: '0' });
     await api.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(api.app.getHttpServer().address() as AddressInfo).port}`;
     admin = await api.signInPlayer('admin');
@@ -302,10 +305,65 @@ describe('the LiveOps console in Chromium', () => {
 
   it("shows the player's leaderboard records and storage on the player page", async () => {
     await open(page, `/players/${player.uid}`);
-    const records = page.getByRole('region', { name: 'Leaderboard records of the personas' });
+    const records = page.getByRole('region', { name: /^Leaderboard records of / });
     await records.getByRole('link', { name: 'Weekly sprint' }).waitFor();
+    await expect(records.getByRole('row').nth(1).innerText()).resolves.toMatch(/^Weekly sprint\s+1\s+1\s+50\s+1\s+OPEN/);
     await expect(records.innerText()).resolves.toContain('50');
     await page.getByRole('region', { name: 'Identities of the account' }).getByRole('cell', { name: 'idp1', exact: true }).waitFor();
+  });
+
+  it('resets a board after a confirmation: the ranks start empty, the closed period shows its prizes paid, the admin audit keeps it', async () => {
+    const potions = async () =>
+      (await api.found<Array<{ itemUid: string; quantity: number }>>('/inventories', player.token)).find((row) => row.itemUid === itemUid)
+        ?.quantity ?? 0;
+    const before = await potions();
+    const playerName = (await api.found<{ name: string }>(`/personas/${player.personaUid}`, admin.token)).name;
+    await open(page, `/leaderboards/${boardUid}`);
+    const ranks = page.getByRole('region', { name: 'Ranked records', exact: true });
+    await ranks.getByRole('row').nth(1).waitFor();
+    await page.getByRole('button', { name: 'Reset the board' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/Reason/).fill('season restart, ticket #93');
+    await dialog.getByRole('button', { name: 'Reset now' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^Reset Weekly sprint/)
+      .waitFor();
+    await ranks.waitFor({ state: 'detached' });
+    await page
+      .getByRole('heading', { name: 'Ranked records (current period)' })
+      .locator('xpath=..')
+      .getByText('Nothing here yet.')
+      .waitFor();
+    expect(await api.found<unknown[]>(`/leaderboards/${boardUid}/records`, admin.token)).toEqual([]);
+
+    // The ended period closes at the worker's round, as a scheduled end would, and pays its prize.
+    await api.app.get(LeaderboardWorker).runOnce();
+    const [closed] = await api.found<Array<{ uid: string; status: string }>>(`/leaderboards/${boardUid}/periods`, admin.token);
+    expect(closed.status).toBe('CLOSED');
+    closedPeriodUid = closed.uid;
+    await open(page, `/leaderboards/${boardUid}?period=${closedPeriodUid}`);
+    const prizes = page.getByRole('region', { name: 'Prizes of the period' });
+    await prizes.getByRole('cell', { name: 'PAID' }).waitFor();
+    await expect(prizes.getByRole('row').nth(1).innerText()).resolves.toMatch(new RegExp(`^1\\s+${playerName}`));
+    const [paid] = await api.found<Array<{ transactionUid: string }>>(
+      `/leaderboards/${boardUid}/periods/${closedPeriodUid}/payouts`,
+      admin.token,
+    );
+    await prizes.getByRole('link', { name: paid.transactionUid }).click();
+    await page
+      .getByRole('heading', { name: /Transaction/ })
+      .first()
+      .waitFor();
+    await page.goBack();
+    await page.getByRole('region', { name: 'Ranked records', exact: true }).getByRole('row').nth(1).waitFor();
+    expect(await potions()).toBe(before + 5);
+
+    const [entry] = await api.found<Array<{ action: string; reason: string | null; status: number }>>(
+      `/admin/audit?targetUid=${boardUid}`,
+      admin.token,
+    );
+    expect(entry).toMatchObject({ action: 'POST /leaderboards/{id}/reset', reason: 'season restart, ticket #93', status: 200 });
   });
 
   it("shows a player's linked device and unlinks it with a reason", async () => {
@@ -359,6 +417,7 @@ describe('the LiveOps console in Chromium', () => {
     ['catalog-media', () => `/catalog/media/${mediaUid}`, 'Files'],
     ['leaderboards', () => '/leaderboards', 'Leaderboards and tournaments'],
     ['leaderboard', () => `/leaderboards/${boardUid}`, 'Rewards'],
+    ['leaderboard-closed', () => `/leaderboards/${boardUid}?period=${closedPeriodUid}`, 'Prizes paid'],
     ['storage', () => `/storage?owner=${player.uid}`, 'Storage'],
     ['storage-collection', () => `/storage/${player.uid}/saves`, 'Collection saves'],
     ['storage-object', () => `/storage/${player.uid}/saves/slot-1`, 'saves / slot-1'],

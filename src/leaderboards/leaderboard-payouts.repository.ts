@@ -48,6 +48,33 @@ const PENDING = statement<Record<string, never>, { pending: number }>(
   () => `SELECT count(*)::int AS pending FROM leaderboard_payouts WHERE status = 'PENDING'`,
 );
 
+/** A prize of a closed period as admins read it. */
+export interface PaidPrize {
+  uid: string;
+  personaUid: string;
+  personaName: string;
+  rank: number;
+  items: ItemQuantityEntry[];
+  status: PayoutStatus;
+  transactionUid: string | null;
+  attempts: number;
+  error: string | null;
+  dateCreated: Date;
+  datePaid: Date | null;
+}
+
+export const PAYOUT_STATUSES = ['PENDING', 'PAID', 'FAILED'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+const OF_PERIOD = statement<{ period: string; skip: number; limit: number }, PaidPrize>(
+  'leaderboard_payouts_of_period',
+  (p) => `SELECT payout.uid, payout."personaUid", persona.name AS "personaName", payout.rank, payout.items, payout.status,
+                 payout."transactionUid", payout.attempts, payout.error, payout."dateCreated", payout."datePaid"
+          FROM leaderboard_payouts payout JOIN personas persona ON persona.uid = payout."personaUid"
+          WHERE payout."periodUid" = ${p.period}
+          ORDER BY payout.rank, payout."personaUid" OFFSET ${p.skip} LIMIT ${p.limit}`,
+);
+
 /**
  * The prizes of closed periods (the outbox the close writes). Any instance claims a batch for a
  * short lease; each prize is an AWARD whose Idempotency-Key is the prize's own, marked PAID in the
@@ -68,6 +95,11 @@ export class LeaderboardPayoutsRepository {
 
   async markFailed(uid: string, error: string, final: boolean): Promise<void> {
     await runStatement(this.dataSource, FAILED, { uid, error: error.slice(0, 1000), final });
+  }
+
+  /** A period's prizes in rank order, a page at a time. */
+  ofPeriod(period: string, skip: number, limit: number): Promise<PaidPrize[]> {
+    return runStatement(this.dataSource, OF_PERIOD, { period, skip, limit });
   }
 
   async pending(): Promise<number> {

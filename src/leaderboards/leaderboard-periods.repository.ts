@@ -87,6 +87,19 @@ const ENSURE = statement<{ board: string; startsAt: Date; endsAt: Date | null }>
           RETURNING uid, status`,
 );
 
+// A reset ends the period it finds open where a scheduled end would: its stored endsAt. Made here if no
+// score made it yet, so that an instance still reading the board from before the reset (a second of
+// cache) finds it ended, instead of opening it again.
+const END_AT = statement<{ board: string; startsAt: Date; endsAt: Date }, { uid: string }>(
+  'leaderboard_period_end_at',
+  (p) => `INSERT INTO leaderboard_periods ("leaderboardUid", "startsAt", "endsAt") VALUES (${p.board}, ${p.startsAt}, ${p.endsAt})
+          ON CONFLICT ("leaderboardUid", "startsAt") DO UPDATE
+            SET "endsAt" = LEAST(coalesce(leaderboard_periods."endsAt", EXCLUDED."endsAt"), EXCLUDED."endsAt"),
+                version = leaderboard_periods.version + 1, "dateModified" = now()
+            WHERE leaderboard_periods.status = 'OPEN'
+          RETURNING uid`,
+);
+
 const CLAIM_DUE = statement<{ delayMs: number }, DuePeriod>(
   'leaderboard_period_claim_due',
   (p) => `SELECT period.uid, period."leaderboardUid", period."startsAt", period."endsAt", board.rewards
@@ -160,6 +173,14 @@ export class LeaderboardPeriodsRepository extends RecordRepository<LeaderboardPe
   /** The uid of the board's latest stored period. */
   async latest(board: string): Promise<string | undefined> {
     return (await this.run(undefined, LATEST, { board }))[0]?.uid as string | undefined;
+  }
+
+  /**
+   * Ends the period that began at `startsAt` at `endsAt` (or keeps its earlier end), made if it does
+   * not exist yet; undefined when it had closed already. The worker then closes it as any ended period.
+   */
+  async endAt(transaction: Transaction, board: string, startsAt: Date, endsAt: Date): Promise<string | undefined> {
+    return (await this.run(transaction, END_AT, { board, startsAt, endsAt }))[0]?.uid;
   }
 
   /** Locks one open period that ended at least `delayMs` ago; another instance closing one skips it. */

@@ -7,6 +7,7 @@ import { EventOutbox } from '../realtime/event-outbox.js';
 import type { Operator, SortOrder } from './operators.js';
 import { rankKeySql } from './operators.js';
 import { LeaderboardRecord } from './leaderboard-record.entity.js';
+import type { PeriodStatus } from './leaderboard-period.entity.js';
 import { int64Json } from './scores.js';
 
 /** A submission as the statement takes it: the board's rules and the numbers sent. */
@@ -126,6 +127,15 @@ const logged = (written: string) => `, logged AS (
   )
   SELECT w.*, (SELECT seq FROM logged) AS "changeSeq", persona.name AS "personaName"
   FROM ${written} w JOIN personas persona ON persona.uid = w."personaUid"`;
+
+/** A persona's record with its board's name and what its period is. */
+export type PersonaRecord = LeaderboardRecord & {
+  personaName: string;
+  leaderboardName: string;
+  periodStartsAt: Date;
+  periodStatus: PeriodStatus;
+  periodRankCount: number | null;
+};
 
 @Injectable()
 export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRecord> {
@@ -295,6 +305,22 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
     return this.named(await this.run(undefined, this.ofUserStatement, { period, user }));
   }
 
+  /**
+   * A persona's visible record in the latest period of each board it has one there, boards by name,
+   * with what the service needs to tell whether that period is the board's current one.
+   */
+  async latestOfPersona(persona: string, skip: number, limit: number): Promise<PersonaRecord[]> {
+    const rows = await this.run(undefined, this.latestOfPersonaStatement, { persona, skip, limit });
+    return this.named(rows).map((record, index) =>
+      Object.assign(record, {
+        leaderboardName: rows[index].leaderboardName as string,
+        periodStartsAt: new Date(rows[index].periodStartsAt as string),
+        periodStatus: rows[index].periodStatus as PeriodStatus,
+        periodRankCount: rows[index].periodRankCount as number | null,
+      }),
+    );
+  }
+
   /** A closed period's visible records ranked after `afterRank`, in rank order (their ranks are final). */
   async rankedAfter(period: string, afterRank: number, limit: number): Promise<Array<LeaderboardRecord & { personaName: string }>> {
     return this.named(await this.run(undefined, this.rankedAfterStatement, { period, afterRank, limit }));
@@ -339,6 +365,21 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
     'leaderboard_records_of_personas',
     (p) => `SELECT ${this.selected} FROM leaderboard_records r JOIN personas persona ON persona.uid = r."personaUid"
             WHERE r."periodUid" = ${p.period} AND r."personaUid" = ANY(${p.personas}::uuid[]) AND NOT r.hidden`,
+  );
+
+  // A persona plays on a few boards, each with up to keepPeriods closed periods: its records are read by
+  // persona (leaderboard_records_personaUid_idx), and each board's latest period by the board's unique key.
+  private readonly latestOfPersonaStatement = statement<{ persona: string; skip: number; limit: number }>(
+    'leaderboard_records_latest_of_persona',
+    (p) => `SELECT ${this.selected}, board.name AS "leaderboardName", period."startsAt" AS "periodStartsAt",
+                   period.status AS "periodStatus", period."rankCount" AS "periodRankCount"
+            FROM leaderboard_records r
+            JOIN personas persona ON persona.uid = r."personaUid"
+            JOIN leaderboards board ON board.uid = r."leaderboardUid"
+            JOIN LATERAL (SELECT uid, "startsAt", status, "rankCount" FROM leaderboard_periods
+                          WHERE "leaderboardUid" = r."leaderboardUid" ORDER BY "startsAt" DESC LIMIT 1) period ON period.uid = r."periodUid"
+            WHERE r."personaUid" = ${p.persona} AND NOT r.hidden
+            ORDER BY board.name, board.uid OFFSET ${p.skip} LIMIT ${p.limit}`,
   );
 
   private readonly ofUserStatement = statement<{ period: string; user: string }>(

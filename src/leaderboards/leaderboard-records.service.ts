@@ -3,6 +3,7 @@ import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.j
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, ErrorCode, notFound } from '../common/errors.js';
+import { markCut } from '../common/page.js';
 import type { Transaction } from '../common/record.repository.js';
 import { withRetry } from '../common/retry.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -10,7 +11,7 @@ import { PersonasRepository } from '../personas/personas.repository.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import type { JoinLeaderboardDto, SubmitScoreDto } from './dto/submit-score.dto.js';
-import type { LeaderboardRecordView } from './dto/leaderboard-record.dto.js';
+import type { LeaderboardRecordView, PersonaLeaderboardRecordView } from './dto/leaderboard-record.dto.js';
 import type { Leaderboard } from './leaderboard.entity.js';
 import type { LeaderboardPeriod } from './leaderboard-period.entity.js';
 import type { LeaderboardRecord } from './leaderboard-record.entity.js';
@@ -186,6 +187,31 @@ export class LeaderboardRecordsService {
     const period = await this.choose(board, choice);
     if (!period) return [];
     return this.ranked(board, period, await this.records.ofUser(period.uid, caller.uid));
+  }
+
+  /**
+   * A persona's records in the current period of every board it has one there (what `period=current`
+   * reads), boards by name, with their ranks: for its owner and admins. A board whose current period
+   * has no record of the persona is left out, so a page may hold fewer than `limit`: `X-Next-Skip` says
+   * where the next begins while boards may follow.
+   */
+  async acrossBoards(personaUid: string, caller: Caller, skip: number, limit: number): Promise<PersonaLeaderboardRecordView[]> {
+    const owner = await this.personas.ownerOf(personaUid);
+    if (owner === undefined) throw notFound('persona', personaUid);
+    requireOwnPersona(caller, personaUid, owner);
+    const rows = await this.records.latestOfPersona(personaUid, skip, limit);
+    const now = new Date();
+    const views: PersonaLeaderboardRecordView[] = [];
+    for (const row of rows) {
+      const board = await this.boards.cached(row.leaderboardUid);
+      const window = periodAt(board, now);
+      // The board's latest period began before the current one, which no record has made yet.
+      if (window && window.startsAt.getTime() !== row.periodStartsAt.getTime()) continue;
+      const period = { uid: row.periodUid, status: row.periodStatus, rankCount: row.periodRankCount };
+      const [view] = await this.ranked(board, period, [row]);
+      views.push({ ...view, leaderboardName: row.leaderboardName, periodStatus: row.periodStatus });
+    }
+    return rows.length === limit ? markCut(views, skip + limit) : views;
   }
 
   /** An admin deletes a persona's record in one period: it leaves the ranks at once; the audit keeps who and what. */

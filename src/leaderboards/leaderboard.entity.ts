@@ -69,6 +69,11 @@ export class Leaderboard extends RecordEntity {
   @Filterable()
   resetSchedule: string | null;
 
+  /** When an admin last reset the board (POST /leaderboards/{id}/reset): the period then open ended there, and the next began. */
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, readOnly: true })
+  @Column({ type: 'timestamptz', precision: 3, nullable: true })
+  resetAt: Date | null;
+
   /** Only admins (game servers) submit scores. */
   @ApiProperty()
   @Column({ type: 'boolean', default: false })

@@ -20,11 +20,11 @@ import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
 import type { CountDto } from '../common/record.dto.js';
 import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
-import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
-import { recordUpdate } from '../common/versions.js';
+import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { expectedVersion, recordUpdate } from '../common/versions.js';
 import { CreateLeaderboardDto } from './dto/create-leaderboard.dto.js';
-import { LeaderboardRecordView } from './dto/leaderboard-record.dto.js';
-import { DEFAULT_RECORDS, PERIOD_PATTERN, readRecordQuery } from './dto/record-query.js';
+import { LeaderboardPayoutView, LeaderboardRecordView, PersonaLeaderboardRecordView } from './dto/leaderboard-record.dto.js';
+import { DEFAULT_RECORDS, MAX_SKIP, PERIOD_PATTERN, readRecordQuery } from './dto/record-query.js';
 import { JoinLeaderboardDto, SubmitScoreDto } from './dto/submit-score.dto.js';
 import { UpdateLeaderboardDto } from './dto/update-leaderboard.dto.js';
 import { Leaderboard } from './leaderboard.entity.js';
@@ -45,6 +45,7 @@ const LIMIT_QUERY = ApiQuery({
   required: false,
   schema: { type: 'integer', minimum: 1, maximum: LIMITS.leaderboardPage, default: DEFAULT_RECORDS },
 });
+const SKIP_QUERY = ApiQuery({ name: 'skip', required: false, schema: { type: 'integer', minimum: 0, maximum: MAX_SKIP, default: 0 } });
 const NEXT_CURSOR = {
   'X-Next-Cursor': {
     description: "When more records follow: send it back as `cursor` for the next page, which shows the ranks of the first page's moment.",
@@ -110,6 +111,49 @@ export class LeaderboardsController {
   @Delete(':id')
   async remove(@UidParam() id: string): Promise<void> {
     await this.boards.remove(id);
+  }
+
+  @ApiOperation({
+    summary: 'Reset a leaderboard now (admins)',
+    description:
+      'The period open now ends now, as its schedule would end it: the worker closes it LEADERBOARD_CLOSE_DELAY later (final ranks, ' +
+      "prizes paid, `leaderboard.period_ended`), and a new, empty period begins at once and runs to the schedule's next time (or for " +
+      "the board's duration, or to its end). Send the version read (If-Match): a reset sent twice then resets once (409 VERSION_CONFLICT).",
+  })
+  @ApiUidParam('id', 'leaderboard')
+  @RecordResponse(Leaderboard, { description: 'The board, with its new `resetAt` and version.' })
+  @ApiErrors(400, 403, 404, [
+    409,
+    'VERSION_CONFLICT (If-Match names another version), or NOT_ACTIVE (the board has not begun or has ended: no period to reset).',
+  ])
+  @AdminOnly()
+  @HttpCode(200)
+  @Post(':id/reset')
+  reset(@UidParam() id: string, @IfMatch() ifMatch?: string): Promise<Leaderboard> {
+    return this.boards.reset(id, expectedVersion(undefined, ifMatch));
+  }
+
+  @ApiOperation({
+    summary: "List a period's prizes (admins)",
+    description:
+      'What a closed period pays, in rank order: to whom, for which rank, the items, PENDING, PAID (with its AWARD transaction) or FAILED. ' +
+      `Pages of up to ${LIMITS.leaderboardPage} with skip.`,
+  })
+  @ApiUidParam('id', 'leaderboard')
+  @ApiUidParam('periodId', 'period')
+  @LIMIT_QUERY
+  @SKIP_QUERY
+  @ApiOkResponse({ type: [LeaderboardPayoutView] })
+  @ApiErrors(400, 403, [404, 'NOT_FOUND: no such leaderboard, or no such period of it.'])
+  @AdminOnly()
+  @Get(':id/periods/:periodId/payouts')
+  payouts(
+    @UidParam() id: string,
+    @UidParam('periodId') periodId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<LeaderboardPayoutView[]> {
+    const { skip, limit } = readRecordQuery(query, ['limit', 'skip']);
+    return this.boards.prizes(id, periodId.toLowerCase(), skip, limit);
   }
 
   @ListDocs(
@@ -261,6 +305,28 @@ export class LeaderboardsController {
 @Controller('personas/:personaUid/leaderboard-records')
 export class PersonaLeaderboardRecordsController {
   constructor(private readonly records: LeaderboardRecordsService) {}
+
+  @ApiOperation({
+    summary: "Read a persona's records across boards (its owner, admins)",
+    description:
+      'Its record in the current period of every board it has one there (what `period=current` reads: a board that has ended shows its last period, CLOSED), ' +
+      `boards by name, with ranks. Pages of up to ${LIMITS.leaderboardPage} boards with skip; a page leaves out the boards whose current period ` +
+      'has no record of the persona, so it may hold fewer than `limit`: `X-Next-Skip` then says where the next begins.',
+  })
+  @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
+  @LIMIT_QUERY
+  @SKIP_QUERY
+  @ApiOkResponse({ type: [PersonaLeaderboardRecordView], headers: NEXT_SKIP_HEADER })
+  @ApiErrors(400, [403, 'FORBIDDEN: a persona that is not yours.'], 404)
+  @Get()
+  acrossBoards(
+    @UidParam('personaUid') personaUid: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentCaller() caller: Caller,
+  ): Promise<PersonaLeaderboardRecordView[]> {
+    const { skip, limit } = readRecordQuery(query, ['limit', 'skip']);
+    return this.records.acrossBoards(personaUid.toLowerCase(), caller, skip, limit);
+  }
 
   @ApiOperation({
     summary: 'Delete every leaderboard record of a persona (admins)',

@@ -1,14 +1,17 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
-import { ApiException, badRequest, type ErrorDetail, ErrorCode } from '../common/errors.js';
+import { ApiException, badRequest, conflict, type ErrorDetail, ErrorCode, notFound } from '../common/errors.js';
 import { type WritableFields, writableFields } from '../common/record.dto.js';
 import { RecordService } from '../common/record.service.js';
+import { withRetry } from '../common/retry.js';
 import { ItemsRepository } from '../items/items.repository.js';
 import type { CreateLeaderboardDto } from './dto/create-leaderboard.dto.js';
 import type { UpdateLeaderboardDto } from './dto/update-leaderboard.dto.js';
 import type { Leaderboard } from './leaderboard.entity.js';
+import { LeaderboardPayoutsRepository, type PaidPrize } from './leaderboard-payouts.repository.js';
+import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
 import { LeaderboardsRepository } from './leaderboards.repository.js';
-import { scheduleProblem } from './periods.js';
+import { periodAt, scheduleProblem } from './periods.js';
 import { parseInt64 } from './scores.js';
 
 /** The settings that decide what a stored score means or which period it belongs to: fixed at creation. */
@@ -29,6 +32,8 @@ export class LeaderboardsService extends RecordService<Leaderboard> {
   constructor(
     private readonly boards: LeaderboardsRepository,
     private readonly items: ItemsRepository,
+    private readonly periods: LeaderboardPeriodsRepository,
+    private readonly payouts: LeaderboardPayoutsRepository,
   ) {
     super(boards);
   }
@@ -70,6 +75,44 @@ export class LeaderboardsService extends RecordService<Leaderboard> {
   async remove(uid: string): Promise<void> {
     await this.boards.deleteOne(uid);
     this.boards.forget(uid);
+  }
+
+  /**
+   * An admin's reset: the period open now ends now, where its schedule would have ended it, so that the
+   * worker closes it as any ended period (final ranks, prizes paid, `leaderboard.period_ended`); a new
+   * period begins at the same instant, empty, and runs to the schedule's next time (or its duration, or
+   * the board's end). On a board without a schedule that is the only way a period ends. The board's
+   * row is locked first, so that of two resets at once the second sees the first's new period; with
+   * the version read (If-Match), a reset sent twice resets once (409 VERSION_CONFLICT). 409 NOT_ACTIVE
+   * before the board's first period and from its end on: there is nothing to reset.
+   */
+  async reset(uid: string, expectedVersion: number | undefined): Promise<Leaderboard> {
+    const reset = await withRetry(() =>
+      this.boards.transaction(async (db) => {
+        const board = await this.boards.lockOne(db, uid, undefined);
+        const now = new Date();
+        const window = periodAt(board, now);
+        if (!window) {
+          throw conflict(ErrorCode.NOT_ACTIVE, `leaderboard ${uid} has no period to reset: it has not begun, or it has ended`);
+        }
+        // The new period must begin after the one it ends, even within the millisecond the latter began.
+        const at = new Date(Math.max(now.getTime(), window.startsAt.getTime() + 1));
+        const endsAt = window.endsAt !== null && window.endsAt < at ? window.endsAt : at;
+        const updated = await this.boards.updateVersioned(uid, { resetAt: at }, expectedVersion, db);
+        await this.periods.endAt(db, uid, window.startsAt, endsAt);
+        return updated;
+      }),
+    );
+    this.boards.forget(uid);
+    return reset;
+  }
+
+  /** The prizes a period of the board pays or paid, in rank order. */
+  async prizes(boardUid: string, periodUid: string, skip: number, limit: number): Promise<PaidPrize[]> {
+    await this.boards.findOne(boardUid, undefined);
+    const period = await this.periods.findOne(periodUid, undefined);
+    if (period.leaderboardUid !== boardUid) throw notFound('period of this leaderboard', periodUid);
+    return this.payouts.ofPeriod(periodUid, skip, limit);
   }
 
   /** The rules between fields no decorator states: the schedule, the bounds, the dates, the reward tiers and their items. */

@@ -7,6 +7,7 @@ const schedule = (overrides: Partial<Schedule> = {}): Schedule => ({
   endAt: null,
   duration: null,
   dateCreated: at('2026-11-18T10:00:00Z'),
+  resetAt: null,
   ...overrides,
 });
 
@@ -66,6 +67,26 @@ describe('periods', () => {
     expect(periodAt(schedule({ endAt: at('2026-12-01T00:00:00Z') }), at('2026-11-30T00:00:00Z'))?.endsAt).toEqual(
       at('2026-12-01T00:00:00Z'),
     );
+  });
+
+  it("an admin's reset begins a period that runs to the schedule's next time; before the reset, the schedule's period holds", () => {
+    const weekly = schedule({ resetSchedule: '0 0 * * 1', resetAt: at('2026-11-25T15:00:00Z') });
+    expect(periodAt(weekly, at('2026-11-26T00:00:00Z'))).toEqual({
+      startsAt: at('2026-11-25T15:00:00Z'),
+      endsAt: at('2026-11-30T00:00:00Z'),
+      nextStartsAt: at('2026-11-30T00:00:00Z'),
+    });
+    expect(periodAt(weekly, at('2026-11-25T14:59:59Z'))?.startsAt).toEqual(at('2026-11-23T00:00:00Z'));
+    // The schedule's next time begins the next period as usual.
+    expect(periodAt(weekly, at('2026-11-30T00:00:00Z'))?.startsAt).toEqual(at('2026-11-30T00:00:00Z'));
+    // Without a schedule the new period never closes; with a duration it takes scores that long after the reset.
+    expect(periodAt(schedule({ resetAt: at('2026-11-25T15:00:00Z') }), at('2027-01-01T00:00:00Z'))).toEqual({
+      startsAt: at('2026-11-25T15:00:00Z'),
+      endsAt: null,
+      nextStartsAt: null,
+    });
+    const once = schedule({ startAt: at('2026-11-20T00:00:00Z'), duration: 60, resetAt: at('2026-11-25T15:00:00Z') });
+    expect(periodAt(once, at('2026-11-25T15:00:30Z'))?.endsAt).toEqual(at('2026-11-25T15:01:00Z'));
   });
 
   it('takes second-level schedules and says what is wrong with a bad one', () => {

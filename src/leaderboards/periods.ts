@@ -6,7 +6,9 @@ import { Cron } from 'croner';
  * UTC: five fields, or six with seconds first) begins a new one at each of its times after that. A
  * period closes, its ranks become final and its prizes are paid, at the earliest of: `duration`
  * seconds after it began (a tournament that runs two hours every Sunday), the next reset, and the
- * board's `endAt`. Nothing begins at or after `endAt`.
+ * board's `endAt`. Nothing begins at or after `endAt`. An admin's reset (`resetAt`) begins a period
+ * too, as a time of the schedule would: the one then open ends there, and the next runs to the
+ * schedule's next time (or for `duration` seconds, or to `endAt`).
  */
 export interface Schedule {
   resetSchedule: string | null;
@@ -15,6 +17,8 @@ export interface Schedule {
   /** Seconds a period takes scores, from its beginning. */
   duration: number | null;
   dateCreated: Date;
+  /** When an admin last reset the board. */
+  resetAt: Date | null;
 }
 
 export interface PeriodWindow {
@@ -61,6 +65,7 @@ export function periodAt(schedule: Schedule, at: Date): PeriodWindow | undefined
     nextStartsAt = cron.nextRun(at);
     if (nextStartsAt && schedule.endAt && nextStartsAt >= schedule.endAt) nextStartsAt = null;
   }
+  if (schedule.resetAt && schedule.resetAt <= at && schedule.resetAt > startsAt) startsAt = schedule.resetAt;
   const closes = [
     schedule.duration === null ? null : new Date(startsAt.getTime() + schedule.duration * 1000),
     nextStartsAt,

@@ -8,6 +8,7 @@ const PAGE = 25;
 
 type Board = Schema<'Leaderboard'>;
 type RankedRecord = Schema<'LeaderboardRecordView'>;
+type Prize = Schema<'LeaderboardPayoutView'>;
 
 /** A score as the API sends it: a JSON number, or a string of digits past 2^53. */
 export const score = (value: unknown) => (typeof value === 'number' || typeof value === 'string' ? String(value) : '–');
@@ -73,12 +74,14 @@ export function LeaderboardPage({ uid, query }: { uid: string; query: URLSearchP
           <>
             <h1>{loaded.name}</h1>
             <Settings board={loaded} />
+            <Reset board={loaded} />
             <Rewards board={loaded} />
           </>
         )}
       </Loaded>
       <Periods uid={uid} current={period} seats={board.data?.maxSize} />
       <Records key={period} uid={uid} period={period} />
+      {/^[0-9a-f-]{36}$/i.test(period) && <Prizes key={period} uid={uid} period={period} />}
     </section>
   );
 }
@@ -119,11 +122,8 @@ function Settings({ board }: { board: Board }) {
         )}
         ; {board.keepPeriods} closed periods kept
       </dd>
-      <dt>Reset</dt>
-      <dd>
-        The API has no reset route: a period closes by its schedule (its ranks then become final and its rewards are paid), and records are
-        deleted one persona at a time below.
-      </dd>
+      <dt>Last reset</dt>
+      <dd>{board.resetAt ? <Time value={board.resetAt} /> : 'never by an admin'}</dd>
       <dt>Entry</dt>
       <dd>
         {board.joinRequired ? 'join first' : 'open'}
@@ -131,6 +131,77 @@ function Settings({ board }: { board: Board }) {
         {board.maxNumScore ? `, ${board.maxNumScore} attempts each` : ''}
       </dd>
     </dl>
+  );
+}
+
+/** A prize's items, each linked to its catalog page. */
+function Items({ items }: { items: Array<{ itemUid: string; quantity: number }> }) {
+  return (
+    <>
+      {items.map((entry, index) => (
+        <span key={entry.itemUid}>
+          {index > 0 && ', '}
+          {entry.quantity} × <Link to={`/catalog/items/${entry.itemUid}`}>{entry.itemUid}</Link>
+        </span>
+      ))}
+    </>
+  );
+}
+
+/**
+ * Resets the board at the version read: the period open now ends now and closes as a scheduled one
+ * would (final ranks, prizes paid), and a new, empty one begins. If another admin changed or reset the
+ * board meanwhile, the API refuses (409) and the admin reads it again before deciding.
+ */
+function Reset({ board }: { board: Board }) {
+  const client = useQueryClient();
+  const [asking, setAsking] = useState(false);
+  const [reason, setReason] = useState('');
+  const [status, announce] = useAnnouncer();
+  const reset = useMutation({
+    mutationFn: () =>
+      must(
+        api.POST('/leaderboards/{id}/reset', {
+          params: {
+            path: { id: board.uid },
+            header: { 'If-Match': `"${board.version}"`, ...(reason ? { 'X-Audit-Reason': reason } : {}) },
+          },
+        }),
+      ),
+    onSuccess: () => {
+      setAsking(false);
+      setReason('');
+      announce(`Reset ${board.name}: the period that was open closes with its ranks and prizes, and a new one has begun.`);
+      for (const key of ['leaderboard', 'leaderboard-periods', 'leaderboard-records'])
+        void client.invalidateQueries({ queryKey: [key, board.uid] });
+    },
+    onError: () => {
+      setAsking(false);
+      void client.invalidateQueries({ queryKey: ['leaderboard', board.uid] });
+    },
+  });
+  return (
+    <section aria-labelledby="reset-title">
+      <h2 id="reset-title">Reset</h2>
+      <p>
+        Ends the period open now as its schedule would: its ranks become final and its rewards are paid. A new, empty period begins at once.
+      </p>
+      <button type="button" onClick={() => setAsking(true)}>
+        Reset the board
+      </button>
+      {reset.error && <ErrorNote error={reset.error} />}
+      {status}
+      <Confirm
+        open={asking}
+        title={`Reset ${board.name}?`}
+        confirmLabel="Reset now"
+        onConfirm={() => reset.mutate()}
+        onCancel={() => setAsking(false)}
+        reason={[reason, setReason]}
+      >
+        <p>Every player starts from zero. The period that ends pays its rewards; this cannot be undone.</p>
+      </Confirm>
+    </section>
   );
 }
 
@@ -146,12 +217,7 @@ function Rewards({ board }: { board: Board }) {
             <tr key={`${tier.rankFrom}-${tier.rankTo}`}>
               <td>{tier.rankFrom === tier.rankTo ? tier.rankFrom : `${tier.rankFrom}–${tier.rankTo}`}</td>
               <td>
-                {tier.items.map((entry, index) => (
-                  <span key={entry.itemUid}>
-                    {index > 0 && ', '}
-                    {entry.quantity} × <Link to={`/catalog/items/${entry.itemUid}`}>{entry.itemUid}</Link>
-                  </span>
-                ))}
+                <Items items={tier.items} />
               </td>
             </tr>
           ))}
@@ -286,6 +352,68 @@ function Records({ uid, period }: { uid: string; period: string }) {
       >
         <p>It leaves the ranks at once; the admin audit keeps who deleted it and why.</p>
       </Confirm>
+    </section>
+  );
+}
+
+const PRIZES = 25;
+
+/** What a period pays: shown for a period named in the URL, once closed (an open one pays nothing yet). */
+function Prizes({ uid, period }: { uid: string; period: string }) {
+  const [skip, setSkip] = useState(0);
+  const prizes = useQuery({
+    queryKey: ['leaderboard-prizes', uid, period, skip],
+    queryFn: () =>
+      must(
+        api.GET('/leaderboards/{id}/periods/{periodId}/payouts', {
+          params: { path: { id: uid, periodId: period }, query: { limit: PRIZES, skip } },
+        }),
+      ),
+  });
+  return (
+    <section aria-labelledby="prizes-title">
+      <h2 id="prizes-title">Prizes paid</h2>
+      <Loaded query={prizes} empty={(rows) => rows.length === 0 && skip === 0}>
+        {(rows) => (
+          <>
+            <Table caption="Prizes of the period" head={['Rank', 'Persona', 'Items', 'Status', 'Transaction', 'Paid']}>
+              {rows.map((prize: Prize) => (
+                <tr key={prize.uid}>
+                  <td>{prize.rank}</td>
+                  <td>
+                    {prize.personaName} <code>{prize.personaUid}</code>
+                  </td>
+                  <td>
+                    <Items items={prize.items} />
+                  </td>
+                  <td>
+                    {prize.status}
+                    {prize.error ? `: ${prize.error}` : ''}
+                  </td>
+                  <td>
+                    {prize.transactionUid ? (
+                      <Link to={`/economy/transactions/${prize.transactionUid}`}>
+                        <code>{prize.transactionUid}</code>
+                      </Link>
+                    ) : (
+                      '–'
+                    )}
+                  </td>
+                  <td>
+                    <Time value={prize.datePaid} />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <Pager
+              label="Prize pages"
+              names={['Previous', 'Next']}
+              onNewer={skip > 0 ? () => setSkip(Math.max(0, skip - PRIZES)) : undefined}
+              onOlder={rows.length === PRIZES ? () => setSkip(skip + PRIZES) : undefined}
+            />
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }

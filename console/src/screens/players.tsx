@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import { useState } from 'preact/hooks';
-import { api, must, type Schema } from '../api.js';
+import { api, must, mustAnswer, type Schema } from '../api.js';
 import { navigate } from '../router.js';
 import { Confirm, ErrorNote, Link, Loaded, Pager, Table, Time, useAnnouncer, useCursorPages } from '../ui.js';
 import { score } from './leaderboards.js';
@@ -407,65 +407,77 @@ function Storage({ uid }: { uid: string }) {
   );
 }
 
-/** Boards read for the player page: one page of them, each asked for the personas' records of its current period. */
-const BOARDS_SHOWN = 20;
+/** Boards one page of a persona's leaderboard records holds. */
+const BOARDS_PAGE = 20;
 
-/**
- * The personas' records in the current period of the first boards. The API lists records by board
- * (`personaUids` names whose), not by persona: one request per board, BOARDS_SHOWN at most.
- */
+/** The personas' records in the current period of every board they have one there (one request per persona and page). */
 function LeaderboardRecords({ uid }: { uid: string }) {
   const personas = useQuery({
     queryKey: ['personas', uid],
     queryFn: () => must(api.GET('/personas', { params: { query: { userUid: uid, limit: 100 } } })),
   });
-  // Asked beside the personas, not after them: the section's time is its longest chain of reads.
-  const boards = useQuery({
-    queryKey: ['leaderboards', 'first', BOARDS_SHOWN],
-    queryFn: () => must(api.GET('/leaderboards', { params: { query: { limit: BOARDS_SHOWN, sort: 'name' } } })),
-  });
-  const personaUids = personas.data?.map((persona) => persona.uid).join(',') ?? '';
-  const records = useQuery({
-    queryKey: ['player-leaderboard-records', uid, personaUids, boards.data?.map((board) => board.uid).join(',')],
-    enabled: personaUids !== '' && boards.data !== undefined,
-    queryFn: async () => {
-      const pages = await Promise.all(
-        (boards.data ?? []).map(async (board) => ({
-          board,
-          records: await must(api.GET('/leaderboards/{id}/records', { params: { path: { id: board.uid }, query: { personaUids } } })),
-        })),
-      );
-      return pages.flatMap(({ board, records: found }) => found.map((record) => ({ board, record })));
-    },
-  });
   return (
     <section aria-labelledby="leaderboard-records-title">
       <h2 id="leaderboard-records-title">Leaderboard records</h2>
-      <p>Current periods of the first {BOARDS_SHOWN} boards by name; a board&apos;s page shows the others.</p>
-      {boards.isError ? (
-        <ErrorNote error={boards.error} />
-      ) : personas.data?.length === 0 ? (
-        <p class="empty">No persona, so no record.</p>
-      ) : (
-        <Loaded query={records} empty={(rows) => rows.length === 0}>
-          {(rows) => (
-            <Table caption="Leaderboard records of the personas" head={['Board', 'Persona', 'Rank', 'Score', 'Attempts']}>
-              {rows.map(({ board, record }) => (
+      <p>Each persona&apos;s record in the current period of every board it has one there, boards by name.</p>
+      <Loaded query={personas} empty={(rows) => rows.length === 0}>
+        {(rows) => (
+          <>
+            {rows.map((persona) => (
+              <PersonaBoardRecords key={persona.uid} persona={persona} />
+            ))}
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function PersonaBoardRecords({ persona }: { persona: { uid: string; name: string } }) {
+  const [skips, setSkips] = useState<number[]>([0]);
+  const skip = skips.at(-1)!;
+  const records = useQuery({
+    queryKey: ['persona-leaderboard-records', persona.uid, skip],
+    queryFn: async () => {
+      const { data, response } = await mustAnswer(
+        api.GET('/personas/{personaUid}/leaderboard-records', {
+          params: { path: { personaUid: persona.uid }, query: { limit: BOARDS_PAGE, skip } },
+        }),
+      );
+      return { rows: data, next: response.headers.get('X-Next-Skip') };
+    },
+  });
+  const caption = `Leaderboard records of ${persona.name}`;
+  return (
+    <>
+      <h3>{persona.name}</h3>
+      <Loaded query={records} empty={({ rows, next }) => rows.length === 0 && next === null && skip === 0}>
+        {({ rows, next }) => (
+          <>
+            <Table caption={caption} head={['Board', 'Rank', 'Of', 'Score', 'Attempts', 'Period']}>
+              {rows.map((record) => (
                 <tr key={record.uid}>
                   <td>
-                    <Link to={`/leaderboards/${board.uid}?period=${record.periodUid}`}>{board.name}</Link>
+                    <Link to={`/leaderboards/${record.leaderboardUid}?period=${record.periodUid}`}>{record.leaderboardName}</Link>
                   </td>
-                  <td>{record.personaName}</td>
                   <td>{record.rank ?? '–'}</td>
+                  <td>{record.rankCount}</td>
                   <td>{score(record.score)}</td>
                   <td>{record.numScore}</td>
+                  <td>{record.periodStatus}</td>
                 </tr>
               ))}
             </Table>
-          )}
-        </Loaded>
-      )}
-    </section>
+            <Pager
+              label={`Pages of ${caption}`}
+              names={['Previous boards', 'Next boards']}
+              onNewer={skips.length > 1 ? () => setSkips(skips.slice(0, -1)) : undefined}
+              onOlder={next !== null ? () => setSkips([...skips, Number(next)]) : undefined}
+            />
+          </>
+        )}
+      </Loaded>
+    </>
   );
 }
 

@@ -17,6 +17,7 @@ import {
 import { LIMITS } from '../../common/limits.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
+import { ReadOnlyField } from '../../common/fields.js';
 import { ItemQuantityDto } from '../../economy/dto/create-transaction.dto.js';
 import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from '../operators.js';
 import { IsInt64, IsSmallObject } from './int64.validators.js';
@@ -178,4 +179,9 @@ export class CreateLeaderboardDto extends RecordBodyDto {
   @Min(1)
   @Max(1000)
   keepPeriods?: number;
+
+  /** Set by POST /leaderboards/{id}/reset; a client may send it back with a board it read. */
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, readOnly: true, required: false })
+  @ReadOnlyField()
+  resetAt?: never;
 }

@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ItemQuantityEntry } from '../../economy/transaction.entity.js';
 import { type Int64Json } from '../scores.js';
+import { PAYOUT_STATUSES, type PayoutStatus } from '../leaderboard-payouts.repository.js';
+import { PERIOD_STATUSES, type PeriodStatus } from '../leaderboard-period.entity.js';
 import { Int64Property } from './int64.validators.js';
 
 /** A persona's record in one period, as clients read it: with its rank among the visible records. */
@@ -118,4 +120,56 @@ export class LeaderboardPeriodEnded {
   /** The prize awarded for the rank (an AWARD transaction follows, with `inventory.updated`), or null. */
   @ApiProperty({ type: [ItemQuantityEntry], nullable: true })
   rewards: ItemQuantityEntry[] | null;
+}
+
+/** A persona's record in a board's current period, with the board's name (GET /personas/{personaUid}/leaderboard-records). */
+export class PersonaLeaderboardRecordView extends LeaderboardRecordView {
+  @ApiProperty({ example: 'Weekly high scores' })
+  leaderboardName: string;
+
+  /** CLOSED once the board has ended: its last period, with final ranks. */
+  @ApiProperty({ enum: PERIOD_STATUSES, enumName: 'PeriodStatus' })
+  periodStatus: PeriodStatus;
+}
+
+/** A prize of a closed period: to whom, for which rank, what, and whether it is paid (GET /leaderboards/{id}/periods/{periodId}/payouts). */
+export class LeaderboardPayoutView {
+  @ApiProperty({ format: 'uuid' })
+  uid: string;
+
+  @ApiProperty({ format: 'uuid' })
+  personaUid: string;
+
+  @ApiProperty({ example: 'Aria' })
+  personaName: string;
+
+  /** The final rank that earned it. */
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  rank: number;
+
+  /** What the reward tier of that rank gives. */
+  @ApiProperty({ type: [ItemQuantityEntry] })
+  items: ItemQuantityEntry[];
+
+  /** PENDING until the worker's AWARD commits (PAID); FAILED once the economy refused it or after 10 attempts. */
+  @ApiProperty({ enum: PAYOUT_STATUSES, enumName: 'PayoutStatus' })
+  status: PayoutStatus;
+
+  /** The AWARD transaction that paid it (GET /transactions/{id}; the persona's ledger shows it). */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  transactionUid: string | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  attempts: number;
+
+  /** Why the last attempt failed. */
+  @ApiProperty({ type: 'string', nullable: true })
+  error: string | null;
+
+  /** When the period's close wrote it. */
+  @ApiProperty({ type: 'string', format: 'date-time' })
+  dateCreated: Date;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  datePaid: Date | null;
 }

@@ -1864,6 +1864,32 @@ namespace GameBackend.Api
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
+        /// Reset a leaderboard now (admins)
+        /// </summary>
+        /// <remarks>
+        /// The period open now ends now, as its schedule would end it: the worker closes it LEADERBOARD_CLOSE_DELAY later (final ranks, prizes paid, `leaderboard.period_ended`), and a new, empty period begins at once and runs to the schedule's next time (or for the board's duration, or to its end). Send the version read (If-Match): a reset sent twice then resets once (409 VERSION_CONFLICT).
+        /// </remarks>
+        /// <param name="id">The leaderboard's uid (UUID).</param>
+        /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <returns>The board, with its new `resetAt` and version.</returns>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<Leaderboard> LeaderboardsResetAsync(System.Guid id, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// List a period's prizes (admins)
+        /// </summary>
+        /// <remarks>
+        /// What a closed period pays, in rank order: to whom, for which rank, the items, PENDING, PAID (with its AWARD transaction) or FAILED. Pages of up to 100 with skip.
+        /// </remarks>
+        /// <param name="id">The leaderboard's uid (UUID).</param>
+        /// <param name="periodId">The period's uid (UUID).</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<System.Collections.Generic.List<LeaderboardPayoutView>> LeaderboardsPayoutsAsync(System.Guid id, System.Guid periodId, int? skip = null, int? limit = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
         /// List a leaderboard's periods
         /// </summary>
         /// <remarks>
@@ -1965,6 +1991,16 @@ namespace GameBackend.Api
         /// <returns>Deleted.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task LeaderboardsRemoveRecordAsync(System.Guid id, System.Guid personaUid, string period = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Read a persona's records across boards (its owner, admins)
+        /// </summary>
+        /// <remarks>
+        /// Its record in the current period of every board it has one there (what `period=current` reads: a board that has ended shows its last period, CLOSED), boards by name, with ranks. Pages of up to 100 boards with skip; a page leaves out the boards whose current period has no record of the persona, so it may hold fewer than `limit`: `X-Next-Skip` then says where the next begins.
+        /// </remarks>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<System.Collections.Generic.List<PersonaLeaderboardRecordView>> PersonaLeaderboardRecordsAcrossBoardsAsync(System.Guid personaUid, int? skip = null, int? limit = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -21965,6 +22001,358 @@ namespace GameBackend.Api
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
+        /// Reset a leaderboard now (admins)
+        /// </summary>
+        /// <remarks>
+        /// The period open now ends now, as its schedule would end it: the worker closes it LEADERBOARD_CLOSE_DELAY later (final ranks, prizes paid, `leaderboard.period_ended`), and a new, empty period begins at once and runs to the schedule's next time (or for the board's duration, or to its end). Send the version read (If-Match): a reset sent twice then resets once (409 VERSION_CONFLICT).
+        /// </remarks>
+        /// <param name="id">The leaderboard's uid (UUID).</param>
+        /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <returns>The board, with its new `resetAt` and version.</returns>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<Leaderboard> LeaderboardsResetAsync(System.Guid id, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (id == null)
+                throw new System.ArgumentNullException("id");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+
+                    if (if_Match != null)
+                        request_.Headers.TryAddWithoutValidation("If-Match", ConvertToString(if_Match, System.Globalization.CultureInfo.InvariantCulture));
+
+                    if (x_Audit_Reason != null)
+                        request_.Headers.TryAddWithoutValidation("X-Audit-Reason", ConvertToString(x_Audit_Reason, System.Globalization.CultureInfo.InvariantCulture));
+                    request_.Content = new System.Net.Http.StringContent(string.Empty, System.Text.Encoding.UTF8, "application/json");
+                    request_.Method = new System.Net.Http.HttpMethod("POST");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "leaderboards/{id}/reset"
+                    urlBuilder_.Append("leaderboards/");
+                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(id, System.Globalization.CultureInfo.InvariantCulture)));
+                    urlBuilder_.Append("/reset");
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<Leaderboard>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 404)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 409)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VERSION_CONFLICT (If-Match names another version), or NOT_ACTIVE (the board has not begun or has ended: no period to reset).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 413)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("PAYLOAD_TOO_LARGE: the body is larger than 1 MiB.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 415)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNSUPPORTED_MEDIA_TYPE: a body that is not application/json.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// List a period's prizes (admins)
+        /// </summary>
+        /// <remarks>
+        /// What a closed period pays, in rank order: to whom, for which rank, the items, PENDING, PAID (with its AWARD transaction) or FAILED. Pages of up to 100 with skip.
+        /// </remarks>
+        /// <param name="id">The leaderboard's uid (UUID).</param>
+        /// <param name="periodId">The period's uid (UUID).</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<LeaderboardPayoutView>> LeaderboardsPayoutsAsync(System.Guid id, System.Guid periodId, int? skip = null, int? limit = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (id == null)
+                throw new System.ArgumentNullException("id");
+
+            if (periodId == null)
+                throw new System.ArgumentNullException("periodId");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    request_.Method = new System.Net.Http.HttpMethod("GET");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "leaderboards/{id}/periods/{periodId}/payouts"
+                    urlBuilder_.Append("leaderboards/");
+                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(id, System.Globalization.CultureInfo.InvariantCulture)));
+                    urlBuilder_.Append("/periods/");
+                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(periodId, System.Globalization.CultureInfo.InvariantCulture)));
+                    urlBuilder_.Append("/payouts");
+                    urlBuilder_.Append('?');
+                    if (skip != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("skip")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(skip, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (limit != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("limit")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(limit, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    urlBuilder_.Length--;
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<System.Collections.Generic.List<LeaderboardPayoutView>>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 404)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such leaderboard, or no such period of it.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
         /// List a leaderboard's periods
         /// </summary>
         /// <remarks>
@@ -23159,6 +23547,163 @@ namespace GameBackend.Api
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
                             throw new ApiException<ErrorBody>("UNSUPPORTED_MEDIA_TYPE: a body that is not application/json.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
+        /// Read a persona's records across boards (its owner, admins)
+        /// </summary>
+        /// <remarks>
+        /// Its record in the current period of every board it has one there (what `period=current` reads: a board that has ended shows its last period, CLOSED), boards by name, with ranks. Pages of up to 100 boards with skip; a page leaves out the boards whose current period has no record of the persona, so it may hold fewer than `limit`: `X-Next-Skip` then says where the next begins.
+        /// </remarks>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<PersonaLeaderboardRecordView>> PersonaLeaderboardRecordsAcrossBoardsAsync(System.Guid personaUid, int? skip = null, int? limit = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (personaUid == null)
+                throw new System.ArgumentNullException("personaUid");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    request_.Method = new System.Net.Http.HttpMethod("GET");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "personas/{personaUid}/leaderboard-records"
+                    urlBuilder_.Append("personas/");
+                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(personaUid, System.Globalization.CultureInfo.InvariantCulture)));
+                    urlBuilder_.Append("/leaderboard-records");
+                    urlBuilder_.Append('?');
+                    if (skip != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("skip")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(skip, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (limit != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("limit")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(limit, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    urlBuilder_.Length--;
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<System.Collections.Generic.List<PersonaLeaderboardRecordView>>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: a persona that is not yours.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 404)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 429)
@@ -27611,6 +28156,12 @@ namespace GameBackend.Api
         public string ResetSchedule { get; set; }
 
         /// <summary>
+        /// When an admin last reset the board (POST /leaderboards/{id}/reset): the period then open ended there, and the next began.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("resetAt", Required = Newtonsoft.Json.Required.AllowNull)]
+        public System.DateTimeOffset? ResetAt { get; set; }
+
+        /// <summary>
         /// Only admins (game servers) submit scores.
         /// </summary>
         [Newtonsoft.Json.JsonProperty("authoritative", Required = Newtonsoft.Json.Required.Always)]
@@ -27736,7 +28287,7 @@ namespace GameBackend.Api
     }
 
     /// <summary>
-    /// A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
+    /// A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `resetAt`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
     /// </summary>
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
     public partial class CreateLeaderboardDto
@@ -27852,7 +28403,7 @@ namespace GameBackend.Api
     }
 
     /// <summary>
-    /// A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
+    /// A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`, `uid`, `resetAt`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated.
     /// </summary>
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
     public partial class UpdateLeaderboardDto
@@ -27964,6 +28515,91 @@ namespace GameBackend.Api
 
         [Newtonsoft.Json.JsonProperty("keepPeriods", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public int? KeepPeriods { get; set; }
+
+    }
+
+    /// <summary>
+    /// PENDING until the worker's AWARD commits (PAID); FAILED once the economy refused it or after 10 attempts.
+    /// </summary>
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public enum PayoutStatus
+    {
+
+        [System.Runtime.Serialization.EnumMember(Value = @"PENDING")]
+        PENDING = 0,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"PAID")]
+        PAID = 1,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"FAILED")]
+        FAILED = 2,
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class LeaderboardPayoutView
+    {
+
+        [Newtonsoft.Json.JsonProperty("uid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid Uid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("personaUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid PersonaUid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("personaName", Required = Newtonsoft.Json.Required.Always)]
+        public string PersonaName { get; set; }
+
+        /// <summary>
+        /// The final rank that earned it.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("rank", Required = Newtonsoft.Json.Required.Always)]
+        public int Rank { get; set; }
+
+        /// <summary>
+        /// What the reward tier of that rank gives.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("items", Required = Newtonsoft.Json.Required.Always)]
+        public System.Collections.Generic.List<ItemQuantityEntry> Items { get; set; } = new System.Collections.Generic.List<ItemQuantityEntry>();
+
+        /// <summary>
+        /// PENDING until the worker's AWARD commits (PAID); FAILED once the economy refused it or after 10 attempts.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("status", Required = Newtonsoft.Json.Required.Always)]
+        [Newtonsoft.Json.JsonConverter(typeof(Newtonsoft.Json.Converters.StringEnumConverter))]
+        public PayoutStatus Status { get; set; }
+
+        /// <summary>
+        /// The AWARD transaction that paid it (GET /transactions/{id}; the persona's ledger shows it).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("transactionUid", Required = Newtonsoft.Json.Required.AllowNull)]
+        public System.Guid? TransactionUid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("attempts", Required = Newtonsoft.Json.Required.Always)]
+        public int Attempts { get; set; }
+
+        /// <summary>
+        /// Why the last attempt failed.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("error", Required = Newtonsoft.Json.Required.AllowNull)]
+        public string Error { get; set; }
+
+        /// <summary>
+        /// When the period's close wrote it.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("dateCreated", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset DateCreated { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("datePaid", Required = Newtonsoft.Json.Required.AllowNull)]
+        public System.DateTimeOffset? DatePaid { get; set; }
+
+        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
+
+        [Newtonsoft.Json.JsonExtensionData]
+        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
+        {
+            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
+            set { _additionalProperties = value; }
+        }
 
     }
 
@@ -28088,6 +28724,97 @@ namespace GameBackend.Api
         /// </summary>
         [Newtonsoft.Json.JsonProperty("personaUid", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public System.Guid? PersonaUid { get; set; }
+
+    }
+
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public partial class PersonaLeaderboardRecordView
+    {
+
+        [Newtonsoft.Json.JsonProperty("uid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid Uid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("leaderboardUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid LeaderboardUid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("periodUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid PeriodUid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("personaUid", Required = Newtonsoft.Json.Required.Always)]
+        public System.Guid PersonaUid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("personaName", Required = Newtonsoft.Json.Required.Always)]
+        public string PersonaName { get; set; }
+
+        /// <summary>
+        /// 1 for the first; null while the persona has joined but not scored. Equal scores rank by who reached them first.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("rank", Required = Newtonsoft.Json.Required.AllowNull)]
+        public int? Rank { get; set; }
+
+        /// <summary>
+        /// How many records are ranked in the period (on a page: at the page's moment).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("rankCount", Required = Newtonsoft.Json.Required.Always)]
+        public int RankCount { get; set; }
+
+        /// <summary>
+        /// An integer or a string.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("score", Required = Newtonsoft.Json.Required.AllowNull)]
+        public object Score { get; set; }
+
+        /// <summary>
+        /// An integer or a string.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("subscore", Required = Newtonsoft.Json.Required.AllowNull)]
+        public object Subscore { get; set; }
+
+        /// <summary>
+        /// Submissions made in the period.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("numScore", Required = Newtonsoft.Json.Required.Always)]
+        public int NumScore { get; set; }
+
+        /// <summary>
+        /// The board's limit of submissions per period (null: none).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("maxNumScore", Required = Newtonsoft.Json.Required.AllowNull)]
+        public int? MaxNumScore { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("metadata", Required = Newtonsoft.Json.Required.AllowNull)]
+        public object Metadata { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("dateCreated", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset DateCreated { get; set; }
+
+        /// <summary>
+        /// When the record last changed (a submission).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("dateModified", Required = Newtonsoft.Json.Required.Always)]
+        public System.DateTimeOffset DateModified { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("version", Required = Newtonsoft.Json.Required.Always)]
+        public int Version { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("leaderboardName", Required = Newtonsoft.Json.Required.Always)]
+        public string LeaderboardName { get; set; }
+
+        /// <summary>
+        /// CLOSED once the board has ended: its last period, with final ranks.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("periodStatus", Required = Newtonsoft.Json.Required.Always)]
+        [Newtonsoft.Json.JsonConverter(typeof(Newtonsoft.Json.Converters.StringEnumConverter))]
+        public PeriodStatus PeriodStatus { get; set; }
+
+        private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
+
+        [Newtonsoft.Json.JsonExtensionData]
+        public System.Collections.Generic.IDictionary<string, object> AdditionalProperties
+        {
+            get { return _additionalProperties ?? (_additionalProperties = new System.Collections.Generic.Dictionary<string, object>()); }
+            set { _additionalProperties = value; }
+        }
 
     }
 
