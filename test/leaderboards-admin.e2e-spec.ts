@@ -67,6 +67,13 @@ describe('leaderboards for admins', () => {
       expect(answer.status).toBe(200);
       expect(answer.headers.etag).toBe(`"${created.version + 1}"`);
       expect(answer.body).toMatchObject({ uid: created.uid, version: created.version + 1, resetAt: expect.any(String) });
+      // The admin audit keeps the board as it was and as the reset left it.
+      const [entry] = await api.found<any[]>(`/admin/audit?targetUid=${created.uid}&action=reset`, admin);
+      expect((await api.found<any>(`/admin/audit/${entry.id}`, admin)).before).toMatchObject({
+        uid: created.uid,
+        version: created.version,
+      });
+      expect((await api.found<any>(`/admin/audit/${entry.id}`, admin)).after).toMatchObject({ version: created.version + 1 });
       // Players start from zero: the current period is empty, and a score is the first of a new one.
       expect(await api.found<any[]>(`/leaderboards/${created.uid}/records`, entrants[1].token)).toEqual([]);
       const again = (await submit(created.uid, entrants[3], 1)).body;

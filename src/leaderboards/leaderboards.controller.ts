@@ -32,6 +32,7 @@ import { LeaderboardPeriod } from './leaderboard-period.entity.js';
 import { LeaderboardRecordsService } from './leaderboard-records.service.js';
 import { LeaderboardsService } from './leaderboards.service.js';
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
+import { AuditedRecord } from '../audit/audit.decorators.js';
 
 const PERIOD_QUERY = ApiQuery({
   name: 'period',
@@ -57,6 +58,7 @@ const NEXT_CURSOR = {
 @ApiSecurity('jwt')
 @ApiErrors(401)
 @ApiExtraModels(LeaderboardRecordView)
+@AuditedRecord(LeaderboardsService)
 @Controller('leaderboards')
 export class LeaderboardsController {
   constructor(
