@@ -89,7 +89,9 @@ export function nodeCommand(args: string[], openFiles = 0): [string, string[]] {
   const { soft, hard } = openFilesLimit();
   if (openFiles <= soft) return [process.execPath, args];
   if (openFiles > hard) {
-    throw new Error(`${openFiles} open files needed, but the hard limit is ${hard}: raise it (LimitNOFILE, limits.conf) or ask for fewer sockets`);
+    throw new Error(
+      `${openFiles} open files needed, but the hard limit is ${hard}: raise it (LimitNOFILE, limits.conf) or ask for fewer sockets`,
+    );
   }
   return ['/bin/sh', ['-c', `ulimit -n ${openFiles} && exec "$0" "$@"`, process.execPath, ...args]];
 }

@@ -361,7 +361,9 @@ async function main(): Promise<void> {
     // is the sockets' own figure, not one of the scenarios'.
     const socketsPerPlayer = 5;
     const players = await seedSocketPlayers(pool, Math.ceil(options.sockets / socketsPerPlayer));
-    const socketTokens = new Map(await Promise.all(players.map(async (player) => [player.uid, await signAccessToken(JWT, player)] as const)));
+    const socketTokens = new Map(
+      await Promise.all(players.map(async (player) => [player.uid, await signAccessToken(JWT, player)] as const)),
+    );
     const pingIntervalMs = options.quick ? 10_000 : 30_000;
     const instance = await startService(databaseUrl, provider, 'warn', {
       name: 'service-sockets',
@@ -669,14 +671,16 @@ function printSockets(report: SocketsReport): void {
   const closed = Object.values(report.closedByServer).reduce((sum, n) => sum + n, 0);
   console.log(
     `\nConnected players: ${report.opened} of ${report.sockets} sockets open in ${report.openSeconds} s from ${report.loaders} loaders ` +
-      `on ${report.localAddresses} loopback addresses (half by header, half by ticket); ${failed} failed ${JSON.stringify(report.failures)}, ` +
+      `on ${report.localAddresses} loopback addresses (half by header, half by ticket), ${report.openCpuMsPerSocket} service CPU ms each; ` +
+      `${failed} failed ${JSON.stringify(report.failures)}, ` +
       `${closed} closed by the service ${JSON.stringify(report.closedByServer)}. Service RSS ${report.rssBeforeMb} → ${report.rssIdleMb} MB ` +
       `(${report.rssPerIdleSocketKb} KB per idle socket), peak ${report.rssPeakMb} MB. Idle for one ping interval (${idle.seconds} s): ` +
-      `${idle.cpuMs} ms of service CPU, load ${idle.loadavg}. ${fanout.awards.sent} awards at ${fanout.awardsPerSecond}/s ` +
-      `(${fanout.awards.ok} ok, ${fanout.awards.other} other; answered p50 ${fanout.awards.p50} ms, p99 ${fanout.awards.p99} ms, ` +
+      `${idle.cpuMs} ms of service CPU, event loop delayed up to ${idle.eventLoopDelayMs.max} ms, load ${idle.loadavg}. ${fanout.awards.sent} awards at ${fanout.awardsPerSecond}/s ` +
+      `(${fanout.awards.ok} ok, ${fanout.awards.other} other ${JSON.stringify(fanout.awards.statuses)}; answered p50 ${fanout.awards.p50} ms, p99 ${fanout.awards.p99} ms, ` +
       `max ${fanout.awards.max} ms) → ${fanout.events} events, ${fanout.framesReceived} of ${fanout.framesExpected} frames received, ` +
       `${fanout.socketsShort} sockets short; commit-to-client p50 ${fanout.latencyMs.p50} ms, p99 ${fanout.latencyMs.p99} ms, ` +
-      `max ${fanout.latencyMs.max} ms; ${fanout.serviceCpuMsPerEvent} service CPU ms per event; load ${fanout.loadavg}.`,
+      `max ${fanout.latencyMs.max} ms; ${fanout.serviceCpuMsPerEvent} service CPU ms per event; event loop delay p99 ` +
+      `${fanout.eventLoopDelayMs.p99} ms, max ${fanout.eventLoopDelayMs.max} ms; load ${fanout.loadavg}.`,
   );
   const line = (met: boolean, text: string) => console.log(`${met ? 'PASS' : 'MISS'} ${text}`);
   line(

@@ -21,17 +21,26 @@ export interface SocketsReport {
   failures: Record<string, number>;
   closedByServer: Record<string, number>;
   openSeconds: number;
+  /** Service CPU per socket opened (the upgrade, its check, the ticket's issue and use, the first frame). */
+  openCpuMsPerSocket: number;
   loaders: number;
   localAddresses: number;
   rssBeforeMb: number;
   rssIdleMb: number;
   rssPerIdleSocketKb: number;
   /** Service CPU over an idle window as long as a ping interval, as a share of one core. */
-  idle: { seconds: number; pingIntervalMs: number; cpuMs: number; coreShare: number; loadavg: string };
+  idle: {
+    seconds: number;
+    pingIntervalMs: number;
+    cpuMs: number;
+    coreShare: number;
+    eventLoopDelayMs: { p99: number; max: number };
+    loadavg: string;
+  };
   fanout: {
     awardsPerSecond: number;
     seconds: number;
-    awards: { sent: number; ok: number; other: number; p50: number; p99: number; max: number };
+    awards: { sent: number; ok: number; other: number; statuses: Record<string, number>; p50: number; p99: number; max: number };
     events: number;
     framesExpected: number;
     framesReceived: number;
@@ -39,6 +48,7 @@ export interface SocketsReport {
     socketsShort: number;
     latencyMs: { p50: number; p99: number; max: number };
     serviceCpuMsPerEvent: number;
+    eventLoopDelayMs: { p99: number; max: number };
     loadavg: string;
   };
   rssPeakMb: number;
@@ -61,6 +71,19 @@ interface Options {
   awardsPerSecond: number;
   seconds: number;
   log: (message: string) => void;
+}
+
+/**
+ * The service's event-loop delay since the last call, in ms (prom-client's monitor, which each scrape
+ * of /metrics resets): how long the service kept everything else waiting, the pings' round above all.
+ */
+async function eventLoopDelayMs(url: string): Promise<{ p99: number; max: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const seconds = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    p99: Math.round(seconds('nodejs_eventloop_lag_p99_seconds') * 1000),
+    max: Math.round(seconds('nodejs_eventloop_lag_max_seconds') * 1000),
+  };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
@@ -124,18 +147,23 @@ export async function measureSockets(root: string, options: Options): Promise<So
     const rssBeforeMb = memoryOf(pid).rss;
     log(`opening ${options.sockets} sockets from ${options.loaders} loaders (half by header, half by ticket)`);
     const started = Date.now();
+    const openCpuBefore = cpuMillisecondsOf(pid);
     const results = await Promise.all(
       loaders.map((loader, index) =>
         loader.ask<OpenResult>({
           kind: 'open',
           url,
-          localAddresses: Array.from({ length: options.addressesPerLoader }, (_, n) => `127.0.0.${2 + index * options.addressesPerLoader + n}`),
+          localAddresses: Array.from(
+            { length: options.addressesPerLoader },
+            (_, n) => `127.0.0.${2 + index * options.addressesPerLoader + n}`,
+          ),
           sockets: byLoader[index].map(({ userUid, token, byTicket }) => ({ userUid, token, byTicket })),
           concurrency: 32,
         }),
       ),
     );
     const openSeconds = (Date.now() - started) / 1000;
+    const openCpuMs = cpuMillisecondsOf(pid) - openCpuBefore;
     const opened = results.reduce((sum, result) => sum + result.opened, 0);
     const failures: Record<string, number> = {};
     for (const result of results) for (const [reason, n] of Object.entries(result.failures)) failures[reason] = (failures[reason] ?? 0) + n;
@@ -144,16 +172,20 @@ export async function measureSockets(root: string, options: Options): Promise<So
     await sleep(5000);
     const rssIdleMb = memoryOf(pid).rss;
     log(`idle: service CPU over one ping interval (${options.pingIntervalMs} ms)`);
+    await eventLoopDelayMs(url);
     const idleCpuBefore = cpuMillisecondsOf(pid);
     await sleep(options.pingIntervalMs);
     const idleCpuMs = cpuMillisecondsOf(pid) - idleCpuBefore;
+    const idleDelay = await eventLoopDelayMs(url);
     const idleLoad = loadavg();
 
     log(`fan-out: ${options.awardsPerSecond} awards a second for ${options.seconds} s`);
     const { rows } = await pool.query<{ last: string }>('SELECT coalesce(max(id), 0)::text AS last FROM notifications');
+    await eventLoopDelayMs(url);
     const fanoutCpuBefore = cpuMillisecondsOf(pid);
     const awards = await award(options);
     const fanoutCpuMs = cpuMillisecondsOf(pid) - fanoutCpuBefore;
+    const fanoutDelay = await eventLoopDelayMs(url);
     const fanoutLoad = loadavg();
     // Every event to a user reaches each of their sockets: the inbox says what each should receive.
     const written = await pool.query<{ userUid: string; events: number }>(
@@ -189,6 +221,7 @@ export async function measureSockets(root: string, options: Options): Promise<So
       failures,
       closedByServer,
       openSeconds: Number(openSeconds.toFixed(1)),
+      openCpuMsPerSocket: Number((openCpuMs / Math.max(1, opened)).toFixed(2)),
       loaders: options.loaders,
       localAddresses: options.loaders * options.addressesPerLoader,
       rssBeforeMb: Math.round(rssBeforeMb),
@@ -199,6 +232,7 @@ export async function measureSockets(root: string, options: Options): Promise<So
         pingIntervalMs: options.pingIntervalMs,
         cpuMs: idleCpuMs,
         coreShare: Number((idleCpuMs / options.pingIntervalMs).toFixed(4)),
+        eventLoopDelayMs: idleDelay,
         loadavg: idleLoad,
       },
       fanout: {
@@ -211,6 +245,7 @@ export async function measureSockets(root: string, options: Options): Promise<So
         socketsShort,
         latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN },
         serviceCpuMsPerEvent: Number((fanoutCpuMs / Math.max(1, events)).toFixed(3)),
+        eventLoopDelayMs: fanoutDelay,
         loadavg: fanoutLoad,
       },
       rssPeakMb: Math.round(memoryOf(pid).peak),
@@ -226,6 +261,7 @@ async function award(options: Options): Promise<SocketsReport['fanout']['awards'
   const durations: number[] = [];
   let ok = 0;
   let other = 0;
+  const statuses: Record<string, number> = {};
   const pending: Array<Promise<void>> = [];
   const started = Date.now();
   let sent = 0;
@@ -245,10 +281,14 @@ async function award(options: Options): Promise<SocketsReport['fanout']['awards'
         async (response) => {
           await response.arrayBuffer();
           durations.push(performance.now() - sentAt);
+          statuses[response.status] = (statuses[response.status] ?? 0) + 1;
           if (response.ok) ok += 1;
           else other += 1;
         },
-        () => void (other += 1),
+        () => {
+          statuses.error = (statuses.error ?? 0) + 1;
+          other += 1;
+        },
       ),
     );
     const due = started + ((sent + 1) * 1000) / options.awardsPerSecond;
@@ -261,6 +301,7 @@ async function award(options: Options): Promise<SocketsReport['fanout']['awards'
     sent,
     ok,
     other,
+    statuses,
     p50: round(percentile(durations, 50)),
     p99: round(percentile(durations, 99)),
     max: round(durations.at(-1) ?? NaN),
