@@ -10,6 +10,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import type { SocketGrant } from './realtime.auth.js';
 import { REALTIME_CHANNEL } from './events.js';
 import { type Cursor, formatCursor, NotificationsRepository } from './notifications.repository.js';
+import { PingWheel } from './ping-wheel.js';
 
 /** Close codes of /realtime (docs/REALTIME.md). */
 export const CloseCode = {
@@ -28,8 +29,9 @@ interface Connection {
   tokenIssuedAt: Date;
   /** Undefined until the socket's starting point is known (it comes from the database). */
   cursor: Cursor | undefined;
-  /** Whether the socket answered the last ping. */
+  /** Whether the socket answered the last ping, and its tick on the ping wheel. */
   alive: boolean;
+  pingSlot: number;
   expiry: NodeJS.Timeout;
 }
 
@@ -40,11 +42,16 @@ interface Reader {
   reading: boolean;
   /** A wake-up came during the read: read again after it. */
   again: boolean;
+  /** Reads that failed in a row (the database was unavailable): the next is retried later. */
+  failures: number;
 }
 
 const before = (a: Cursor, b: Cursor) => a.xid < b.xid || (a.xid === b.xid && a.id < b.id);
 
 const PAGE = 100;
+// A failed read of an inbox is retried after this, doubled each time up to the most.
+const RETRY_MS = 100;
+const RETRY_MS_MOST = 5000;
 // How often the inbox is polled over Redis (see schedulePoll).
 const POLL_MS_SUBSCRIBED = 1000;
 const POLL_MS_UNSUBSCRIBED = 250;
@@ -63,6 +70,7 @@ const JANITOR_LOCK = 0x7265616c;
 export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   private readonly readers = new Map<string, Reader>();
+  private readonly pings: PingWheel<Connection>;
   private stopping = false;
   private readonly reads = new Set<Promise<void>>();
   private pingTimer: NodeJS.Timeout | undefined;
@@ -77,7 +85,9 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly revocations: RevocationList,
     private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.pings = new PingWheel(config.realtime.pingIntervalMs);
+  }
 
   onModuleInit(): void {
     this.fanout.on(REALTIME_CHANNEL, (payload) => this.notified(payload));
@@ -90,7 +100,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   async onApplicationBootstrap(): Promise<void> {
     await this.fanout.listen();
-    this.pingTimer = setInterval(() => this.ping(), this.config.realtime.pingIntervalMs).unref();
+    this.pingTimer = setInterval(() => this.ping(), this.pings.tickMs).unref();
     // The inbox is pruned hourly, and soon after a start; by one instance at a time.
     this.janitorTimer = setInterval(() => void this.prune(), 3600_000).unref();
     setTimeout(() => void this.prune(), 10_000).unref();
@@ -152,7 +162,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   async attach(socket: WebSocket, grant: SocketGrant): Promise<void> {
     const { userUid, sessionUid, tokenIssuedAt, tokenExpiresAt, after } = grant;
     let reader = this.readers.get(userUid);
-    if (!reader) this.readers.set(userUid, (reader = { userUid, connections: new Set(), reading: false, again: false }));
+    if (!reader) this.readers.set(userUid, (reader = { userUid, connections: new Set(), reading: false, again: false, failures: 0 }));
     if (reader.connections.size >= this.config.realtime.maxSocketsPerUser) {
       socket.close(CloseCode.TOO_MANY_SOCKETS, `too many sockets for this user (at most ${this.config.realtime.maxSocketsPerUser})`);
       return;
@@ -166,9 +176,11 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
       tokenIssuedAt,
       cursor: undefined,
       alive: true,
+      pingSlot: 0,
       expiry: setTimeout(() => socket.close(CloseCode.TOKEN_EXPIRED, 'token expired: sign in again and resume'), expiresIn),
     };
     reader.connections.add(connection);
+    connection.pingSlot = this.pings.add(connection);
     this.metrics.openSockets.inc();
     socket.on('pong', () => (connection.alive = true));
     socket.once('close', () => this.detach(reader, connection));
@@ -219,6 +231,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   private detach(reader: Reader, connection: Connection): void {
     if (!reader.connections.delete(connection)) return;
     if (reader.connections.size === 0 && !reader.reading) this.readers.delete(reader.userUid);
+    this.pings.remove(connection, connection.pingSlot);
     clearTimeout(connection.expiry);
     this.metrics.openSockets.dec();
   }
@@ -227,7 +240,12 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     for (const reader of this.readers.values()) yield* reader.connections;
   }
 
-  /** Reads the user's inbox for all their sockets and sends what is there; a read at a time per user. */
+  /**
+   * Reads the user's inbox for all their sockets and sends what is there; a read at a time per user. A
+   * read that fails (the pool had no connection to give, the database was away) is retried with a
+   * growing delay while the user has sockets: nothing else would read those events until the user's
+   * next one, so they would arrive late or, for a quiet player, never.
+   */
   private wake(reader: Reader): void {
     if (reader.reading) {
       reader.again = true;
@@ -235,11 +253,26 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     }
     reader.reading = true;
     const read = this.deliver(reader)
-      .catch((error: unknown) => this.logger.warn(`reading the inbox of ${reader.userUid} failed: ${(error as Error).message}`))
+      .then(
+        () => {
+          reader.failures = 0;
+        },
+        (error: unknown) => {
+          // Once per streak: with the database away every reader fails, again and again.
+          if (reader.failures++ === 0) this.logger.warn(`reading the inbox of ${reader.userUid} failed: ${(error as Error).message}`);
+        },
+      )
       .finally(() => {
         reader.reading = false;
         this.reads.delete(read);
-        if (reader.connections.size === 0) this.readers.delete(reader.userUid);
+        if (reader.connections.size === 0) {
+          if (this.readers.get(reader.userUid) === reader) this.readers.delete(reader.userUid);
+        } else if (reader.failures > 0 && !this.stopping) {
+          const delay = Math.min(RETRY_MS * 2 ** (reader.failures - 1), RETRY_MS_MOST);
+          setTimeout(() => {
+            if (this.readers.get(reader.userUid) === reader) this.wake(reader);
+          }, delay).unref();
+        }
       });
     this.reads.add(read);
   }
@@ -293,8 +326,9 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     socket.send(text);
   }
 
+  /** This tick's share of the sockets (PingWheel): each is pinged once per interval. */
   private ping(): void {
-    for (const connection of this.all()) {
+    for (const connection of this.pings.due()) {
       if (!connection.alive) {
         connection.socket.terminate();
         continue;
