@@ -42,16 +42,11 @@ interface Reader {
   reading: boolean;
   /** A wake-up came during the read: read again after it. */
   again: boolean;
-  /** Reads that failed in a row (the database was unavailable): the next is retried later. */
-  failures: number;
 }
 
 const before = (a: Cursor, b: Cursor) => a.xid < b.xid || (a.xid === b.xid && a.id < b.id);
 
 const PAGE = 100;
-// A failed read of an inbox is retried after this, doubled each time up to the most.
-const RETRY_MS = 100;
-const RETRY_MS_MOST = 5000;
 // How often the inbox is polled over Redis (see schedulePoll).
 const POLL_MS_SUBSCRIBED = 1000;
 const POLL_MS_UNSUBSCRIBED = 250;
@@ -162,7 +157,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   async attach(socket: WebSocket, grant: SocketGrant): Promise<void> {
     const { userUid, sessionUid, tokenIssuedAt, tokenExpiresAt, after } = grant;
     let reader = this.readers.get(userUid);
-    if (!reader) this.readers.set(userUid, (reader = { userUid, connections: new Set(), reading: false, again: false, failures: 0 }));
+    if (!reader) this.readers.set(userUid, (reader = { userUid, connections: new Set(), reading: false, again: false }));
     if (reader.connections.size >= this.config.realtime.maxSocketsPerUser) {
       socket.close(CloseCode.TOO_MANY_SOCKETS, `too many sockets for this user (at most ${this.config.realtime.maxSocketsPerUser})`);
       return;
@@ -240,12 +235,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     for (const reader of this.readers.values()) yield* reader.connections;
   }
 
-  /**
-   * Reads the user's inbox for all their sockets and sends what is there; a read at a time per user. A
-   * read that fails (the pool had no connection to give, the database was away) is retried with a
-   * growing delay while the user has sockets: nothing else would read those events until the user's
-   * next one, so they would arrive late or, for a quiet player, never.
-   */
+  /** Reads the user's inbox for all their sockets and sends what is there; a read at a time per user. */
   private wake(reader: Reader): void {
     if (reader.reading) {
       reader.again = true;
@@ -253,26 +243,11 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     }
     reader.reading = true;
     const read = this.deliver(reader)
-      .then(
-        () => {
-          reader.failures = 0;
-        },
-        (error: unknown) => {
-          // Once per streak: with the database away every reader fails, again and again.
-          if (reader.failures++ === 0) this.logger.warn(`reading the inbox of ${reader.userUid} failed: ${(error as Error).message}`);
-        },
-      )
+      .catch((error: unknown) => this.logger.warn(`reading the inbox of ${reader.userUid} failed: ${(error as Error).message}`))
       .finally(() => {
         reader.reading = false;
         this.reads.delete(read);
-        if (reader.connections.size === 0) {
-          if (this.readers.get(reader.userUid) === reader) this.readers.delete(reader.userUid);
-        } else if (reader.failures > 0 && !this.stopping) {
-          const delay = Math.min(RETRY_MS * 2 ** (reader.failures - 1), RETRY_MS_MOST);
-          setTimeout(() => {
-            if (this.readers.get(reader.userUid) === reader) this.wake(reader);
-          }, delay).unref();
-        }
+        if (reader.connections.size === 0) this.readers.delete(reader.userUid);
       });
     this.reads.add(read);
   }
