@@ -54,15 +54,46 @@ export class ManagedProcess {
   }
 }
 
-/** A Node.js process with its output appended to `logFile` (a file costs the server less than a pipe read by us). */
-export function launch(name: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string }): ManagedProcess {
+/**
+ * A Node.js process with its output appended to `logFile` (a file costs the server less than a pipe read
+ * by us); `openFiles`: the open files it needs (see nodeCommand).
+ */
+export function launch(
+  name: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; openFiles?: number },
+): ManagedProcess {
   const output = openSync(options.logFile, 'a');
   try {
-    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', output, output] });
+    const [command, commandArgs] = nodeCommand(args, options.openFiles);
+    const child = spawn(command, commandArgs, { cwd: options.cwd, env: options.env, stdio: ['ignore', output, output] });
     return new ManagedProcess(name, child, options.logFile);
   } finally {
     closeSync(output);
   }
+}
+
+/** The open-files limits of this process, which its children inherit (`ulimit -n`, `ulimit -Hn`). */
+export function openFilesLimit(): { soft: number; hard: number } {
+  const line = /^Max open files\s+(\S+)\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+  const limit = (text: string | undefined) => (text === undefined || text === 'unlimited' ? Infinity : Number(text));
+  return { soft: limit(line?.[1]), hard: limit(line?.[2]) };
+}
+
+/**
+ * How to run Node.js with `args` so that it may open `openFiles` files: as is when the inherited soft
+ * limit allows it, else through a shell that raises the soft limit first (`exec` keeps the pid, and
+ * the IPC channel of a fork). Throws when the hard limit is too low: only root can raise that.
+ */
+export function nodeCommand(args: string[], openFiles = 0): [string, string[]] {
+  const { soft, hard } = openFilesLimit();
+  if (openFiles <= soft) return [process.execPath, args];
+  if (openFiles > hard) {
+    throw new Error(
+      `${openFiles} open files needed, but the hard limit is ${hard}: raise it (LimitNOFILE, limits.conf) or ask for fewer sockets`,
+    );
+  }
+  return ['/bin/sh', ['-c', `ulimit -n ${openFiles} && exec "$0" "$@"`, process.execPath, ...args]];
 }
 
 export async function waitUntilReady(server: ManagedProcess, url: string, timeoutMs = 120_000): Promise<void> {

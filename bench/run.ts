@@ -28,6 +28,11 @@
  *                                       (default: in-process)
  *   --only leaderboard-period-end       a tournament of 100,000 participants (10,000 with --quick) ends
  *                                       and pays 1,000 prizes (100): timed, and each checked paid once
+ *   --only sockets                      connected players (about three minutes, so only when named): 19,000
+ *                                       authenticated sockets (2,000 with --quick) on an instance of its own,
+ *                                       opened by 4 loader processes (bench/sockets.ts); idle RSS per socket,
+ *                                       the pings' CPU at the default interval, 200 awards/s fanned out for 20 s
+ *   --sockets 19000 --socket-loaders 4  how many sockets (5 per player), from how many processes
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,8 +73,9 @@ import { freePort } from '../test/support/free-port.js';
 import { productionNodeFlags } from '../test/support/production-flags.js';
 import { RedisServer } from '../test/support/redis-server.js';
 import { measureRealtime, type RealtimeReport } from './realtime.js';
+import { measureSockets, type SocketsReport } from './sockets.js';
 import { countRows, type CurvePoint, growItems, growPersonas, type ScaleReport, scaleChart, scaleTable } from './scale.js';
-import { checkLedger, type LeaderboardSeed, seed, seedLeaderboards, type SeedData } from './seed.js';
+import { checkLedger, type LeaderboardSeed, seed, seedLeaderboards, seedSocketPlayers, type SeedData } from './seed.js';
 import { countStorage, growStorageOwners, seedStorage, SETTINGS_VALUE } from './storage.js';
 import { type LocalProvider, signAccessToken, startLocalProvider } from './tokens.js';
 
@@ -86,6 +92,8 @@ const { values: argv } = parseArgs({
     'node-options': { type: 'string' },
     'leaderboard-records': { type: 'string' },
     'leaderboard-ranks': { type: 'string', default: 'in-process' },
+    sockets: { type: 'string' },
+    'socket-loaders': { type: 'string', default: '4' },
   },
 });
 
@@ -110,6 +118,9 @@ const options = {
   leaderboardRecords: positive('leaderboard-records', argv['leaderboard-records'] ?? (argv.quick ? '100000' : '1000000')),
   /** Which rank structure the service of the leaderboard scenarios uses. */
   leaderboardRanks: oneOf('leaderboard-ranks', argv['leaderboard-ranks'], ['in-process', 'redis'] as const),
+  /** Sockets of the sockets measure, and the loader processes that open them. */
+  sockets: positive('sockets', argv.sockets ?? (argv.quick ? '2000' : '19000')),
+  socketLoaders: positive('socket-loaders', argv['socket-loaders']),
 };
 
 function oneOf<T extends string>(name: string, text: string, choices: readonly T[]): T {
@@ -280,7 +291,7 @@ async function main(): Promise<void> {
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
   const defined = defineScenarios(data, tokens, pool, settingsVersions, mediaFile, leaderboards);
-  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end'];
+  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end', 'sockets'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
     throw new Error(
@@ -343,6 +354,42 @@ async function main(): Promise<void> {
       await overRedis.server.stop();
       await redis.stop();
     }
+  }
+  let sockets: SocketsReport | undefined;
+  if (options.only?.includes('sockets')) {
+    // An instance of its own, so that its memory before the sockets is that of a fresh start; its peak
+    // is the sockets' own figure, not one of the scenarios'.
+    const socketsPerPlayer = 5;
+    const players = await seedSocketPlayers(pool, Math.ceil(options.sockets / socketsPerPlayer));
+    const socketTokens = new Map(
+      await Promise.all(players.map(async (player) => [player.uid, await signAccessToken(JWT, player)] as const)),
+    );
+    const pingIntervalMs = options.quick ? 10_000 : 30_000;
+    const instance = await startService(databaseUrl, provider, 'warn', {
+      name: 'service-sockets',
+      env: { REALTIME_PING_INTERVAL: String(pingIntervalMs) },
+      openFiles: options.sockets + 1000,
+    });
+    log(`sockets: ${options.sockets} connected players on one instance`);
+    sockets = await measureSockets(root, {
+      url: instance.url,
+      pid: instance.server.pid,
+      pool,
+      players,
+      socketsPerPlayer,
+      sockets: options.sockets,
+      tokenOf: (player) => socketTokens.get(player.uid)!,
+      adminToken: tokens.admin,
+      itemUid: data.goldCoinUid,
+      loaders: options.socketLoaders,
+      addressesPerLoader: 2,
+      pingIntervalMs,
+      awardsPerSecond: 200,
+      seconds: options.quick ? 5 : 20,
+      log,
+    });
+    log(`  ${JSON.stringify(sockets)}`);
+    await instance.server.stop();
   }
   // The realtime measure runs in the scenarios' last process: its peak covers both.
   notePeak(realtime ? 'scenarios and realtime' : 'scenarios', service.server.pid);
@@ -494,6 +541,7 @@ async function main(): Promise<void> {
     );
     if (realtimeOverRedis.framesReceived < realtimeOverRedis.framesExpected) process.exitCode = 1;
   }
+  if (sockets) printSockets(sockets);
   if (uploads) {
     const sorted = [...uploads.sequentialMBps].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)];
@@ -593,6 +641,7 @@ async function main(): Promise<void> {
         periodEnd,
         realtime,
         realtimeOverRedis,
+        sockets,
         uploads,
         baselineUploads,
         matchmaking,
@@ -616,6 +665,38 @@ async function main(): Promise<void> {
   if (reports.some((report) => report.check && !report.check.ok)) process.exitCode = 1;
 }
 
+function printSockets(report: SocketsReport): void {
+  const { idle, fanout } = report;
+  const failed = Object.values(report.failures).reduce((sum, n) => sum + n, 0);
+  const closed = Object.values(report.closedByServer).reduce((sum, n) => sum + n, 0);
+  console.log(
+    `\nConnected players: ${report.opened} of ${report.sockets} sockets open in ${report.openSeconds} s from ${report.loaders} loaders ` +
+      `on ${report.localAddresses} loopback addresses (half by header, half by ticket), ${report.openCpuMsPerSocket} service CPU ms each; ` +
+      `${failed} failed ${JSON.stringify(report.failures)}, ` +
+      `${closed} closed by the service ${JSON.stringify(report.closedByServer)}. Service RSS ${report.rssBeforeMb} → ${report.rssIdleMb} MB ` +
+      `(${report.rssPerIdleSocketKb} KB per idle socket), peak ${report.rssPeakMb} MB. Idle for one ping interval (${idle.seconds} s): ` +
+      `${idle.cpuMs} ms of service CPU, event loop delayed up to ${idle.eventLoopDelayMs.max} ms, load ${idle.loadavg}. ${fanout.awards.sent} awards at ${fanout.awardsPerSecond}/s ` +
+      `(${fanout.awards.ok} ok, ${fanout.awards.other} other ${JSON.stringify(fanout.awards.statuses)}; answered p50 ${fanout.awards.p50} ms, p99 ${fanout.awards.p99} ms, ` +
+      `max ${fanout.awards.max} ms) → ${fanout.events} events, ${fanout.framesReceived} of ${fanout.framesExpected} frames received, ` +
+      `${fanout.socketsShort} sockets short; commit-to-client p50 ${fanout.latencyMs.p50} ms, p99 ${fanout.latencyMs.p99} ms, ` +
+      `max ${fanout.latencyMs.max} ms; ${fanout.serviceCpuMsPerEvent} service CPU ms per event; event loop delay p99 ` +
+      `${fanout.eventLoopDelayMs.p99} ms, max ${fanout.eventLoopDelayMs.max} ms; load ${fanout.loadavg}.`,
+  );
+  const line = (met: boolean, text: string) => console.log(`${met ? 'PASS' : 'MISS'} ${text}`);
+  line(
+    report.opened === report.sockets && report.openSeconds <= 60,
+    `${report.sockets} sockets opened within 60 s, none failed: ${report.opened} in ${report.openSeconds} s, ${failed} failed`,
+  );
+  line(report.rssPerIdleSocketKb <= 10, `at most 10 KB of RSS per idle socket: ${report.rssPerIdleSocketKb} KB`);
+  line(idle.coreShare < 0.05, `keep-alive pings under 5 % of a core: ${(idle.coreShare * 100).toFixed(1)} %`);
+  line(fanout.latencyMs.p99 < 100, `fan-out commit-to-client p99 under 100 ms: ${fanout.latencyMs.p99} ms`);
+  line(
+    fanout.framesReceived >= fanout.framesExpected && fanout.socketsShort === 0 && closed === 0,
+    `no frame lost: ${fanout.framesReceived} of ${fanout.framesExpected}, ${fanout.socketsShort} sockets short`,
+  );
+  if (fanout.framesReceived < fanout.framesExpected || fanout.socketsShort > 0) process.exitCode = 1;
+}
+
 interface RunningService extends Target {
   logLevel: string;
 }
@@ -625,7 +706,7 @@ async function startService(
   provider: LocalProvider,
   logLevel: 'warn' | 'info',
   /** Settings of this start only, and the name of its log file (several may run at once). */
-  variant: { env?: Record<string, string>; name?: string } = {},
+  variant: { env?: Record<string, string>; name?: string; openFiles?: number } = {},
 ): Promise<RunningService> {
   const port = await freePort();
   log(`starting the service (LOG_LEVEL=${logLevel}${variant.name ? `, ${variant.name}` : ''})`);
@@ -636,6 +717,7 @@ async function startService(
     // Not the project folder: main.ts would read a developer's .env from there.
     cwd: benchDir,
     logFile: join(benchDir, `${variant.name ?? 'service'}.log`),
+    openFiles: variant.openFiles,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

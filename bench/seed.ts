@@ -103,6 +103,54 @@ async function insertRows(
   }
 }
 
+const user = (subject: string, personas: number): SeededUser => ({
+  uid: randomUUID(),
+  subject,
+  personaUids: Array.from({ length: personas }, () => randomUUID()),
+  sessionUid: randomUUID(),
+});
+
+/** Users signed in at idp1: the user, its identity, and the player session its token names. */
+async function insertUsers(database: pg.Pool, users: SeededUser[]): Promise<void> {
+  await insertRows(
+    database,
+    'users',
+    { uid: 'uuid', provider: 'text', subject: 'text', name: 'text' },
+    users.map(({ uid, subject }) => ({ uid, provider: 'idp1', subject, name: subject })),
+  );
+  const identities = users.map((owner) => ({ uid: randomUUID(), userUid: owner.uid, provider: 'idp1', subject: owner.subject }));
+  await insertRows(database, 'user_identities', { uid: 'uuid', userUid: 'uuid', provider: 'text', subject: 'text' }, identities);
+  await insertRows(
+    database,
+    'auth_sessions',
+    { uid: 'uuid', userUid: 'uuid', provider: 'text', identityUid: 'uuid', expiresAt: 'timestamptz' },
+    users.map((owner, index) => ({
+      uid: owner.sessionUid,
+      userUid: owner.uid,
+      provider: 'idp1',
+      identityUid: identities[index].uid,
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    })),
+  );
+}
+
+async function insertPersonas(database: pg.Pool, users: SeededUser[]): Promise<void> {
+  await insertRows(
+    database,
+    'personas',
+    { uid: 'uuid', userUid: 'uuid', name: 'text' },
+    users.flatMap((owner) => owner.personaUids.map((uid, index) => ({ uid, userUid: owner.uid, name: `${owner.subject} ${index + 1}` }))),
+  );
+}
+
+/** Players of the sockets measure (bench/sockets.ts), one persona each, beside the seeded ones. */
+export async function seedSocketPlayers(database: pg.Pool, count: number): Promise<SeededUser[]> {
+  const players = Array.from({ length: count }, (_, index) => user(`socket-player-${String(index + 1).padStart(5, '0')}`, 1));
+  await insertUsers(database, players);
+  await insertPersonas(database, players);
+  return players;
+}
+
 /**
  * `deviceSubject`: what the service stores for a device id (its keyed hash, under the key the service
  * is given), for the guests.
@@ -160,12 +208,6 @@ export async function seed(
     if (index > 10 && random.next() < 0.1) item.parentUID = items[random.integer(3, index - 1)].uid;
   }
 
-  const user = (subject: string, personas: number): SeededUser => ({
-    uid: randomUUID(),
-    subject,
-    personaUids: Array.from({ length: personas }, () => randomUUID()),
-    sessionUid: randomUUID(),
-  });
   const admin = user('bench-admin', 1);
   const players = Array.from({ length: playerCount }, (_, index) =>
     user(`player-${String(index + 1).padStart(3, '0')}`, index % 4 === 0 ? 2 : 1),
@@ -175,26 +217,7 @@ export async function seed(
   const signers = Array.from({ length: signerCount }, (_, index) => user(`signer-${String(index + 1).padStart(3, '0')}`, 0));
   const users = [admin, ...players, ...traders, skillOwner, ...signers];
 
-  await insertRows(
-    database,
-    'users',
-    { uid: 'uuid', provider: 'text', subject: 'text', name: 'text' },
-    users.map(({ uid, subject }) => ({ uid, provider: 'idp1', subject, name: subject })),
-  );
-  const identities = users.map((owner) => ({ uid: randomUUID(), userUid: owner.uid, provider: 'idp1', subject: owner.subject }));
-  await insertRows(database, 'user_identities', { uid: 'uuid', userUid: 'uuid', provider: 'text', subject: 'text' }, identities);
-  await insertRows(
-    database,
-    'auth_sessions',
-    { uid: 'uuid', userUid: 'uuid', provider: 'text', identityUid: 'uuid', expiresAt: 'timestamptz' },
-    users.map((owner, index) => ({
-      uid: owner.sessionUid,
-      userUid: owner.uid,
-      provider: 'idp1',
-      identityUid: identities[index].uid,
-      expiresAt: new Date(now + 86_400_000).toISOString(),
-    })),
-  );
+  await insertUsers(database, users);
 
   // Guests, as a device's first sign-in leaves them: the user, the device's identity, a persona.
   if (deviceCount > 0 && !deviceSubject) throw new Error('seeding guests needs the keyed hash of their device ids');
@@ -218,12 +241,7 @@ export async function seed(
     { userUid: 'uuid', name: 'text' },
     guests.map(({ uid }) => ({ userUid: uid, name: 'Guest' })),
   );
-  await insertRows(
-    database,
-    'personas',
-    { uid: 'uuid', userUid: 'uuid', name: 'text' },
-    users.flatMap((owner) => owner.personaUids.map((uid, index) => ({ uid, userUid: owner.uid, name: `${owner.subject} ${index + 1}` }))),
-  );
+  await insertPersonas(database, users);
   await insertRows(
     database,
     'items',

@@ -10,6 +10,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import type { SocketGrant } from './realtime.auth.js';
 import { REALTIME_CHANNEL } from './events.js';
 import { type Cursor, formatCursor, NotificationsRepository } from './notifications.repository.js';
+import { PingWheel } from './ping-wheel.js';
 
 /** Close codes of /realtime (docs/REALTIME.md). */
 export const CloseCode = {
@@ -28,8 +29,9 @@ interface Connection {
   tokenIssuedAt: Date;
   /** Undefined until the socket's starting point is known (it comes from the database). */
   cursor: Cursor | undefined;
-  /** Whether the socket answered the last ping. */
+  /** Whether the socket answered the last ping, and its tick on the ping wheel. */
   alive: boolean;
+  pingSlot: number;
   expiry: NodeJS.Timeout;
 }
 
@@ -63,6 +65,7 @@ const JANITOR_LOCK = 0x7265616c;
 export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   private readonly readers = new Map<string, Reader>();
+  private readonly pings: PingWheel<Connection>;
   private stopping = false;
   private readonly reads = new Set<Promise<void>>();
   private pingTimer: NodeJS.Timeout | undefined;
@@ -77,7 +80,9 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly revocations: RevocationList,
     private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.pings = new PingWheel(config.realtime.pingIntervalMs);
+  }
 
   onModuleInit(): void {
     this.fanout.on(REALTIME_CHANNEL, (payload) => this.notified(payload));
@@ -90,7 +95,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   async onApplicationBootstrap(): Promise<void> {
     await this.fanout.listen();
-    this.pingTimer = setInterval(() => this.ping(), this.config.realtime.pingIntervalMs).unref();
+    this.pingTimer = setInterval(() => this.ping(), this.pings.tickMs).unref();
     // The inbox is pruned hourly, and soon after a start; by one instance at a time.
     this.janitorTimer = setInterval(() => void this.prune(), 3600_000).unref();
     setTimeout(() => void this.prune(), 10_000).unref();
@@ -166,9 +171,11 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
       tokenIssuedAt,
       cursor: undefined,
       alive: true,
+      pingSlot: 0,
       expiry: setTimeout(() => socket.close(CloseCode.TOKEN_EXPIRED, 'token expired: sign in again and resume'), expiresIn),
     };
     reader.connections.add(connection);
+    connection.pingSlot = this.pings.add(connection);
     this.metrics.openSockets.inc();
     socket.on('pong', () => (connection.alive = true));
     socket.once('close', () => this.detach(reader, connection));
@@ -219,6 +226,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   private detach(reader: Reader, connection: Connection): void {
     if (!reader.connections.delete(connection)) return;
     if (reader.connections.size === 0 && !reader.reading) this.readers.delete(reader.userUid);
+    this.pings.remove(connection, connection.pingSlot);
     clearTimeout(connection.expiry);
     this.metrics.openSockets.dec();
   }
@@ -293,8 +301,9 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     socket.send(text);
   }
 
+  /** This tick's share of the sockets (PingWheel): each is pinged once per interval. */
   private ping(): void {
-    for (const connection of this.all()) {
+    for (const connection of this.pings.due()) {
       if (!connection.alive) {
         connection.socket.terminate();
         continue;
