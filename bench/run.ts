@@ -28,6 +28,10 @@
  *                                       (default: in-process)
  *   --only leaderboard-period-end       a tournament of 100,000 participants (10,000 with --quick) ends
  *                                       and pays 1,000 prizes (100): timed, and each checked paid once
+ *   --only open-loop                    reads by id, the list of 100, gifts and provider sign-ins at fixed
+ *                                       arrival rates (25, 50, 75 % of the baseline's closed-loop maximum),
+ *                                       p50/p99/p99.9 beside the baseline, and each one's knee (bench/open-loop.ts);
+ *                                       about ten minutes (three with --quick), so only when asked for
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,6 +67,7 @@ import {
 import type { LoadJob } from './load.js';
 import { loadavg, measurePeriodEnd, type PeriodEndReport } from './leaderboards.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
+import { measureOpenLoop, openLoopGoals, openLoopTable, type OpenLoopReport } from './open-loop.js';
 import { createAsset, type MediaFile, measureUploads, prepareMediaFile, type UploadReport } from './media.js';
 import { freePort } from '../test/support/free-port.js';
 import { productionNodeFlags } from '../test/support/production-flags.js';
@@ -280,7 +285,7 @@ async function main(): Promise<void> {
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
   const defined = defineScenarios(data, tokens, pool, settingsVersions, mediaFile, leaderboards);
-  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end'];
+  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end', 'open-loop'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
     throw new Error(
@@ -308,6 +313,47 @@ async function main(): Promise<void> {
     log(
       `  service ${brief(report.service)}${report.baseline ? `; baseline ${brief(report.baseline)}` : ''}${report.check ? `; ${report.check.ok ? 'OK' : 'FAIL'}` : ''}`,
     );
+  }
+  let openLoop: OpenLoopReport[] | undefined;
+  if (options.only?.includes('open-loop')) {
+    if (service.logLevel !== 'warn') {
+      notePeak('scenarios', service.server.pid);
+      await service.server.stop();
+      service = await startService(databaseUrl, provider, 'warn');
+    }
+    openLoop = [];
+    for (const [id, p99BoundMs] of OPEN_LOOP_SCENARIOS) {
+      const scenario = defined.find((entry) => entry.id === id)!;
+      // The maximum is the closed loop's: this run's if the scenario ran above, else measured now.
+      let closed = reports.find((report) => report.id === id);
+      if (!closed) {
+        log(`open loop: ${scenario.title}, its closed-loop maximum first`);
+        closed = await runScenario({ ...scenario, verify: undefined }, service, baseline, load, pool, postmasterPid);
+      }
+      const maximum = closed.baseline
+        ? { requestsPerSecond: closed.baseline.requestsPerSecond, of: 'baseline' as const }
+        : { requestsPerSecond: closed.service.requestsPerSecond, of: 'service' as const };
+      log(
+        `open loop: ${scenario.title} at 25, 50 and 75 % of the ${maximum.of}'s ${Math.round(maximum.requestsPerSecond)}/s, then its knee`,
+      );
+      openLoop.push(
+        await measureOpenLoop({
+          scenario: { id, title: scenario.title, requests: scenario.requests, maximum, p99BoundMs },
+          service,
+          baseline: scenario.withBaseline ? baseline : undefined,
+          load,
+          settings: options.quick ? { warmup: 1, rounds: 1, duration: 2, probe: 1.5 } : { warmup: 2, rounds: 2, duration: 5, probe: 3 },
+          afterBaseline: () => cancelBaselineLeftovers(pool),
+          loadavg: () =>
+            os
+              .loadavg()
+              .map((value) => value.toFixed(2))
+              .join(' '),
+          log,
+        }),
+      );
+    }
+    notePeak('scenarios', service.server.pid);
   }
   let realtime: RealtimeReport | undefined;
   let realtimeOverRedis: RealtimeReport | undefined;
@@ -472,6 +518,18 @@ async function main(): Promise<void> {
   for (const goal of goalResults) console.log(`${goal.met ? 'PASS' : 'MISS'} ${goal.goal}: ${goal.figure}`);
   const floor = floorNote(reports);
   if (floor) console.log(`\n${floor}`);
+  if (openLoop) {
+    console.log(
+      `\nOpen loop: requests at fixed arrival rates (bench/open-loop-driver.ts), latency from each request's due time; ` +
+        `rates are shares of the baseline's closed-loop maximum (the service's own where there is no baseline); ` +
+        `percentiles over all measured rounds.\n`,
+    );
+    console.log(openLoopTable(openLoop));
+    console.log('');
+    for (const line of openLoopGoals(openLoop)) {
+      console.log(line.met === undefined ? `${line.goal}: ${line.figure}` : `${line.met ? 'PASS' : 'MISS'} ${line.goal}: ${line.figure}`);
+    }
+  }
   if (realtime) {
     const { latencyMs: latency } = realtime;
     console.log(
@@ -589,6 +647,7 @@ async function main(): Promise<void> {
             'response, DB CPU ms/req that of PostgreSQL (all its processes).',
         ],
         scenarios: reports,
+        openLoop,
         leaderboardStart: leaderboards?.start,
         periodEnd,
         realtime,
@@ -734,6 +793,14 @@ async function compareAnswers(service: Target, baseline: Target, data: SeedData,
   }
   log(`the service and the baseline answer ${paths.length} requests identically`);
 }
+
+/** The open-loop measure's scenarios (bench/open-loop.ts) and their p99 goal at 50 % of the maximum (none for sign-ins). */
+const OPEN_LOOP_SCENARIOS: Array<[id: string, p99BoundMs: number | undefined]> = [
+  ['items-by-id', 20],
+  ['items-list', 20],
+  ['gifts', 50],
+  ['auth-idp1', undefined],
+];
 
 /** Each player's own save, about 4 KB (bench/storage.ts). */
 const STORAGE_READ_PATH = '/storage/saves/slot-1';
