@@ -48,6 +48,28 @@ export interface RateFigures {
   /** The driver's own lateness (ms, worst round's p99): the load process kept its schedule if small. */
   sendLagP99: number;
   connections: number;
+  /** The service's garbage collections during the measured rounds (its /metrics); the baseline has none to read. */
+  gc?: GcFigures;
+}
+
+export interface GcFigures {
+  pausesPerSecond: number;
+  meanPauseMs: number;
+  /** Share of the wall time the main thread stood in a collection. */
+  pausedShare: number;
+  /** Pause milliseconds per 1,000 answers. */
+  pauseMsPerThousand: number;
+}
+
+/** prom-client's nodejs_gc_duration_seconds over every kind of collection: count and total seconds. */
+async function gcTotals(url: string): Promise<{ count: number; seconds: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const sum = (suffix: string) =>
+    [...text.matchAll(new RegExp(`^nodejs_gc_duration_seconds_${suffix}\\{[^}]*\\} (\\S+)$`, 'gm'))].reduce(
+      (total, [, value]) => total + Number(value),
+      0,
+    );
+  return { count: sum('count'), seconds: sum('sum') };
 }
 
 export interface KneeProbe {
@@ -97,20 +119,27 @@ export async function measureOpenLoop(options: {
 }): Promise<OpenLoopReport> {
   const { scenario, service, baseline, load, settings, log } = options;
   const targets = baseline ? [service, baseline] : [service];
-  const round = async (target: OpenLoopTarget, rate: number, seconds: number) => {
+  const round = async (target: OpenLoopTarget, rate: number, seconds: number): Promise<MeasuredRound> => {
     target.server.assertRunning();
+    const gcBefore = target === service ? await gcTotals(target.url) : undefined;
     const cpuBefore = cpuMillisecondsOf(target.server.pid);
     const result = await load.runOpenLoop({ url: target.url, rate, duration: seconds, requests: scenario.requests });
     target.server.assertRunning();
     const cpuMs = cpuMillisecondsOf(target.server.pid) - cpuBefore;
+    const gcAfter = gcBefore ? await gcTotals(target.url) : undefined;
     if (target === baseline) await options.afterBaseline?.();
-    return { result, cpuMs };
+    return {
+      result,
+      cpuMs,
+      seconds,
+      gc: gcBefore && gcAfter ? { count: gcAfter.count - gcBefore.count, seconds: gcAfter.seconds - gcBefore.seconds } : undefined,
+    };
   };
 
   const rates: RateFigures[] = [];
   for (const share of OPEN_LOOP_SHARES) {
     const rate = Math.max(1, Math.round(share * scenario.maximum.requestsPerSecond));
-    const measured = new Map<OpenLoopTarget, Array<{ result: OpenLoopAnswer; cpuMs: number }>>(targets.map((target) => [target, []]));
+    const measured = new Map<OpenLoopTarget, MeasuredRound[]>(targets.map((target) => [target, []]));
     for (const target of targets) await round(target, rate, settings.warmup);
     for (let index = 0; index < settings.rounds; index++) {
       for (const target of targets) measured.get(target)!.push(await round(target, rate, settings.duration));
@@ -121,7 +150,10 @@ export async function measureOpenLoop(options: {
       log(
         `  ${scenario.title} at ${rate}/s (${share * 100} %), ${target.name}: ${Math.round(figures.answeredPerSecond)}/s answered, ` +
           `p50 ${figure(figures.p50)} p99 ${figure(figures.p99)} p99.9 ${figure(figures.p999)} ms, ${figure(figures.cpuMsPerRequest, 3)} CPU ms/req, ` +
-          `${figures.errors} errors, ${figures.connections} connections`,
+          `${figures.errors} errors, ${figures.connections} connections` +
+          (figures.gc
+            ? `; GC ${figure(figures.gc.pausesPerSecond)} pauses/s, mean ${figure(figures.gc.meanPauseMs, 2)} ms, ${figure(figures.gc.pausedShare * 100, 2)} % of the time`
+            : ''),
       );
     }
   }
@@ -142,12 +174,14 @@ export async function measureOpenLoop(options: {
   };
 }
 
-function summariseRate(
-  target: TargetName,
-  rate: number,
-  share: number,
-  rounds: Array<{ result: OpenLoopAnswer; cpuMs: number }>,
-): RateFigures {
+interface MeasuredRound {
+  result: OpenLoopAnswer;
+  cpuMs: number;
+  seconds: number;
+  gc?: { count: number; seconds: number };
+}
+
+function summariseRate(target: TargetName, rate: number, share: number, rounds: MeasuredRound[]): RateFigures {
   // Every measured round's latencies together: p99.9 needs more answers than one round of a slow route has.
   const latencies = Float64Array.from(rounds.flatMap(({ result }) => result.latenciesMs)).sort();
   const answers = rounds.reduce((sum, { result }) => sum + Object.values(result.statusCounts).reduce((a, b) => a + b, 0), 0);
@@ -172,6 +206,20 @@ function summariseRate(
     non2xx,
     sendLagP99: Math.max(...rounds.map(({ result }) => result.sendLagMs.p99)),
     connections: Math.max(...rounds.map(({ result }) => result.connections)),
+    gc: gcFigures(rounds, answers),
+  };
+}
+
+function gcFigures(rounds: MeasuredRound[], answers: number): GcFigures | undefined {
+  if (rounds.some((round) => !round.gc)) return undefined;
+  const count = rounds.reduce((sum, round) => sum + round.gc!.count, 0);
+  const pausedMs = rounds.reduce((sum, round) => sum + round.gc!.seconds, 0) * 1000;
+  const seconds = rounds.reduce((sum, round) => sum + round.seconds, 0);
+  return {
+    pausesPerSecond: count / seconds,
+    meanPauseMs: count ? pausedMs / count : NaN,
+    pausedShare: pausedMs / 1000 / seconds,
+    pauseMsPerThousand: answers ? (pausedMs / answers) * 1000 : NaN,
   };
 }
 
@@ -181,7 +229,7 @@ function summariseRate(
  */
 async function findKnee(
   scenario: OpenLoopScenario,
-  probeAt: (rate: number) => Promise<{ result: OpenLoopAnswer; cpuMs: number }>,
+  probeAt: (rate: number) => Promise<MeasuredRound>,
   log: (message: string) => void,
 ): Promise<OpenLoopReport['knee']> {
   const maximum = scenario.maximum.requestsPerSecond;
@@ -249,6 +297,7 @@ export function openLoopTable(reports: OpenLoopReport[]): string {
     'max ms',
     'CPU ms/req',
     'errors',
+    'GC pauses/s × mean ms (time)',
   ];
   const rows = reports.flatMap((report) =>
     report.rates.map((entry, index) => [
@@ -264,6 +313,9 @@ export function openLoopTable(reports: OpenLoopReport[]): string {
       figure(entry.max),
       figure(entry.cpuMsPerRequest, 3),
       String(entry.errors + Object.values(entry.non2xx).reduce((a, b) => a + b, 0)),
+      entry.gc
+        ? `${figure(entry.gc.pausesPerSecond)} × ${figure(entry.gc.meanPauseMs, 2)} (${figure(entry.gc.pausedShare * 100, 1)} %)`
+        : '',
     ]),
   );
   const widths = header.map((name, column) => Math.max(name.length, ...rows.map((row) => row[column].length)));

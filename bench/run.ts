@@ -32,6 +32,7 @@
  *                                       arrival rates (25, 50, 75 % of the baseline's closed-loop maximum),
  *                                       p50/p99/p99.9 beside the baseline, and each one's knee (bench/open-loop.ts);
  *                                       about ten minutes (three with --quick), so only when asked for
+ *   --open-loop items-by-id,gifts       with --only open-loop: some of its scenarios (items-by-id, items-list, gifts, auth-idp1)
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,6 +92,7 @@ const { values: argv } = parseArgs({
     'node-options': { type: 'string' },
     'leaderboard-records': { type: 'string' },
     'leaderboard-ranks': { type: 'string', default: 'in-process' },
+    'open-loop': { type: 'string' },
   },
 });
 
@@ -115,6 +117,8 @@ const options = {
   leaderboardRecords: positive('leaderboard-records', argv['leaderboard-records'] ?? (argv.quick ? '100000' : '1000000')),
   /** Which rank structure the service of the leaderboard scenarios uses. */
   leaderboardRanks: oneOf('leaderboard-ranks', argv['leaderboard-ranks'], ['in-process', 'redis'] as const),
+  /** Which scenarios `--only open-loop` drives (all four unless said). */
+  openLoop: argv['open-loop']?.split(',').map((id) => id.trim()),
 };
 
 function oneOf<T extends string>(name: string, text: string, choices: readonly T[]): T {
@@ -322,7 +326,12 @@ async function main(): Promise<void> {
       service = await startService(databaseUrl, provider, 'warn');
     }
     openLoop = [];
-    for (const [id, p99BoundMs] of OPEN_LOOP_SCENARIOS) {
+    const unknownOpenLoop = options.openLoop?.filter((id) => !OPEN_LOOP_SCENARIOS.some(([known]) => known === id)) ?? [];
+    if (unknownOpenLoop.length > 0)
+      throw new Error(
+        `--open-loop: unknown ${unknownOpenLoop.join(', ')}: choose from ${OPEN_LOOP_SCENARIOS.map(([id]) => id).join(', ')}`,
+      );
+    for (const [id, p99BoundMs] of OPEN_LOOP_SCENARIOS.filter(([known]) => !options.openLoop || options.openLoop.includes(known))) {
       const scenario = defined.find((entry) => entry.id === id)!;
       // The maximum is the closed loop's: this run's if the scenario ran above, else measured now.
       let closed = reports.find((report) => report.id === id);
