@@ -27,6 +27,8 @@ export interface OpenLoopScenario {
   requests: Request[];
   /** The closed-loop maximum the rates are shares of, and whose it is. */
   maximum: { requestsPerSecond: number; of: TargetName };
+  /** The service's own closed-loop maximum: a share of the baseline's is a higher share of the service's. */
+  serviceMaximum: number;
   /** The goal at 50 %: the service's p99 under this many ms (and within 1.5 × the baseline's). */
   p99BoundMs?: number;
 }
@@ -84,6 +86,7 @@ export interface OpenLoopReport {
   id: string;
   title: string;
   maximum: OpenLoopScenario['maximum'];
+  serviceMaximum: number;
   p99BoundMs?: number;
   rates: RateFigures[];
   knee: { rate?: number; share?: number; p99?: number; probes: KneeProbe[] };
@@ -167,6 +170,7 @@ export async function measureOpenLoop(options: {
     id: scenario.id,
     title: scenario.title,
     maximum: scenario.maximum,
+    serviceMaximum: scenario.serviceMaximum,
     p99BoundMs: scenario.p99BoundMs,
     rates,
     knee,
@@ -345,7 +349,8 @@ export function openLoopGoals(reports: OpenLoopReport[]): OpenLoopGoal[] {
         figure:
           `${figure(ours.p99)} ms` +
           (theirs ? ` vs ${figure(theirs.p99)} ms (${figure(ours.p99 / theirs.p99, 2)} ×)` : '') +
-          `; load ${report.loadavg}`,
+          // The same rate is a higher share of a slower server's maximum, and queueing grows with the share.
+          `; that rate is ${figure((100 * ours.rate) / report.serviceMaximum, 0)} % of the service's own closed-loop maximum; load ${report.loadavg}`,
       });
     }
     const { knee } = report;

@@ -347,7 +347,14 @@ async function main(): Promise<void> {
       );
       openLoop.push(
         await measureOpenLoop({
-          scenario: { id, title: scenario.title, requests: scenario.requests, maximum, p99BoundMs },
+          scenario: {
+            id,
+            title: scenario.title,
+            requests: scenario.requests,
+            maximum,
+            serviceMaximum: closed.service.requestsPerSecond,
+            p99BoundMs,
+          },
           service,
           baseline: scenario.withBaseline ? baseline : undefined,
           load,
