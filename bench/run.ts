@@ -338,6 +338,8 @@ async function main(): Promise<void> {
       if (!closed) {
         log(`open loop: ${scenario.title}, its closed-loop maximum first`);
         closed = await runScenario({ ...scenario, verify: undefined }, service, baseline, load, pool, postmasterPid);
+        // In the table and the results too: the closed loop's figures beside the open loop's.
+        reports.push(closed);
       }
       const maximum = closed.baseline
         ? { requestsPerSecond: closed.baseline.requestsPerSecond, of: 'baseline' as const }
