@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import autocannon, { type Request } from 'autocannon';
-import { type OpenLoopJob, type OpenLoopResult, runOpenLoop } from './open-loop-driver.js';
+import { type OpenLoopJob, type OpenLoopResult, percentileOf, runOpenLoop } from './open-loop-driver.js';
 
 export interface LoadJob {
   id: number;
@@ -43,11 +43,6 @@ export interface LoadResult {
   /** Connection errors and timeouts. */
   errors: number;
   statusCounts: Record<string, number>;
-}
-
-function percentile(sorted: Float64Array, fraction: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 }
 
 interface ChainContext {
@@ -126,8 +121,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
     responses,
     requestsPerSecond: responses / seconds,
     latency: {
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99),
+      p50: percentileOf(sorted, 0.5),
+      p99: percentileOf(sorted, 0.99),
       mean: latencies.length ? latencies.reduce((sum, value) => sum + value, 0) / latencies.length : NaN,
       max: sorted.length ? sorted[sorted.length - 1] : NaN,
     },
