@@ -183,6 +183,9 @@ type Check = NonNullable<ScenarioReport['check']>;
 async function main(): Promise<void> {
   const startedAt = new Date();
   const loadAverageAtStart = os.loadavg().map((value) => Number(value.toFixed(2)));
+  const unknownOpenLoop = options.openLoop?.filter((id) => !OPEN_LOOP_SCENARIOS.some(([known]) => known === id)) ?? [];
+  if (unknownOpenLoop.length > 0 || (options.openLoop && !options.only?.includes('open-loop')))
+    throw new Error(`--open-loop goes with --only open-loop and names some of ${OPEN_LOOP_SCENARIOS.map(([id]) => id).join(', ')}`);
   if (!existsSync(join(root, 'dist', 'src', 'main.js')))
     throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
   mkdirSync(benchDir, { recursive: true });
@@ -326,11 +329,6 @@ async function main(): Promise<void> {
       service = await startService(databaseUrl, provider, 'warn');
     }
     openLoop = [];
-    const unknownOpenLoop = options.openLoop?.filter((id) => !OPEN_LOOP_SCENARIOS.some(([known]) => known === id)) ?? [];
-    if (unknownOpenLoop.length > 0)
-      throw new Error(
-        `--open-loop: unknown ${unknownOpenLoop.join(', ')}: choose from ${OPEN_LOOP_SCENARIOS.map(([id]) => id).join(', ')}`,
-      );
     for (const [id, p99BoundMs] of OPEN_LOOP_SCENARIOS.filter(([known]) => !options.openLoop || options.openLoop.includes(known))) {
       const scenario = defined.find((entry) => entry.id === id)!;
       // The maximum is the closed loop's: this run's if the scenario ran above, else measured now.
