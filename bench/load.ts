@@ -5,10 +5,12 @@
  * Each connection gets a fixed share of the job's requests (request i goes to connection i mod n), so
  * that requests that must not overlap (gifts of disjoint pairs) never run at the same time on two
  * connections, and reads rotate over many ids. Latencies are kept exactly (autocannon's own histogram
- * rounds to whole milliseconds).
+ * rounds to whole milliseconds). Jobs with `openLoop` run at a fixed arrival rate instead
+ * (bench/open-loop-driver.ts).
  */
 import { randomUUID } from 'node:crypto';
 import autocannon, { type Request } from 'autocannon';
+import { type OpenLoopJob, type OpenLoopResult, percentileOf, runOpenLoop } from './open-loop-driver.js';
 
 export interface LoadJob {
   id: number;
@@ -41,11 +43,6 @@ export interface LoadResult {
   /** Connection errors and timeouts. */
   errors: number;
   statusCounts: Record<string, number>;
-}
-
-function percentile(sorted: Float64Array, fraction: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 }
 
 interface ChainContext {
@@ -124,8 +121,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
     responses,
     requestsPerSecond: responses / seconds,
     latency: {
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99),
+      p50: percentileOf(sorted, 0.5),
+      p99: percentileOf(sorted, 0.99),
       mean: latencies.length ? latencies.reduce((sum, value) => sum + value, 0) / latencies.length : NaN,
       max: sorted.length ? sorted[sorted.length - 1] : NaN,
     },
@@ -134,8 +131,14 @@ async function run(job: LoadJob): Promise<LoadResult> {
   };
 }
 
-process.on('message', (job: LoadJob) => {
-  run(job).then(
+/** A job at a fixed arrival rate (bench/open-loop-driver.ts) instead of autocannon's closed loop. */
+export type OpenLoopMessage = OpenLoopJob & { id: number; openLoop: true };
+export type OpenLoopAnswer = OpenLoopResult & { id: number };
+
+process.on('message', (job: LoadJob | OpenLoopMessage) => {
+  const running: Promise<LoadResult | OpenLoopAnswer> =
+    'openLoop' in job ? runOpenLoop(job).then((result) => ({ ...result, id: job.id })) : run(job);
+  running.then(
     (result) => process.send!({ ok: true, result }),
     (error: unknown) => process.send!({ ok: false, id: job.id, message: String(error) }),
   );

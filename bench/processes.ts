@@ -4,7 +4,8 @@
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
-import type { LoadJob, LoadResult } from './load.js';
+import type { LoadJob, LoadResult, OpenLoopAnswer } from './load.js';
+import type { OpenLoopJob } from './open-loop-driver.js';
 
 export class ManagedProcess {
   readonly exited: Promise<void>;
@@ -175,10 +176,10 @@ export function sampleMemory(pid: number, intervalMs = 100): { stop(): number } 
 /** The load generator process (bench/load.ts), one job at a time over IPC. */
 export class LoadGenerator {
   private nextId = 1;
-  private waiting = new Map<number, { resolve: (result: LoadResult) => void; reject: (error: Error) => void }>();
+  private waiting = new Map<number, { resolve: (result: LoadResult | OpenLoopAnswer) => void; reject: (error: Error) => void }>();
 
   private constructor(private readonly child: ChildProcess) {
-    child.on('message', (message: { ok?: boolean; result?: LoadResult; id?: number; message?: string }) => {
+    child.on('message', (message: { ok?: boolean; result?: LoadResult | OpenLoopAnswer; id?: number; message?: string }) => {
       const id = message.result?.id ?? message.id;
       if (id === undefined) return;
       const waiter = this.waiting.get(id);
@@ -204,8 +205,18 @@ export class LoadGenerator {
   run(job: Omit<LoadJob, 'id'>): Promise<LoadResult> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      // The answer's shape is the job's: a closed-loop job gets a LoadResult.
+      this.waiting.set(id, { resolve: resolve as (result: LoadResult | OpenLoopAnswer) => void, reject });
       this.child.send({ ...job, id });
+    });
+  }
+
+  /** Requests at a fixed arrival rate (bench/open-loop-driver.ts). */
+  runOpenLoop(job: OpenLoopJob): Promise<OpenLoopAnswer> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (result: LoadResult | OpenLoopAnswer) => void, reject });
+      this.child.send({ ...job, id, openLoop: true });
     });
   }
 

@@ -33,6 +33,11 @@
  *                                       opened by 4 loader processes (bench/sockets.ts); idle RSS per socket,
  *                                       the pings' CPU at the default interval, 200 awards/s fanned out for 20 s
  *   --sockets 19000 --socket-loaders 4  how many sockets (5 per player), from how many processes
+ *   --only open-loop                    reads by id, the list of 100, gifts and provider sign-ins at fixed
+ *                                       arrival rates (25, 50, 75 % of the baseline's closed-loop maximum),
+ *                                       p50/p99/p99.9 beside the baseline, and each one's knee (bench/open-loop.ts);
+ *                                       about ten minutes (three with --quick), so only when asked for
+ *   --open-loop items-by-id,gifts       with --only open-loop: some of its scenarios (items-by-id, items-list, gifts, auth-idp1)
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,6 +73,7 @@ import {
 import type { LoadJob } from './load.js';
 import { loadavg, measurePeriodEnd, type PeriodEndReport } from './leaderboards.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
+import { measureOpenLoop, openLoopGoals, openLoopTable, type OpenLoopReport } from './open-loop.js';
 import { createAsset, type MediaFile, measureUploads, prepareMediaFile, type UploadReport } from './media.js';
 import { freePort } from '../test/support/free-port.js';
 import { productionNodeFlags } from '../test/support/production-flags.js';
@@ -94,6 +100,7 @@ const { values: argv } = parseArgs({
     'leaderboard-ranks': { type: 'string', default: 'in-process' },
     sockets: { type: 'string' },
     'socket-loaders': { type: 'string', default: '4' },
+    'open-loop': { type: 'string' },
   },
 });
 
@@ -121,6 +128,8 @@ const options = {
   /** Sockets of the sockets measure, and the loader processes that open them. */
   sockets: positive('sockets', argv.sockets ?? (argv.quick ? '2000' : '19000')),
   socketLoaders: positive('socket-loaders', argv['socket-loaders']),
+  /** Which scenarios `--only open-loop` drives (all four unless said). */
+  openLoop: argv['open-loop']?.split(',').map((id) => id.trim()),
 };
 
 function oneOf<T extends string>(name: string, text: string, choices: readonly T[]): T {
@@ -185,6 +194,9 @@ type Check = NonNullable<ScenarioReport['check']>;
 async function main(): Promise<void> {
   const startedAt = new Date();
   const loadAverageAtStart = os.loadavg().map((value) => Number(value.toFixed(2)));
+  const unknownOpenLoop = options.openLoop?.filter((id) => !OPEN_LOOP_SCENARIOS.some(([known]) => known === id)) ?? [];
+  if (unknownOpenLoop.length > 0 || (options.openLoop && !options.only?.includes('open-loop')))
+    throw new Error(`--open-loop goes with --only open-loop and names some of ${OPEN_LOOP_SCENARIOS.map(([id]) => id).join(', ')}`);
   if (!existsSync(join(root, 'dist', 'src', 'main.js')))
     throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
   mkdirSync(benchDir, { recursive: true });
@@ -291,7 +303,7 @@ async function main(): Promise<void> {
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
   const defined = defineScenarios(data, tokens, pool, settingsVersions, mediaFile, leaderboards);
-  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end', 'sockets'];
+  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end', 'sockets', 'open-loop'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
     throw new Error(
@@ -319,6 +331,56 @@ async function main(): Promise<void> {
     log(
       `  service ${brief(report.service)}${report.baseline ? `; baseline ${brief(report.baseline)}` : ''}${report.check ? `; ${report.check.ok ? 'OK' : 'FAIL'}` : ''}`,
     );
+  }
+  let openLoop: OpenLoopReport[] | undefined;
+  if (options.only?.includes('open-loop')) {
+    if (service.logLevel !== 'warn') {
+      notePeak('scenarios', service.server.pid);
+      await service.server.stop();
+      service = await startService(databaseUrl, provider, 'warn');
+    }
+    openLoop = [];
+    for (const [id, p99BoundMs] of OPEN_LOOP_SCENARIOS.filter(([known]) => !options.openLoop || options.openLoop.includes(known))) {
+      const scenario = defined.find((entry) => entry.id === id)!;
+      // The maximum is the closed loop's: this run's if the scenario ran above, else measured now.
+      let closed = reports.find((report) => report.id === id);
+      if (!closed) {
+        log(`open loop: ${scenario.title}, its closed-loop maximum first`);
+        closed = await runScenario({ ...scenario, verify: undefined }, service, baseline, load, pool, postmasterPid);
+        // In the table and the results too: the closed loop's figures beside the open loop's.
+        reports.push(closed);
+      }
+      const maximum = closed.baseline
+        ? { requestsPerSecond: closed.baseline.requestsPerSecond, of: 'baseline' as const }
+        : { requestsPerSecond: closed.service.requestsPerSecond, of: 'service' as const };
+      log(
+        `open loop: ${scenario.title} at 25, 50 and 75 % of the ${maximum.of}'s ${Math.round(maximum.requestsPerSecond)}/s, then its knee`,
+      );
+      openLoop.push(
+        await measureOpenLoop({
+          scenario: {
+            id,
+            title: scenario.title,
+            requests: scenario.requests,
+            maximum,
+            serviceMaximum: closed.service.requestsPerSecond,
+            p99BoundMs,
+          },
+          service,
+          baseline: scenario.withBaseline ? baseline : undefined,
+          load,
+          settings: options.quick ? { warmup: 1, rounds: 1, duration: 2, probe: 1.5 } : { warmup: 2, rounds: 2, duration: 5, probe: 3 },
+          afterBaseline: () => cancelBaselineLeftovers(pool),
+          loadavg: () =>
+            os
+              .loadavg()
+              .map((value) => value.toFixed(2))
+              .join(' '),
+          log,
+        }),
+      );
+    }
+    notePeak('scenarios', service.server.pid);
   }
   let realtime: RealtimeReport | undefined;
   let realtimeOverRedis: RealtimeReport | undefined;
@@ -519,6 +581,18 @@ async function main(): Promise<void> {
   for (const goal of goalResults) console.log(`${goal.met ? 'PASS' : 'MISS'} ${goal.goal}: ${goal.figure}`);
   const floor = floorNote(reports);
   if (floor) console.log(`\n${floor}`);
+  if (openLoop) {
+    console.log(
+      `\nOpen loop: requests at fixed arrival rates (bench/open-loop-driver.ts), latency from each request's due time; ` +
+        `rates are shares of the baseline's closed-loop maximum (the service's own where there is no baseline); ` +
+        `percentiles over all measured rounds.\n`,
+    );
+    console.log(openLoopTable(openLoop));
+    console.log('');
+    for (const line of openLoopGoals(openLoop)) {
+      console.log(line.met === undefined ? `${line.goal}: ${line.figure}` : `${line.met ? 'PASS' : 'MISS'} ${line.goal}: ${line.figure}`);
+    }
+  }
   if (realtime) {
     const { latencyMs: latency } = realtime;
     console.log(
@@ -637,6 +711,7 @@ async function main(): Promise<void> {
             'response, DB CPU ms/req that of PostgreSQL (all its processes).',
         ],
         scenarios: reports,
+        openLoop,
         leaderboardStart: leaderboards?.start,
         periodEnd,
         realtime,
@@ -816,6 +891,14 @@ async function compareAnswers(service: Target, baseline: Target, data: SeedData,
   }
   log(`the service and the baseline answer ${paths.length} requests identically`);
 }
+
+/** The open-loop measure's scenarios (bench/open-loop.ts) and their p99 goal at 50 % of the maximum (none for sign-ins). */
+const OPEN_LOOP_SCENARIOS: Array<[id: string, p99BoundMs: number | undefined]> = [
+  ['items-by-id', 20],
+  ['items-list', 20],
+  ['gifts', 50],
+  ['auth-idp1', undefined],
+];
 
 /** Each player's own save, about 4 KB (bench/storage.ts). */
 const STORAGE_READ_PATH = '/storage/saves/slot-1';

@@ -1,0 +1,143 @@
+/**
+ * Requests at a fixed arrival rate (an open loop), for bench/load.ts: request i is due at
+ * start + i / rate whatever the answers before it did, and its latency runs from that due time to the
+ * end of its answer, so a server that stalls is charged for every request that waited behind the stall
+ * (no coordinated omission).
+ *
+ * Why not autocannon's `overallRate`: it paces each connection and measures from the actual send, and a
+ * busy connection delays its next request, so a stall hides itself. Why node:http rather than undici's
+ * Pool: undici is not a dependency (Node's fetch bundles it without exporting the Pool), and an Agent
+ * that opens another keep-alive connection whenever all are busy is exactly "never wait for a
+ * connection"; the warm-up at the same rate opens the connections the measure then reuses. Arrivals
+ * are evenly spaced (as wrk2 does) rather than Poisson, so that the service's and the baseline's rounds
+ * see the same sequence. Latencies are kept exactly and sorted (a round holds tens of thousands).
+ */
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Request } from 'autocannon';
+
+export interface OpenLoopJob {
+  url: string;
+  /** Requests a second. */
+  rate: number;
+  /** Seconds of scheduling; answers still due after it are awaited. */
+  duration: number;
+  /** Sent in turn, request i being requests[i mod length]. */
+  requests: Request[];
+}
+
+export interface OpenLoopResult {
+  /** Requests due in the window (rate × duration) and sent. */
+  sent: number;
+  /** Answers of any status, over the scheduling window: the achieved rate. */
+  answeredPerSecond: number;
+  /** Milliseconds from each 2xx answer's due time, sorted. */
+  latenciesMs: number[];
+  /** How late the driver itself sent (ms, p99 and max): above a millisecond or two, the load process was starved. */
+  sendLagMs: { p99: number; max: number };
+  /** Connection errors and timeouts. */
+  errors: number;
+  statusCounts: Record<string, number>;
+  /** Connections the driver opened (the most requests in flight it needed at once). */
+  connections: number;
+}
+
+/** An answer not back after this long counts as an error (the request is abandoned). */
+const TIMEOUT_MS = 10_000;
+/** A bound on connections, so that a server that stops answering cannot make the driver open thousands; beyond it requests queue, and the queue counts in their latency. */
+const MAX_CONNECTIONS = 1024;
+
+export function percentileOf(sorted: ArrayLike<number>, fraction: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))];
+}
+
+export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
+  const target = new URL(job.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: MAX_CONNECTIONS });
+  let connections = 0;
+  const total = Math.max(1, Math.round(job.rate * job.duration));
+  const intervalMs = 1000 / job.rate;
+  const latencies: number[] = [];
+  const lags: number[] = [];
+  const statusCounts: Record<string, number> = {};
+  let errors = 0;
+  let answered = 0;
+  const pending = new Set<Promise<void>>();
+
+  const send = (index: number, dueAt: number) => {
+    const request = job.requests[index % job.requests.length];
+    lags.push(performance.now() - dueAt);
+    const done = new Promise<void>((resolve) => {
+      const outgoing = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: request.method ?? 'GET',
+          path: request.path ?? '/',
+          headers: request.headers,
+          agent,
+          timeout: TIMEOUT_MS,
+        },
+        (response) => {
+          response.resume();
+          response.once('end', () => {
+            answered++;
+            const status = response.statusCode ?? 0;
+            statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+            if (status >= 200 && status < 300) latencies.push(performance.now() - dueAt);
+            resolve();
+          });
+          response.once('error', () => {
+            errors++;
+            resolve();
+          });
+        },
+      );
+      outgoing.once('socket', (socket) => {
+        if (!(socket as { counted?: boolean }).counted) {
+          (socket as { counted?: boolean }).counted = true;
+          connections++;
+        }
+      });
+      outgoing.once('timeout', () => outgoing.destroy(new Error('timeout')));
+      outgoing.once('error', () => {
+        errors++;
+        resolve();
+      });
+      outgoing.end(request.body);
+    });
+    pending.add(done);
+    void done.then(() => pending.delete(done));
+  };
+
+  const start = performance.now() + 5;
+  let next = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (next < total && start + next * intervalMs <= now) {
+        send(next, start + next * intervalMs);
+        next++;
+      }
+      if (next >= total) return resolve();
+      setTimeout(tick, Math.max(0, start + next * intervalMs - performance.now()));
+    };
+    setTimeout(tick, 5);
+  });
+  const windowSeconds = (performance.now() - start) / 1000;
+  const answeredInWindow = answered;
+  while (pending.size > 0) await Promise.all([...pending]);
+  agent.destroy();
+
+  const sortedLags = Float64Array.from(lags).sort();
+  return {
+    sent: total,
+    answeredPerSecond: answeredInWindow / windowSeconds,
+    latenciesMs: Array.from(Float64Array.from(latencies).sort()),
+    sendLagMs: { p99: percentileOf(sortedLags, 0.99), max: sortedLags[sortedLags.length - 1] ?? NaN },
+    errors,
+    statusCounts,
+    connections,
+  };
+}
