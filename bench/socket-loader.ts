@@ -110,7 +110,7 @@ process.on('message', (request: LoaderRequest) => {
         closing = true;
         for (const socket of sockets) socket?.terminate();
         await sleep(100);
-        process.disconnect();
+        process.disconnect?.();
         return undefined;
     }
   };
