@@ -269,8 +269,9 @@ describe('the LiveOps console in Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'storage-conflict.png'), fullPage: true });
 
     await page.getByRole('button', { name: /Keep mine/ }).click();
-    await page.getByRole('status').getByText('Saved.').waitFor();
+    // The conflict goes as the save starts ("Saving…"); "Saved." then comes from this save, not the first.
     await conflict.waitFor({ state: 'detached' });
+    await page.getByRole('status').getByText('Saved.').waitFor();
     expect(await storedSlot()).toEqual({ level: 4, restoredBy: 'support', bonus: 'potion' });
   });
 

@@ -187,6 +187,7 @@ function ObjectEditor({ object }: { object: StoredObject }) {
       void client.invalidateQueries({ queryKey: ['storage-collections', ownerUid] });
     },
     onError: async (error) => {
+      announce('');
       if (!(error instanceof ApiError && error.code === 'VERSION_CONFLICT')) return;
       setConflict(
         await readObject(ownerUid, collection, key).catch((missing) =>
@@ -216,7 +217,7 @@ function ObjectEditor({ object }: { object: StoredObject }) {
         Owner <Link to={`/players/${ownerUid}`}>{ownerUid}</Link> · version <code>{version}</code> · changed{' '}
         <Time value={object.dateModified} />
       </p>
-      <form onSubmit={(event) => (event.preventDefault(), save.mutate(version))}>
+      <form onSubmit={(event) => (event.preventDefault(), announce('Saving…'), save.mutate(version))}>
         <label>
           Value (JSON object)
           <textarea class="json" rows={14} spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} />
@@ -264,8 +265,10 @@ function ObjectEditor({ object }: { object: StoredObject }) {
           keepLabel={conflict === 'deleted' ? 'Keep mine (create it again)' : 'Keep mine (save over their version)'}
           onKeep={() => {
             const over = conflict === 'deleted' ? '*' : conflict.version;
+            // In the same render as the conflict's removal: a "Saved." still shown is never taken for this save's.
             setConflict(null);
             setVersion(over);
+            announce('Saving…');
             save.mutate(over);
           }}
           onTake={
