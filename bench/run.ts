@@ -644,10 +644,12 @@ async function main(): Promise<void> {
 
 /**
  * The resident set of a service just started with the production flags, then once it has served a few
- * seconds of reads and sign-ins and has been left alone again: what an instance holds between peaks.
+ * seconds of reads and sign-ins and has been left alone 10 s: what an instance holds between peaks.
  */
 async function measureIdleMemory(service: RunningService, load: LoadGenerator, defined: Scenario[]): Promise<IdleMemory> {
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 3000));
+  // Idle is some seconds without a request: V8's memory reducer gives back what the load grew only
+  // after several seconds without allocation.
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 10_000));
   await settle();
   const afterStartMb = Math.round(memoryOf(service.server.pid).rss);
   for (const scenario of defined.filter(({ id }) => ['items-by-id', 'items-list', 'auth-idp1', 'device-returning'].includes(id))) {
