@@ -28,18 +28,22 @@
  * sign-in opens a player session with its refresh token (stored hashed), revokes the user's sessions
  * past the 50 newest (announced with NOTIFY) and writes its audit row; a banned user is refused. All of
  * it in one statement, the fewest round trips there are; the answer is an HS256 token pair.
+ * `GET /auth/idp1` does the same for a provider token, verified as the service verifies it (jsonwebtoken
+ * with a KeyObject made once per key of the provider's JWKS, fetched again for an unknown kid):
+ * signature, algorithm, issuer, expiry.
  *
  * Run by bench/run.ts as a process of its own: PORT, DATABASE_URL, JWT_SECRET, JWT_ISSUER, JWT_AUDIENCE,
- * DEVICE_ID_KEY, and MEDIA_STATIC_DIR, the folder `GET /media/*` serves with @fastify/static, and
+ * DEVICE_ID_KEY, IDP1_JWKS_URL and IDP1_ISSUER, and MEDIA_STATIC_DIR, the folder `GET /media/*` serves with @fastify/static, and
  * MEDIA_UPLOAD_DIR, where `PUT /assets/media/:id/files/:variant` streams an upload.
  */
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, type KeyObject, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import Fastify, { type FastifyReply } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import jsonwebtoken from 'jsonwebtoken';
 import pg from 'pg';
 // The service's own constant: the same security headers on the wire (bench/run.ts compares every header).
 import { rankKeySql } from '../src/leaderboards/operators.js';
@@ -54,6 +58,8 @@ const environment = {
   issuer: process.env.JWT_ISSUER ?? 'game-backend',
   audience: process.env.JWT_AUDIENCE ?? 'game-backend',
   deviceIdKey: required('DEVICE_ID_KEY'),
+  idp1JwksUrl: process.env.IDP1_JWKS_URL,
+  idp1Issuer: process.env.IDP1_ISSUER,
 };
 
 function required(name: string): string {
@@ -121,7 +127,7 @@ app.addHook('onRequest', async (request, reply) => {
   void reply.headers(API_HEADERS);
   void reply.header('X-Request-Id', request.id);
   // Media files are public, as the service serves them by default.
-  if (request.url === '/health' || request.url === '/auth/device' || request.url.startsWith('/media/')) return;
+  if (request.url === '/health' || request.url.startsWith('/auth/') || request.url.startsWith('/media/')) return;
   const match = AUTHORIZATION.exec(request.headers.authorization ?? '');
   const claims = match ? verify(match[1]) : undefined;
   if (!claims) return fail(reply, 401, 'UNAUTHORIZED', 'the token is invalid or has expired: sign in again');
@@ -503,27 +509,27 @@ const SESSION_TTL_SECONDS = 2_592_000;
 const ACCESS_TTL_SECONDS = 3600;
 
 /**
- * The whole sign-in of a device in one statement: the account found (share-locked against a ban) or
- * registered ($3: may it be), the session with its refresh token, the eviction past 50 sessions and its
- * NOTIFY, the audit row. No row: a concurrent first sign-in registered the device (retry) or, with
- * $3 false, no account has it.
+ * The whole sign-in in one statement, for a device or idp1 ($8): the account found (share-locked against
+ * a ban) or registered ($3: may it be; $9 its subject, $10 its name, $11 its persona's name), the session
+ * with its refresh token, the eviction past 50 sessions and its NOTIFY, the audit row. No row: a
+ * concurrent first sign-in registered the identity (retry) or, with $3 false, no account has it.
  */
-const DEVICE_SIGN_IN = `
+const SIGN_IN = `
   WITH found AS (
     SELECT i.uid AS identity, i."userUid" AS "user", (u."bannedAt" IS NOT NULL AND (u."bannedUntil" IS NULL OR u."bannedUntil" > now())) AS banned
-    FROM user_identities i JOIN users u ON u.uid = i."userUid" WHERE i.provider = 'device' AND i.subject = $1 FOR SHARE OF u
+    FROM user_identities i JOIN users u ON u.uid = i."userUid" WHERE i.provider = $8 AND i.subject = $1 FOR SHARE OF u
   ), claimed AS (
-    INSERT INTO user_identities ("userUid", provider, subject) SELECT $2, 'device', $1 WHERE $3 AND NOT EXISTS (SELECT 1 FROM found)
+    INSERT INTO user_identities ("userUid", provider, subject) SELECT $2, $8, $1 WHERE $3 AND NOT EXISTS (SELECT 1 FROM found)
     ON CONFLICT (provider, subject) DO NOTHING RETURNING uid AS identity, "userUid" AS "user"
   ), registered AS (
-    INSERT INTO users (uid, provider) SELECT "user", 'device' FROM claimed RETURNING uid
+    INSERT INTO users (uid, provider, subject, name) SELECT "user", $8, $9, $10 FROM claimed RETURNING uid
   ), persona AS (
-    INSERT INTO personas ("userUid", name) SELECT uid, 'Guest' FROM registered
+    INSERT INTO personas ("userUid", name) SELECT uid, $11 FROM registered
   ), account AS (
     SELECT identity, "user", banned, false AS created FROM found UNION ALL SELECT identity, "user", false, true FROM claimed
   ), s AS (
     INSERT INTO auth_sessions ("userUid", provider, "identityUid", address, "userAgent", "expiresAt")
-    SELECT "user", 'device', identity, $4, $5, now() + make_interval(secs => $6) FROM account WHERE NOT banned RETURNING uid, "userUid"
+    SELECT "user", $8, identity, $4, $5, now() + make_interval(secs => $6) FROM account WHERE NOT banned RETURNING uid, "userUid"
   ), t AS (
     INSERT INTO auth_refresh_tokens (hash, "sessionUid") SELECT $7, uid FROM s
   ), evicted AS (
@@ -536,7 +542,7 @@ const DEVICE_SIGN_IN = `
   ), audit AS (
     INSERT INTO auth_audit ("userUid", event, outcome, "sessionUid", address, "userAgent", detail)
     SELECT s."userUid", 'sign-in', 'success', s.uid, $4, $5,
-           CASE WHEN a.created THEN '{"provider":"device","created":true}'::jsonb ELSE '{"provider":"device"}'::jsonb END
+           jsonb_build_object('provider', $8::text) || CASE WHEN a.created THEN '{"created":true}'::jsonb ELSE '{}'::jsonb END
     FROM s CROSS JOIN account a
   )
   SELECT a."user", a.banned, s.uid AS session,
@@ -557,6 +563,46 @@ function sign(sub: string, sid: string): string {
   return `${TOKEN_HEADER}.${payload}.${signature}`;
 }
 
+interface SignIn {
+  provider: 'device' | 'idp1';
+  subject: string;
+  create: boolean;
+  name: string | null;
+  personaName: string;
+}
+
+/** Our token pair for the identity, the 403 of a banned user, or undefined where no account has it. */
+async function signIn(request: FastifyRequest, reply: FastifyReply, who: SignIn) {
+  const refreshToken = randomBytes(32).toString('base64url');
+  const userAgent = request.headers['user-agent'];
+  const values = [
+    who.subject,
+    randomUUID(),
+    who.create,
+    request.ip,
+    typeof userAgent === 'string' ? userAgent.slice(0, 512) : null,
+    SESSION_TTL_SECONDS,
+    createHash('sha256').update(refreshToken).digest('base64url'),
+    who.provider,
+    who.provider === 'device' ? null : who.subject,
+    who.name,
+    who.personaName,
+  ];
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const { rows } = await pool.query<{ user: string; banned: boolean; session: string | null }>({
+      name: 'sign_in',
+      text: SIGN_IN,
+      values,
+    });
+    const [row] = rows;
+    if (!row && !who.create) break;
+    if (!row) continue;
+    if (row.banned) return fail(reply, 403, 'BANNED', 'banned');
+    return { token: sign(row.user, row.session!), refreshToken, expiresIn: ACCESS_TTL_SECONDS };
+  }
+  return undefined;
+}
+
 app.post<{ Body: { deviceId?: unknown; create?: unknown } }>('/auth/device', async (request, reply) => {
   const body = request.body;
   const { deviceId, create = true } = body ?? {};
@@ -568,30 +614,49 @@ app.post<{ Body: { deviceId?: unknown; create?: unknown } }>('/auth/device', asy
   ) {
     return fail(reply, 400, 'VALIDATION_FAILED', 'deviceId must be 16 to 128 printable characters, create a boolean');
   }
-  const refreshToken = randomBytes(32).toString('base64url');
-  const userAgent = request.headers['user-agent'];
-  const values = [
-    deviceIds.subjectOf(deviceId),
-    randomUUID(),
-    create,
-    request.ip,
-    typeof userAgent === 'string' ? userAgent.slice(0, 512) : null,
-    SESSION_TTL_SECONDS,
-    createHash('sha256').update(refreshToken).digest('base64url'),
-  ];
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const { rows } = await pool.query<{ user: string; banned: boolean; session: string | null }>({
-      name: 'device_sign_in',
-      text: DEVICE_SIGN_IN,
-      values,
-    });
-    const [row] = rows;
-    if (!row && !create) break;
-    if (!row) continue;
-    if (row.banned) return fail(reply, 403, 'BANNED', 'banned');
-    return { token: sign(row.user, row.session!), refreshToken, expiresIn: ACCESS_TTL_SECONDS };
+  const who = { provider: 'device', subject: deviceIds.subjectOf(deviceId), create, name: null, personaName: 'Guest' } as const;
+  return (await signIn(request, reply, who)) ?? fail(reply, 404, 'NO_SUCH_ACCOUNT', 'no account has this device id');
+});
+
+/**
+ * idp1's keys by `kid`, each made a KeyObject once; the set is fetched again for a kid it does not hold,
+ * at most once a second, as the service's key set does within its cooldown.
+ */
+const idp1Keys = new Map<string, KeyObject>();
+let idp1FetchedAt = 0;
+async function idp1Key(kid: unknown): Promise<KeyObject | undefined> {
+  if (typeof kid !== 'string' || !environment.idp1JwksUrl) return undefined;
+  if (!idp1Keys.has(kid) && Date.now() - idp1FetchedAt > 1000) {
+    idp1FetchedAt = Date.now();
+    const { keys } = (await (await fetch(environment.idp1JwksUrl)).json()) as { keys: Array<{ kid?: string; kty?: string }> };
+    idp1Keys.clear();
+    for (const jwk of keys) if (jwk.kid) idp1Keys.set(jwk.kid, createPublicKey({ key: jwk, format: 'jwk' }));
   }
-  return fail(reply, 404, 'NO_SUCH_ACCOUNT', 'no account has this device id');
+  return idp1Keys.get(kid);
+}
+
+const IDP1_ALGORITHMS: jsonwebtoken.Algorithm[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
+
+// The service's verification, with the same library: signature (asymmetric algorithms only), issuer, expiry.
+app.get('/auth/idp1', async (request, reply) => {
+  const token = AUTHORIZATION.exec(request.headers.authorization ?? '')?.[1];
+  let claims: jsonwebtoken.JwtPayload | undefined;
+  try {
+    const key = token ? await idp1Key(jsonwebtoken.decode(token, { complete: true })?.header.kid) : undefined;
+    const verified =
+      key && token
+        ? jsonwebtoken.verify(token, key, { algorithms: IDP1_ALGORITHMS, issuer: environment.idp1Issuer, clockTolerance: 30 })
+        : undefined;
+    if (typeof verified === 'object' && typeof verified.exp === 'number') claims = verified;
+  } catch {
+    claims = undefined;
+  }
+  if (typeof claims?.sub !== 'string' || claims.sub === '' || claims.sub.length > 255) {
+    return fail(reply, 401, 'UNAUTHORIZED', 'the idp1 token is not valid');
+  }
+  const name = typeof claims.name === 'string' && claims.name.length <= 320 ? claims.name : null;
+  const who = { provider: 'idp1', subject: claims.sub, create: true, name, personaName: (name ?? claims.sub).slice(0, 100) } as const;
+  return (await signIn(request, reply, who)) ?? fail(reply, 404, 'NO_SUCH_ACCOUNT', 'no account has this idp1 identity');
 });
 
 // Leaderboards as a developer without a rank structure writes them: the records in PostgreSQL with the

@@ -2,6 +2,7 @@
  * Figures of the rounds, summed up: medians per scenario and target, the table printed on stdout and
  * written to the README, and the goals of issue 6 (reported, never asserted).
  */
+import os from 'node:os';
 import type { LoadResult } from './load.js';
 
 export type TargetName = 'service' | 'baseline';
@@ -172,6 +173,17 @@ const STORAGE_CONDITIONAL_PER_SECOND = 2000;
 /** Device sign-ins a second (issue 30). */
 const DEVICE_SIGN_IN_GOALS = { new: 1000, returning: 2000 };
 
+/** Issue 32: provider sign-ins a second, idle resident memory with the production flags, the peak of any scenario. */
+const PROVIDER_SIGN_IN_GOAL = 1000;
+const IDLE_RSS_GOAL_MB = 150;
+const SCENARIO_RSS_GOAL_MB = 256;
+
+/** What the service holds idle with the production flags: just started, and once warmed up (bench/run.ts). */
+export interface IdleMemory {
+  afterStartMb: number;
+  afterWarmUpMb: number;
+}
+
 const LATENCY_GOAL_SCENARIOS = new Set(['items-by-id', 'items-list', 'items-count', 'items-by-id-info', 'gifts']);
 
 export function goals(reports: ScenarioReport[], connections: number, serviceRssPeakMb: number): Goal[] {
@@ -243,6 +255,7 @@ export function goals(reports: ScenarioReport[], connections: number, serviceRss
   };
   rateGoal('device-new', 'new-device sign-ins (account created)', DEVICE_SIGN_IN_GOALS.new);
   rateGoal('device-returning', 'returning-device sign-ins', DEVICE_SIGN_IN_GOALS.returning);
+  rateGoal('auth-idp1', 'provider sign-ins (idp1, its key set cached)', PROVIDER_SIGN_IN_GOAL);
   // A ratio means nothing if the baseline refused what the service did.
   const baselineRefusals = reports.flatMap((report) =>
     Object.entries(report.baseline?.non2xx ?? {}).map(([status, count]) => `${report.title}: ${count}×${status}`),
@@ -304,4 +317,52 @@ export function floorNote(reports: ScenarioReport[]): string | undefined {
     `Per answer, the service takes ${extra(health).toFixed(1)} µs more than the baseline on GET /health (the pipeline's ` +
     `floor) and ${extra(byId).toFixed(1)} µs more on GET /items/{id}; ${READ_RATIO_GOAL} of the baseline by id allows ${allowed.toFixed(1)} µs.`
   );
+}
+
+/**
+ * What the machine allows provider sign-ins whatever the server: its cores' time over the CPU one
+ * sign-in costs the server and PostgreSQL (the load generator's share left out: a ceiling, reached only
+ * on a machine doing nothing else). Undefined unless auth-idp1 ran.
+ */
+export function signInCeilingNote(reports: ScenarioReport[]): string | undefined {
+  const idp1 = reports.find((report) => report.id === 'auth-idp1');
+  if (!idp1) return undefined;
+  const cores = os.cpus().length;
+  const ceiling = (summary: Summary) => Math.round((cores * 1000) / (summary.cpuMsPerRequest + summary.databaseCpuMsPerRequest));
+  const baseline = idp1.baseline
+    ? `; the baseline's ${idp1.baseline.cpuMsPerRequest.toFixed(2)} + ${idp1.baseline.databaseCpuMsPerRequest.toFixed(2)} ms, ${ceiling(idp1.baseline)}/s`
+    : '';
+  return (
+    `A provider sign-in costs the service ${idp1.service.cpuMsPerRequest.toFixed(2)} ms of CPU and PostgreSQL ` +
+    `${idp1.service.databaseCpuMsPerRequest.toFixed(2)} ms: ${cores} cores allow at most ${ceiling(idp1.service)}/s${baseline}.`
+  );
+}
+
+/**
+ * Issue 32's memory goals: the idle resident set with the production flags (once warmed up: what an
+ * instance holds between peaks), and the peak of every scenario and measure but the sockets', whose
+ * goal is per socket (bench/realtime.ts).
+ */
+export function memoryGoals(idle: IdleMemory | undefined, peaks: Array<{ part: string; mb: number }>): Goal[] {
+  const result: Goal[] = [];
+  if (idle) {
+    result.push({
+      goal: `idle RSS with the production flags at most ${IDLE_RSS_GOAL_MB} MB`,
+      met: Math.max(idle.afterStartMb, idle.afterWarmUpMb) <= IDLE_RSS_GOAL_MB,
+      figure: `${idle.afterStartMb.toFixed(0)} MB after start, ${idle.afterWarmUpMb.toFixed(0)} MB after a warm-up`,
+    });
+  }
+  if (peaks.length > 0) {
+    const over = peaks.filter((peak) => !(peak.mb < SCENARIO_RSS_GOAL_MB));
+    const highest = peaks.reduce((top, peak) => (peak.mb > top.mb ? peak : top));
+    result.push({
+      goal: `peak RSS under ${SCENARIO_RSS_GOAL_MB} MB in every scenario (the sockets' measure aside)`,
+      met: over.length === 0,
+      figure:
+        over.length === 0
+          ? `highest ${highest.mb.toFixed(0)} MB (${highest.part})`
+          : over.map((peak) => `${peak.part}: ${peak.mb.toFixed(0)} MB`).join('; '),
+    });
+  }
+  return result;
 }

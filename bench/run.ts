@@ -14,7 +14,9 @@
  *   --only items-by-id,items-list       scenarios: health, items-by-id, items-list, items-count, auth-idp1, auth-refresh,
  *                                       device-new, device-returning, items-create, gifts, awards, trades, progress,
  *                                       items-by-id-info, realtime, storage-read, storage-batch, storage-conditional,
- *                                       storage-read-grown, media-file, media-304, media-uploads, matchmaking, scale
+ *                                       storage-read-grown, media-file, media-304, media-uploads, matchmaking, scale,
+ *                                       idle-memory (the RSS of a service just started with the production flags, and after
+ *                                       a few seconds of reads and sign-ins; the goal lines also take every scenario's peak)
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
@@ -62,9 +64,12 @@ import {
 import {
   floorNote,
   goals,
+  type IdleMemory,
+  memoryGoals,
   type Round,
   roundFigures,
   type ScenarioReport,
+  signInCeilingNote,
   type Summary,
   summarise,
   table,
@@ -296,20 +301,31 @@ async function main(): Promise<void> {
   }
   const staticDir = join(benchDir, 'static');
   const mediaFile = await prepareMediaFile(service.url, tokens.admin, staticDir);
-  const baseline = await startBaseline(databaseUrl, 'baseline', { MEDIA_STATIC_DIR: staticDir });
+  const baseline = await startBaseline(databaseUrl, 'baseline', {
+    MEDIA_STATIC_DIR: staticDir,
+    IDP1_JWKS_URL: provider.jwksUrl,
+    IDP1_ISSUER: provider.issuer,
+  });
   const load = await LoadGenerator.start(join(root, 'bench', 'load.ts'), root);
   cleanups.push(() => load.stop());
 
   await compareAnswers(service, baseline, data, tokens.players[0]);
 
   const defined = defineScenarios(data, tokens, pool, settingsVersions, mediaFile, leaderboards);
-  const measures = ['realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end', 'sockets', 'open-loop'];
+  const measures = ['idle-memory', 'realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end', 'sockets', 'open-loop'];
   const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
   if (unknown.length > 0)
     throw new Error(
       `unknown scenario ${unknown.join(', ')}: choose from ${[...defined.map((scenario) => scenario.id), ...measures].join(', ')}`,
     );
   const scenarios = defined.filter((scenario) => !options.only || options.only.includes(scenario.id));
+  let idleMemory: IdleMemory | undefined;
+  if (!options.only || options.only.includes('idle-memory')) {
+    await service.server.stop();
+    service = await startService(databaseUrl, provider, 'warn');
+    idleMemory = await measureIdleMemory(service, load, defined);
+    log(`idle RSS with the production flags: ${idleMemory.afterStartMb} MB after start, ${idleMemory.afterWarmUpMb} MB after a warm-up`);
+  }
   const reports: ScenarioReport[] = [];
   // Peak RSS (VmHWM) of the service processes, by the part of the run that started them.
   const rssPeaks: Record<string, number> = {};
@@ -553,7 +569,14 @@ async function main(): Promise<void> {
 
   const output = table(reports);
   const serviceRssPeakMb = Math.max(0, ...Object.values(rssPeaks));
-  const goalResults = goals(reports, options.connections, serviceRssPeakMb);
+  const scenarioPeaks = [
+    ...reports.map((report) => ({ part: report.title, mb: report.service.peakRssMb })),
+    // The parts measured apart from the scenarios' rounds; the sockets' goal is per socket.
+    ...Object.entries(rssPeaks)
+      .filter(([part]) => !part.includes('realtime') && part !== 'scenarios')
+      .map(([part, mb]) => ({ part, mb })),
+  ];
+  const goalResults = [...goals(reports, options.connections, serviceRssPeakMb), ...memoryGoals(idleMemory, scenarioPeaks)];
   const machine = {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model,
@@ -593,6 +616,8 @@ async function main(): Promise<void> {
       console.log(line.met === undefined ? `${line.goal}: ${line.figure}` : `${line.met ? 'PASS' : 'MISS'} ${line.goal}: ${line.figure}`);
     }
   }
+  const signInCeiling = signInCeilingNote(reports);
+  if (signInCeiling) console.log(`\n${signInCeiling}`);
   if (realtime) {
     const { latencyMs: latency } = realtime;
     console.log(
@@ -721,6 +746,7 @@ async function main(): Promise<void> {
         baselineUploads,
         matchmaking,
         scale,
+        idleMemory,
         serviceRssPeakMb,
         serviceRssPeaksMb: rssPeaks,
         baselineRssPeakMb,
@@ -770,6 +796,23 @@ function printSockets(report: SocketsReport): void {
     `no frame lost: ${fanout.framesReceived} of ${fanout.framesExpected}, ${fanout.socketsShort} sockets short`,
   );
   if (fanout.framesReceived < fanout.framesExpected || fanout.socketsShort > 0) process.exitCode = 1;
+}
+
+/**
+ * The resident set of a service just started with the production flags, then once it has served a few
+ * seconds of reads and sign-ins and has been left alone 10 s: what an instance holds between peaks.
+ */
+async function measureIdleMemory(service: RunningService, load: LoadGenerator, defined: Scenario[]): Promise<IdleMemory> {
+  // Idle is some seconds without a request: V8's memory reducer gives back what the load grew only
+  // after several seconds without allocation.
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 10_000));
+  await settle();
+  const afterStartMb = Math.round(memoryOf(service.server.pid).rss);
+  for (const scenario of defined.filter(({ id }) => ['items-by-id', 'items-list', 'auth-idp1', 'device-returning'].includes(id))) {
+    await load.run({ url: service.url, connections: options.connections, duration: options.quick ? 1 : 3, requests: scenario.requests });
+  }
+  await settle();
+  return { afterStartMb, afterWarmUpMb: Math.round(memoryOf(service.server.pid).rss) };
 }
 
 interface RunningService extends Target {
@@ -1041,7 +1084,7 @@ function defineScenarios(
     {
       id: 'auth-idp1',
       title: 'GET /auth/idp1',
-      withBaseline: false,
+      withBaseline: true,
       requests: tokens.provider.map((token) => ({ method: 'GET', path: '/auth/idp1', headers: authorization(token) })),
     },
     {

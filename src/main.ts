@@ -6,7 +6,6 @@ import { AppModule } from './app.module.js';
 import { configureApp, createFastifyAdapter } from './app.setup.js';
 import { EnvironmentError, loadConfig } from './config/environment.js';
 import { openServiceDatabase } from './database/database-location.js';
-import { EmbeddedPostgresInUseError } from './database/embedded-postgres.js';
 
 async function bootstrap(): Promise<void> {
   const environment = loadConfig();
@@ -52,6 +51,8 @@ async function bootstrap(): Promise<void> {
 
 bootstrap().catch((error: unknown) => {
   // A configuration or data-folder problem is the operator's to fix: say what is wrong, not where in the code.
-  console.error(error instanceof EnvironmentError || error instanceof EmbeddedPostgresInUseError ? error.message : error);
+  // By name: the embedded server's module is loaded only when it is used (database-location.ts).
+  const inUse = error instanceof Error && error.name === 'EmbeddedPostgresInUseError';
+  console.error(error instanceof EnvironmentError || inUse ? error.message : error);
   process.exit(1);
 });

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { type AppConfig, redactUrl } from '../config/environment.js';
-import { runningEmbeddedPostgresUrl, startEmbeddedPostgres } from './embedded-postgres.js';
 
 /** The database a process works on, and how to let go of it. */
 export interface DatabaseLocation {
@@ -15,6 +14,12 @@ export interface DatabaseLocation {
 const embeddedDirectory = (config: AppConfig) => join(config.dataDir, 'postgres');
 
 /**
+ * The embedded server's code, loaded only where it runs: with DATABASE_URL set, the embedded-postgres
+ * package and its dependencies would hold resident memory for nothing (docs/PERFORMANCE.md, issue 32).
+ */
+const embeddedPostgres = () => import('./embedded-postgres.js');
+
+/**
  * The service's database: DATABASE_URL, or else the embedded PostgreSQL in DATA_DIR, which this
  * process starts and stops (docs/CONTRACT.md section 8). A DATA_DIR whose server another running service
  * started is refused, naming that process (EmbeddedPostgresInUseError), never stopped under it.
@@ -22,6 +27,7 @@ const embeddedDirectory = (config: AppConfig) => join(config.dataDir, 'postgres'
 export async function openServiceDatabase(config: AppConfig): Promise<DatabaseLocation> {
   if (config.databaseUrl) return { url: config.databaseUrl, description: redactUrl(config.databaseUrl), close: async () => {} };
   const directory = embeddedDirectory(config);
+  const { startEmbeddedPostgres } = await embeddedPostgres();
   const embedded = await startEmbeddedPostgres({
     directory,
     onUnexpectedExit: (pid) =>
@@ -40,7 +46,7 @@ export async function openServiceDatabase(config: AppConfig): Promise<DatabaseLo
 export async function openToolDatabase(config: AppConfig): Promise<DatabaseLocation> {
   if (config.databaseUrl) return openServiceDatabase(config);
   const directory = embeddedDirectory(config);
-  const running = await runningEmbeddedPostgresUrl(directory);
+  const running = await (await embeddedPostgres()).runningEmbeddedPostgresUrl(directory);
   if (running) return { url: running, description: `the running embedded PostgreSQL in ${directory}`, close: async () => {} };
   return openServiceDatabase(config);
 }

@@ -8,13 +8,18 @@ import { MediaStore } from './media-store.js';
 import { MediaSweeper } from './media-sweeper.service.js';
 import { MediaUploadsRepository } from './media-uploads.repository.js';
 import { MediaController } from './media.controller.js';
-import { S3MediaStore } from './s3-media-store.js';
 
 /** The store of uploaded files (local disk or S3), its bookkeeping, its sweep, and serving its files. */
-export function createMediaStore(config: AppConfig): Promise<MediaStore> {
-  if (config.media.s3) return Promise.resolve(new S3MediaStore(config.media.s3));
+export async function createMediaStore(config: AppConfig): Promise<MediaStore> {
+  if (config.media.s3) {
+    // Loaded only when configured: the AWS SDK would otherwise hold resident memory in every instance
+    // that keeps its files on disk (docs/PERFORMANCE.md, issue 32).
+    const { S3MediaStore } = await import('./s3-media-store.js');
+    return new S3MediaStore(config.media.s3);
+  }
   const store = new LocalMediaStore(config.media.directory);
-  return store.prepare().then(() => store);
+  await store.prepare();
+  return store;
 }
 
 @Module({
