@@ -108,9 +108,13 @@ describe('the service as a process', () => {
     dataDir = await mkdtemp(join(root, '.data', 'startup-test-'));
   }, 120_000);
 
-  afterAll(async () => {
+  // After each test: a test that fails half-way must not leave its instance holding DATA_DIR for the next.
+  afterEach(async () => {
     const running = started.filter((child) => child.exitCode === null && child.signalCode === null);
     await Promise.all(running.map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))));
+  });
+
+  afterAll(async () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -188,8 +192,8 @@ describe('the service as a process', () => {
     const second = startService(environment);
     await waitForReady(port, second);
     const found = await fetch(`${base}/items/${item.uid}`, { headers: { authorization: `jwt ${token}` } });
-    expect(found.status).toBe(200);
-    expect(await found.json()).toMatchObject({ uid: item.uid, name: 'Survivor' });
+    // Status and body together: a refusal shows its error code.
+    expect({ status: found.status, body: await found.json() }).toMatchObject({ status: 200, body: { uid: item.uid, name: 'Survivor' } });
 
     // The migration CLI, run while the service runs, works on the service's database, and leaves it running.
     const migrations = execFileSync('npx', ['typeorm', 'migration:show', '-d', 'dist/ormconfig.js'], {
