@@ -28,7 +28,9 @@ interface Options {
   log: (message: string) => void;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+/** The `p`th percentile of sorted values (the realtime and sockets measures). */
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 async function heapUsedBytes(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();

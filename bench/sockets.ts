@@ -13,6 +13,7 @@ import { loadavg } from './leaderboards.js';
 import { cpuMillisecondsOf, memoryOf, nodeCommand } from './processes.js';
 import type { SeededUser } from './seed.js';
 import type { LoaderReport, LoaderRequest, OpenResult, SocketSpec } from './socket-loader.js';
+import { percentile } from './realtime.js';
 
 export interface SocketsReport {
   sockets: number;
@@ -85,8 +86,6 @@ async function eventLoopDelayMs(url: string): Promise<{ p99: number; max: number
     max: Math.round(seconds('nodejs_eventloop_lag_max_seconds') * 1000),
   };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 /** Open files a loader needs beyond its sockets (Node.js itself, the IPC channel, fetch's connections). */
 const LOADER_FILES_SPARE = 200;

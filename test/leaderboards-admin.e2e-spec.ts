@@ -1,6 +1,7 @@
 import { LeaderboardWorker } from '../src/leaderboards/leaderboard-worker.js';
 import { expectErrorBody, expectValidationError } from './support/expectations.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
+import { prizeTiers } from './support/leaderboards.js';
 
 type Player = SignedInPlayer & { personaUid: string };
 
@@ -40,19 +41,7 @@ describe('leaderboards for admins', () => {
   const prizeBoard = async () => {
     const gold = (await api.created<any>('/items', { name: 'Gold' }, admin)).uid;
     const gem = (await api.created<any>('/items', { name: 'Gem' }, admin)).uid;
-    const created = await board({
-      rewards: [
-        {
-          rankFrom: 1,
-          rankTo: 1,
-          items: [
-            { itemUid: gold, quantity: 100 },
-            { itemUid: gem, quantity: 1 },
-          ],
-        },
-        { rankFrom: 2, rankTo: 3, items: [{ itemUid: gold, quantity: 10 }] },
-      ],
-    });
+    const created = await board({ rewards: prizeTiers(gold, gem) });
     return { created, gold, gem };
   };
 

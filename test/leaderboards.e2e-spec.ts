@@ -4,6 +4,7 @@ import { LeaderboardRecordsRepository } from '../src/leaderboards/leaderboard-re
 import { standingBeforeWrite } from '../src/leaderboards/rank-reader.js';
 import { RankStructure } from '../src/leaderboards/rank-structure.js';
 import { expectErrorBody, expectValidationError } from './support/expectations.js';
+import { prizeTiers } from './support/leaderboards.js';
 import { RedisServer } from './support/redis-server.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 
@@ -397,17 +398,7 @@ describe.each(['in-process', 'redis'] as const)('leaderboards (ranks %s)', (stru
       const tournament = await board({
         startAt: new Date(Date.now() - 1000).toISOString(),
         endAt: new Date(endsAt).toISOString(),
-        rewards: [
-          {
-            rankFrom: 1,
-            rankTo: 1,
-            items: [
-              { itemUid: gold, quantity: 100 },
-              { itemUid: gem, quantity: 1 },
-            ],
-          },
-          { rankFrom: 2, rankTo: 3, items: [{ itemUid: gold, quantity: 10 }] },
-        ],
+        rewards: prizeTiers(gold, gem),
       });
       const entrants = await players(5);
       for (const [index, entrant] of entrants.entries()) await submit(tournament.uid, entrant, { score: 50 - index });

@@ -6,7 +6,7 @@ import jsonwebtoken from 'jsonwebtoken';
 export const PROVIDER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /** Those jsonwebtoken verifies (all but EdDSA, which jose keeps). */
-const NODE_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512']);
+const NODE_ALGORITHMS = new Set(PROVIDER_ALGORITHMS.filter((alg) => alg !== 'EdDSA'));
 
 export interface ProviderTokenCheck {
   /** The provider's key set: jose's, cached, fetched again for an unknown `kid`. */
