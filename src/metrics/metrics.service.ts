@@ -51,6 +51,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly inboxReadFailures = new Counter({
+    name: 'realtime_inbox_read_failures_total',
+    help: "Reads of a user's inbox for its sockets that failed and were tried again later (the pool busy past its timeout, the database away)",
+    registers: [this.registry],
+  });
+
   /** 1 while REDIS_URL's server answers; 0 while this instance works without it, or without REDIS_URL. */
   readonly redisUp = new Gauge({
     name: 'redis_up',
@@ -214,6 +220,10 @@ export class MetricsService {
   countDelivered(type: string, lagSeconds: number): void {
     this.eventsDelivered.inc({ type });
     this.deliveryLag.observe(Math.max(0, lagSeconds));
+  }
+
+  countInboxReadFailure(): void {
+    this.inboxReadFailures.inc();
   }
 
   countLeaderboardRebuild(milliseconds: number, records: number): void {

@@ -42,11 +42,17 @@ interface Reader {
   reading: boolean;
   /** A wake-up came during the read: read again after it. */
   again: boolean;
+  /** After a failed read: the wait before the next try, and its timer. */
+  retryMs: number;
+  retry: NodeJS.Timeout | undefined;
 }
 
 const before = (a: Cursor, b: Cursor) => a.xid < b.xid || (a.xid === b.xid && a.id < b.id);
 
 const PAGE = 100;
+// A failed inbox read is tried again after a wait that doubles from the first to the last.
+const RETRY_FIRST_MS = 100;
+const RETRY_LAST_MS = 5000;
 // How often the inbox is polled over Redis (see schedulePoll).
 const POLL_MS_SUBSCRIBED = 1000;
 const POLL_MS_UNSUBSCRIBED = 250;
@@ -157,7 +163,10 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   async attach(socket: WebSocket, grant: SocketGrant): Promise<void> {
     const { userUid, sessionUid, tokenIssuedAt, tokenExpiresAt, after } = grant;
     let reader = this.readers.get(userUid);
-    if (!reader) this.readers.set(userUid, (reader = { userUid, connections: new Set(), reading: false, again: false }));
+    if (!reader) {
+      reader = { userUid, connections: new Set(), reading: false, again: false, retryMs: RETRY_FIRST_MS, retry: undefined };
+      this.readers.set(userUid, reader);
+    }
     if (reader.connections.size >= this.config.realtime.maxSocketsPerUser) {
       socket.close(CloseCode.TOO_MANY_SOCKETS, `too many sockets for this user (at most ${this.config.realtime.maxSocketsPerUser})`);
       return;
@@ -225,7 +234,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   private detach(reader: Reader, connection: Connection): void {
     if (!reader.connections.delete(connection)) return;
-    if (reader.connections.size === 0 && !reader.reading) this.readers.delete(reader.userUid);
+    if (reader.connections.size === 0 && !reader.reading) this.forget(reader);
     this.pings.remove(connection, connection.pingSlot);
     clearTimeout(connection.expiry);
     this.metrics.openSockets.dec();
@@ -235,21 +244,54 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     for (const reader of this.readers.values()) yield* reader.connections;
   }
 
-  /** Reads the user's inbox for all their sockets and sends what is there; a read at a time per user. */
+  /**
+   * Reads the user's inbox for all their sockets and sends what is there; a read at a time per user.
+   * A read that fails (the pool busy past its timeout, the database away) is tried again, waiting
+   * longer each time, until one succeeds or the sockets are gone: no wake-up would come for events
+   * already committed, so without it a quiet player's socket would miss them until its next event.
+   */
   private wake(reader: Reader): void {
     if (reader.reading) {
       reader.again = true;
       return;
     }
+    clearTimeout(reader.retry);
+    reader.retry = undefined;
     reader.reading = true;
     const read = this.deliver(reader)
-      .catch((error: unknown) => this.logger.warn(`reading the inbox of ${reader.userUid} failed: ${(error as Error).message}`))
+      .then(
+        () => {
+          reader.retryMs = RETRY_FIRST_MS;
+        },
+        (error: unknown) => {
+          this.logger.warn(`reading the inbox of ${reader.userUid} failed (next try in ${reader.retryMs} ms): ${(error as Error).message}`);
+          this.metrics.countInboxReadFailure();
+          this.retryLater(reader);
+        },
+      )
       .finally(() => {
         reader.reading = false;
         this.reads.delete(read);
-        if (reader.connections.size === 0) this.readers.delete(reader.userUid);
+        if (reader.connections.size === 0) this.forget(reader);
       });
     this.reads.add(read);
+  }
+
+  private retryLater(reader: Reader): void {
+    if (this.stopping || reader.connections.size === 0) return;
+    const wait = reader.retryMs;
+    reader.retryMs = Math.min(wait * 2, RETRY_LAST_MS);
+    reader.retry = setTimeout(() => {
+      reader.retry = undefined;
+      if (!this.stopping && this.readers.get(reader.userUid) === reader) this.wake(reader);
+    }, wait).unref();
+  }
+
+  /** Drops a reader whose last socket closed (a retry it waited for is no longer needed). */
+  private forget(reader: Reader): void {
+    clearTimeout(reader.retry);
+    reader.retry = undefined;
+    if (this.readers.get(reader.userUid) === reader) this.readers.delete(reader.userUid);
   }
 
   /**
