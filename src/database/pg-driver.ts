@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { SERVICE_TYPES } from './timestamptz.js';
 
 const pools = new WeakMap<object, pg.Pool>();
 
@@ -9,12 +10,13 @@ const pools = new WeakMap<object, pg.Pool>();
  * QueryRunner, which makes an EntityManager, a broadcaster and bookkeeping for every statement, a
  * measured share of a read by id (docs/PERFORMANCE.md). Both sides are public API: TypeORM's `driver`
  * option (it defaults to `pg`) and pg's Pool. One module per data source, so each finds its own pool.
+ * Its clients read timestamptz with parseTimestamptz.
  */
 export function poolRecordingDriver(): typeof pg {
   const driver = { ...pg };
   driver.Pool = class extends pg.Pool {
     constructor(config?: pg.PoolConfig) {
-      super(config);
+      super({ ...config, types: SERVICE_TYPES });
       pools.set(driver, this);
     }
   };

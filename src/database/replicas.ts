@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { SERVICE_TYPES } from './timestamptz.js';
 
 /** How often the primary's WAL position and each replica's replay position are read. */
 const CHECK_MS = 500;
@@ -61,6 +62,7 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
         connectionTimeoutMillis: REPLICA_TIMEOUT_MS,
         query_timeout: REPLICA_TIMEOUT_MS,
         application_name: 'game-backend replica reads',
+        types: SERVICE_TYPES,
       });
       // An idle connection dropped by a stopped replica must not bring the process down.
       pool.on('error', () => undefined);
