@@ -35,6 +35,7 @@
  *                                       opened by 4 loader processes (bench/sockets.ts); idle RSS per socket,
  *                                       the pings' CPU at the default interval, 200 awards/s fanned out for 20 s
  *   --sockets 19000 --socket-loaders 4  how many sockets (5 per player), from how many processes
+ *   --fanout-awards 200                 awards a second in the sockets' fan-out (each writes two events)
  *   --only open-loop                    reads by id, the list of 100, gifts and provider sign-ins at fixed
  *                                       arrival rates (25, 50, 75 % of the baseline's closed-loop maximum),
  *                                       p50/p99/p99.9 beside the baseline, and each one's knee (bench/open-loop.ts);
@@ -105,6 +106,7 @@ const { values: argv } = parseArgs({
     'leaderboard-ranks': { type: 'string', default: 'in-process' },
     sockets: { type: 'string' },
     'socket-loaders': { type: 'string', default: '4' },
+    'fanout-awards': { type: 'string', default: '200' },
     'open-loop': { type: 'string' },
   },
 });
@@ -133,6 +135,7 @@ const options = {
   /** Sockets of the sockets measure, and the loader processes that open them. */
   sockets: positive('sockets', argv.sockets ?? (argv.quick ? '2000' : '19000')),
   socketLoaders: positive('socket-loaders', argv['socket-loaders']),
+  fanoutAwards: positive('fanout-awards', argv['fanout-awards']),
   /** Which scenarios `--only open-loop` drives (all four unless said). */
   openLoop: argv['open-loop']?.split(',').map((id) => id.trim()),
 };
@@ -462,7 +465,7 @@ async function main(): Promise<void> {
       loaders: options.socketLoaders,
       addressesPerLoader: 2,
       pingIntervalMs,
-      awardsPerSecond: 200,
+      awardsPerSecond: options.fanoutAwards,
       seconds: options.quick ? 5 : 20,
       log,
     });
