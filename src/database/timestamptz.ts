@@ -71,9 +71,9 @@ export function parseTimestamptz(text: string): Date {
   return fallback(text);
 }
 
-const fallback = pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
-
 const pgTypeParser = pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => unknown;
+
+const fallback = pgTypeParser(TIMESTAMPTZ, 'text') as (text: string) => Date;
 
 /** pg's type parsers with parseTimestamptz for timestamptz: the `types` of the service's pools. */
 export const SERVICE_TYPES: pg.CustomTypesConfig = {
