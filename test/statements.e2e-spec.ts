@@ -42,9 +42,22 @@ describe.each([
     else expect(names).not.toContain(sum.name);
   });
 
-  it(`${prepared ? 'prepare' : 'do not prepare'} the reads of a record by id and of a whole table's count, which answer as before`, async () => {
+  it(`${prepared ? 'prepare' : 'do not prepare'} a record's insert, its versioned update, its read by id and a whole table's count, which answer as before`, async () => {
     const admin = await api.signIn('admin');
-    const item = (await api.post<{ uid: string; name: string }>('/items', { name: 'Prepared read' }, { token: admin })).body;
+    const made = (await api.post<{ uid: string; name: string; version: number }>('/items', { name: 'Prepared read' }, { token: admin }))
+      .body;
+    expect(made).toMatchObject({ name: 'Prepared read', version: 0 });
+    const renamed = await api.put<{ uid: string; name: string; version: number }>(
+      `/items/${made.uid}`,
+      { name: 'Prepared write', version: 0 },
+      { token: admin },
+    );
+    expect(renamed.status).toBe(200);
+    const item = renamed.body;
+    expect(item).toMatchObject({ uid: made.uid, name: 'Prepared write', version: 1 });
+    // A stale version is refused by the same prepared statement's WHERE, and changes nothing.
+    const stale = await api.put(`/items/${made.uid}`, { name: 'Stale', version: 0 }, { token: admin });
+    expect(stale.status).toBe(409);
     for (let read = 0; read < 3; read++) {
       expect((await api.get<{ uid: string; name: string }>(`/items/${item.uid}`, { token: admin })).body).toMatchObject(item);
       expect((await api.get<{ count: number }>('/items/count', { token: admin })).body.count).toBeGreaterThan(0);
@@ -59,7 +72,7 @@ describe.each([
       ),
     );
     const names = new Set(kept.flat().map((row) => row.name.replace(/_[0-9a-f]{12}$/, '')));
-    if (prepared) expect([...names].sort()).toEqual(['items_by_id', 'items_count']);
+    if (prepared) expect([...names].sort()).toEqual(['items_by_id', 'items_count', 'items_insert', 'items_update_expected']);
     else expect(names.size).toBe(0);
   });
 

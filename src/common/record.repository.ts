@@ -23,6 +23,25 @@ import type { RecordEntity } from './record.entity.js';
 
 type ColumnMetadata = EntityMetadata['columns'][number];
 
+/** The writes the repository builds itself: its statements by the columns a write gives. */
+type WriteKind = 'insert' | 'insert_or_ignore' | 'update' | 'update_expected';
+
+/** A column a write sets, with its raw SQL when the value was given as a function (TypeORM's convention). */
+type Assignment = { entry: ColumnMetadata; raw?: string };
+
+/** Write shapes (kind and columns) kept, and prepared, per repository; rarer shapes are built per write. */
+const WRITE_SHAPES = 64;
+
+/**
+ * A value as its column stores it, as TypeORM's builders send it: through the column's transformers,
+ * and JSON text for jsonb (pg would send an array as a PostgreSQL array, a string as it is).
+ */
+function storedValue(entry: ColumnMetadata, value: unknown): unknown {
+  const transformers = entry.transformer === undefined ? [] : [entry.transformer].flat();
+  const stored = transformers.reduce<unknown>((current, transformer) => transformer.to(current), value);
+  return (entry.type === 'jsonb' || entry.type === 'json') && stored !== null ? JSON.stringify(stored) : stored;
+}
+
 /** An unfiltered page's parameters: LIMIT, OFFSET and the byte budget. */
 type PageValues = { limit: number; offset: number; budget: number };
 
@@ -74,6 +93,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private readonly countAll: Statement<Record<string, never>, { count: string }>;
   @Inject(APP_CONFIG) private readonly config!: AppConfig;
   private readonly pageStatements = new Map<string, Statement<PageValues>>();
+  private readonly writeStatements = new Map<string, Statement<Record<string, unknown>>>();
 
   protected constructor(
     protected readonly dataSource: DataSource,
@@ -263,15 +283,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
   ): Promise<T | undefined> {
     if (!transaction && this.afterInsert) return this.transaction((own) => this.insertReturning(values, own, orIgnore));
     transaction ??= this.dataSource.manager;
-    const result = await transaction
-      .createQueryBuilder()
-      .insert()
-      .into(this.entity)
-      .values(values)
-      .orIgnore(orIgnore)
-      .returning(this.returning)
-      .execute();
-    const [record] = this.recordsOf(result.raw as Array<Record<string, unknown>>);
+    const [row] = await this.runWrite(transaction, orIgnore ? 'insert_or_ignore' : 'insert', values, {});
+    const record = row && this.recordsOf([row])[0];
     if (!record) return undefined;
     await this.afterInsert?.(transaction, record);
     this.changed(transaction);
@@ -292,15 +305,10 @@ export abstract class RecordRepository<T extends RecordEntity> {
     // An event is written in the same transaction as its change; without one, a single statement needs none.
     if (!transaction && this.afterUpdate) return this.transaction((own) => this.updateVersioned(uid, patch, expectedVersion, own));
     transaction ??= this.dataSource.manager;
-    const changes = Object.fromEntries(Object.entries(patch).filter(([field, value]) => value !== undefined && field !== 'version'));
-    const query = transaction
-      .createQueryBuilder()
-      .update(this.entity)
-      .set({ ...changes, version: () => '"version" + 1' } as QueryDeepPartialEntity<T>)
-      .where('uid = :uid', { uid });
-    if (expectedVersion !== undefined) query.andWhere('version = :expectedVersion', { expectedVersion });
-    const result = await query.returning(this.returning).execute();
-    const [record] = this.recordsOf(result.raw as Array<Record<string, unknown>>);
+    const where = expectedVersion === undefined ? { uid } : { uid, expectedVersion };
+    const [record] = this.recordsOf(
+      await this.runWrite(transaction, expectedVersion === undefined ? 'update' : 'update_expected', patch, where),
+    );
     if (record) {
       await this.afterUpdate?.(transaction, record);
       this.changed(transaction);
@@ -319,6 +327,64 @@ export abstract class RecordRepository<T extends RecordEntity> {
       `${this.recordName} ${uid} is at version ${current.version}, not ${expectedVersion}: read it again and retry`,
       { currentVersion: current.version },
     );
+  }
+
+  /**
+   * Runs an insert or a versioned update of `values` and answers the rows it returned: a property
+   * that is no column is left out, and a function's value is raw SQL, as in TypeORM's builders. The
+   * statement is built once per shape of write and prepared where statements are: TypeORM's insert
+   * and update builders cost more CPU than the write's round trip (docs/PERFORMANCE.md).
+   */
+  private runWrite(
+    transaction: Transaction,
+    kind: WriteKind,
+    values: object,
+    where: { uid?: string; expectedVersion?: number },
+  ): Promise<Array<Record<string, unknown>>> {
+    const inserting = kind === 'insert' || kind === 'insert_or_ignore';
+    const updateDate = this.metadata.updateDateColumn;
+    const parameters: Record<string, unknown> = { ...where };
+    const assigned: Assignment[] = [];
+    let shape: string = kind;
+    for (const [property, value] of Object.entries(values)) {
+      if (value === undefined || (!inserting && (property === 'version' || property === updateDate?.propertyName))) continue;
+      const entry = this.metadata.findColumnWithPropertyName(property);
+      if (!entry || !(inserting ? entry.isInsert : entry.isUpdate)) continue;
+      if (typeof value === 'function') {
+        const raw = (value as () => string)();
+        assigned.push({ entry, raw });
+        shape += `,${property}=${raw}`;
+      } else {
+        parameters[`value:${property}`] = storedValue(entry, value);
+        assigned.push({ entry });
+        shape += `,${property}`;
+      }
+    }
+    let named = this.writeStatements.get(shape);
+    const kept = named !== undefined || this.writeStatements.size < WRITE_SHAPES;
+    named ??= this.writeStatement(kind, assigned);
+    if (kept) this.writeStatements.set(shape, named);
+    return runStatement(transaction, named, parameters, kept && this.prepared);
+  }
+
+  private writeStatement(kind: WriteKind, assigned: Assignment[]): Statement<Record<string, unknown>> {
+    return statement<Record<string, unknown>>(`${this.tableName}_${kind}`, (p) => {
+      const valueOf = ({ entry, raw }: Assignment) => raw ?? p[`value:${entry.propertyName}`];
+      if (kind === 'insert' || kind === 'insert_or_ignore') {
+        const names = assigned.map(({ entry }) => `"${entry.databaseName}"`).join(', ');
+        const columns = assigned.length === 0 ? 'DEFAULT VALUES' : `(${names}) VALUES (${assigned.map(valueOf).join(', ')})`;
+        const conflict = kind === 'insert_or_ignore' ? ' ON CONFLICT DO NOTHING' : '';
+        return `INSERT INTO "${this.tableName}" ${columns}${conflict} RETURNING ${this.returning}`;
+      }
+      const updateDate = this.metadata.updateDateColumn;
+      const sets = [
+        '"version" = "version" + 1',
+        ...(updateDate ? [`"${updateDate.databaseName}" = now()`] : []),
+        ...assigned.map((assignment) => `"${assignment.entry.databaseName}" = ${valueOf(assignment)}`),
+      ];
+      const version = kind === 'update_expected' ? ` AND "version" = ${p.expectedVersion}` : '';
+      return `UPDATE "${this.tableName}" SET ${sets.join(', ')} WHERE "uid" = ${p.uid}${version} RETURNING ${this.returning}`;
+    });
   }
 
   async deleteOne(uid: string, transaction?: Transaction): Promise<void> {
