@@ -6,7 +6,7 @@ import type { AuthenticatedRequest } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';
 import { AdminAuditRepository } from './admin-audit.repository.js';
 import { AUDITED_RECORD, type RecordReader } from './audit.decorators.js';
-import { auditableBody, auditableJson, maskSecrets, readAuditReason } from './audit-rules.js';
+import { auditableBody, auditableJsonText, maskSecrets, readAuditReason } from './audit-rules.js';
 
 export const AUDIT_REASON_HEADER = 'X-Audit-Reason';
 
@@ -59,9 +59,9 @@ export class AdminAuditInterceptor implements NestInterceptor {
               requestId: String(request.id),
               address: request.ip,
               reason: reason.reason,
-              request: body === null ? null : (maskSecrets(auditableJson(body)) as Record<string, unknown>),
+              request: body === null ? null : auditableJsonText(maskSecrets(body)),
               before,
-              after: auditableJson(answer),
+              after: auditableJsonText(answer),
             })
             .then(() => answer),
         ),
@@ -69,13 +69,17 @@ export class AdminAuditInterceptor implements NestInterceptor {
     );
   }
 
-  /** The record as the controller's reader answers it now; null when there is none (or it is not visible). */
-  private async readBefore(context: ExecutionContext, uid: string, caller: NonNullable<AuthenticatedRequest['caller']>): Promise<unknown> {
+  /** The record as the controller's reader answers it now, as JSON text; null when there is none (or it is not visible). */
+  private async readBefore(
+    context: ExecutionContext,
+    uid: string,
+    caller: NonNullable<AuthenticatedRequest['caller']>,
+  ): Promise<string | null> {
     const readerType = this.reflector.get<RecordReader['constructor'] | undefined>(AUDITED_RECORD, context.getClass());
     if (!readerType) return null;
     const reader = this.moduleRef.get<RecordReader>(readerType, { strict: false });
     try {
-      return auditableJson(await reader.findOne(uid, caller));
+      return auditableJsonText(await reader.findOne(uid, caller));
     } catch {
       // Unknown or already gone: the write itself answers 404 if it matters.
       return null;

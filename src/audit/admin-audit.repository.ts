@@ -1,11 +1,20 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 import { runStatement, statement } from '../database/statement.js';
 import { AdminAuditEntry } from './admin-audit.entity.js';
 import type { AuditQuery } from './audit-rules.js';
 
-/** An entry as the interceptor hands it over; the database adds the id, the time and the actor's name. */
-export type NewAuditEntry = Omit<AdminAuditEntry, 'id' | 'dateCreated' | 'actor'>;
+/**
+ * An entry as the interceptor hands it over, its request and records before and after as JSON text
+ * (auditableJsonText); the database adds the id, the time and the actor's name.
+ */
+export type NewAuditEntry = Omit<AdminAuditEntry, 'id' | 'dateCreated' | 'actor' | 'request' | 'before' | 'after'> & {
+  request: string | null;
+  before: string | null;
+  after: string | null;
+};
 
 /** What a page of the list shows of an entry: everything but the request and the record before and after. */
 export type AuditSummary = Omit<AdminAuditEntry, 'request' | 'before' | 'after'>;
@@ -39,16 +48,14 @@ const SUMMARY_FIELDS = [
 /** The admin audit: appended to by AdminAuditInterceptor, read by admins, never changed. */
 @Injectable()
 export class AdminAuditRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
+  /** Every admin write runs it: prepared where statements are. */
   async record(entry: NewAuditEntry): Promise<void> {
-    await runStatement(this.dataSource, RECORD, {
-      ...entry,
-      // jsonb parameters travel as JSON text: a string answer would otherwise be taken for JSON itself.
-      request: entry.request === null ? null : JSON.stringify(entry.request),
-      before: entry.before === null || entry.before === undefined ? null : JSON.stringify(entry.before),
-      after: entry.after === null || entry.after === undefined ? null : JSON.stringify(entry.after),
-    } as unknown as NewAuditEntry);
+    await runStatement(this.dataSource, RECORD, entry, this.config.preparedStatements);
   }
 
   /** A page of entries matching every filter, newest first, older than `before` when given. */

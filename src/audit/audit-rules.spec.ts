@@ -1,6 +1,6 @@
 import {
   auditableBody,
-  auditableJson,
+  auditableJsonText,
   DEFAULT_AUDIT_PAGE,
   isWrite,
   maskSecrets,
@@ -41,12 +41,18 @@ describe('admin audit rules', () => {
   });
 
   it('keeps JSON that jsonb takes: lone surrogates become U+FFFD, in values and keys', () => {
-    expect(auditableJson({ name: '\udfff a', ['k\ud800']: ['ok 🎮'], when: new Date(0) })).toEqual({
+    const stored = (value: unknown) => JSON.parse(auditableJsonText(value) ?? 'null') as unknown;
+    expect(stored({ name: '\udfff a', ['k\ud800']: ['ok 🎮'], when: new Date(0) })).toEqual({
       name: '\ufffd a',
       ['k\ufffd']: ['ok 🎮'],
       when: '1970-01-01T00:00:00.000Z',
     });
-    expect(auditableJson(undefined)).toBeNull();
+    // A well-formed value is JSON.stringify's text; a client's literal backslash-u stays text.
+    const plain = { name: 'Sword 🎮', text: 'C:\\ud800\\x', nested: [{ n: 1 }] };
+    expect(auditableJsonText(plain)).toBe(JSON.stringify(plain));
+    expect(stored({ path: 'C:\\ud800 \ud800' })).toEqual({ path: 'C:\\ud800 \ufffd' });
+    expect(auditableJsonText(undefined)).toBeNull();
+    expect(auditableJsonText(null)).toBeNull();
   });
 
   it('masks passwords and tokens at any depth, and nothing else', () => {

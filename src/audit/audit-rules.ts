@@ -45,14 +45,23 @@ export function auditableBody(body: unknown): unknown {
 }
 
 /**
- * A value as JSON the audit can store: what JSON.stringify would write, with lone UTF-16 surrogates
+ * A value as JSON the audit can store is what JSON.stringify would write, with lone UTF-16 surrogates
  * (which a client may send, and PostgreSQL's jsonb refuses) replaced by U+FFFD, as the text columns
  * of the record itself store them.
  */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-export function auditableJson(value: unknown): unknown {
-  if (value === undefined) return null;
+/**
+ * JSON.stringify writes a lone surrogate as a `\udXXX` escape; without one in the text (nor a client's
+ * literal backslash-u, which looks the same) the text is stored as it is, and only the rare rest is walked.
+ */
+const SURROGATE_ESCAPE = /\\ud[89a-f]/i;
+
+/** The value's JSON text, as the audit's jsonb columns take it; null for undefined and null. */
+export function auditableJsonText(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  const text = JSON.stringify(value) as string | undefined;
+  if (text === undefined || !SURROGATE_ESCAPE.test(text)) return text ?? null;
   const wellFormed = (inner: unknown): unknown => {
     if (typeof inner === 'string') return inner.replace(LONE_SURROGATE, '\ufffd');
     if (Array.isArray(inner)) return inner.map(wellFormed);
@@ -61,7 +70,7 @@ export function auditableJson(value: unknown): unknown {
       Object.entries(inner as Record<string, unknown>).map(([key, entry]) => [key.replace(LONE_SURROGATE, '\ufffd'), wellFormed(entry)]),
     );
   };
-  return wellFormed(JSON.parse(JSON.stringify(value) ?? 'null'));
+  return JSON.stringify(wellFormed(JSON.parse(text)));
 }
 
 /** A copy of a request's JSON with the values of secret-named fields masked, at any depth. */
