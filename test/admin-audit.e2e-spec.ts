@@ -63,6 +63,27 @@ describe("admin audit and the console's admin reads", () => {
     expect(await api.countRows('admin_audit')).toBe(before + 5);
   });
 
+  it('records each of many concurrent admin writes in its own entry, committed before its answer', async () => {
+    const made = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        api.created<{ uid: string }>('/items', { name: `Batch item ${index}`, cost: index }, admin.token),
+      ),
+    );
+    // Concurrent edits share the audit's statements; each reads its own entry as soon as it is answered.
+    const seen = await Promise.all(
+      made.map(async (item, index) => {
+        expect((await api.put(`/items/${item.uid}`, { cost: index + 100 }, { token: admin.token })).status).toBe(200);
+        const entries = await api.found<Array<{ id: string; action: string }>>(`/admin/audit?targetUid=${item.uid}`, admin.token);
+        expect(entries.map((entry) => entry.action)).toEqual(['PUT /items/{id}']);
+        const entry = await api.found<{ id: string; before: unknown; after: unknown }>(`/admin/audit/${entries[0].id}`, admin.token);
+        expect(entry.before).toMatchObject({ uid: item.uid, cost: index });
+        expect(entry.after).toMatchObject({ uid: item.uid, cost: index + 100 });
+        return entry.id;
+      }),
+    );
+    expect(new Set(seen).size).toBe(40);
+  });
+
   it('records a write whose text holds a lone surrogate, which jsonb refuses as it is', async () => {
     const asset = await api.created<{ uid: string }>('/assets/text', { name: '\udfff ', text: { default: ' ' } }, admin.token);
     const entry = await api.found<Record<string, any>>(`/admin/audit/${(await newest()).id as string}`, admin.token);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { WriteBatcher } from '../common/write-batcher.js';
 import { runStatement, statement } from '../database/statement.js';
 import { AdminAuditEntry } from './admin-audit.entity.js';
 import type { AuditQuery } from './audit-rules.js';
@@ -19,16 +20,26 @@ export type NewAuditEntry = Omit<AdminAuditEntry, 'id' | 'dateCreated' | 'actor'
 /** What a page of the list shows of an entry: everything but the request and the record before and after. */
 export type AuditSummary = Omit<AdminAuditEntry, 'request' | 'before' | 'after'>;
 
+/** The entries of a batch, one array per column, in order. */
+type AuditColumns = { [K in keyof NewAuditEntry]: Array<NewAuditEntry[K]> };
+
+/** The most entries one statement writes. */
+const MAX_AUDIT_BATCH = 100;
+
 // The actor's `provider:subject` is copied from their account in the same statement, so that the
-// entry reads without a join and outlives the account.
-const RECORD = statement<NewAuditEntry>(
+// entry reads without a join and outlives the account. Ids follow the batch's order.
+const RECORD = statement<AuditColumns>(
   'record_admin_audit',
   (
     p,
   ) => `INSERT INTO admin_audit ("actorUid", actor, action, path, "targetUid", status, "requestId", address, reason, request, before, after)
-          SELECT ${p.actorUid}, coalesce((SELECT provider || ':' || subject FROM users WHERE uid = ${p.actorUid}), 'unknown'),
-                 ${p.action}, ${p.path}, ${p.targetUid}, ${p.status}, ${p.requestId}, ${p.address}, ${p.reason},
-                 ${p.request}, ${p.before}, ${p.after}`,
+          SELECT e."actorUid", coalesce((SELECT provider || ':' || subject FROM users WHERE uid = e."actorUid"), 'unknown'),
+                 e.action, e.path, e."targetUid", e.status, e."requestId", e.address, e.reason, e.request, e.before, e.after
+            FROM unnest(${p.actorUid}::uuid[], ${p.action}::text[], ${p.path}::text[], ${p.targetUid}::uuid[], ${p.status}::int[],
+                        ${p.requestId}::text[], ${p.address}::text[], ${p.reason}::text[], ${p.request}::jsonb[], ${p.before}::jsonb[],
+                        ${p.after}::jsonb[])
+                 WITH ORDINALITY AS e("actorUid", action, path, "targetUid", status, "requestId", address, reason, request, before, after, position)
+           ORDER BY e.position`,
 );
 
 const SUMMARY_FIELDS = [
@@ -53,9 +64,20 @@ export class AdminAuditRepository {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Every admin write runs it: prepared where statements are. */
-  async record(entry: NewAuditEntry): Promise<void> {
-    await runStatement(this.dataSource, RECORD, entry, this.config.preparedStatements);
+  /**
+   * Every admin write waits for its entry: the entries of concurrent writes share one statement and
+   * one commit (WriteBatcher), prepared where statements are.
+   */
+  private readonly batcher = new WriteBatcher<NewAuditEntry>((entries) => this.insert(entries), MAX_AUDIT_BATCH);
+
+  /** Appends the entry; resolves once it is committed. */
+  record(entry: NewAuditEntry): Promise<void> {
+    return this.batcher.add(entry);
+  }
+
+  private async insert(entries: NewAuditEntry[]): Promise<void> {
+    const columns = Object.fromEntries(RECORD.parameters.map((name) => [name, entries.map((entry) => entry[name])])) as AuditColumns;
+    await runStatement(this.dataSource, RECORD, columns, this.config.preparedStatements);
   }
 
   /** A page of entries matching every filter, newest first, older than `before` when given. */

@@ -77,8 +77,9 @@ export class Environment {
       DATABASE_DIRECT_URL === undefined || DATABASE_DIRECT_URL === DATABASE_URL ? 'true' : 'false',
     defaultText: '`true`, `false` when `DATABASE_DIRECT_URL` differs from `DATABASE_URL`',
     meaning:
-      'Whether the statements every economy write repeats (lock, holdings, the settling statement) and the commonest reads ' +
-      "(a record by id, a whole table's count) are named prepared statements, planned once per connection, which spares " +
+      "Whether the statements every economy write repeats (lock, holdings, the settling statement), a record's insert and " +
+      "versioned update, the admin audit's entry and the commonest reads (a record by id, a whole table's count) are named " +
+      'prepared statements, planned once per connection, which spares ' +
       'PostgreSQL most of their cost (figures in docs/PERFORMANCE.md). A ' +
       'transaction-pooling PgBouncer before 1.21, or without `max_prepared_statements`, cannot keep them, hence the default ' +
       'behind one ([docs/SCALING.md](docs/SCALING.md#pgbouncer)).',
