@@ -29,6 +29,8 @@ type WriteKind = 'insert' | 'insert_or_ignore' | 'update' | 'update_expected';
 /** A column a write sets, with its raw SQL when the value was given as a function (TypeORM's convention). */
 type Assignment = { entry: ColumnMetadata; raw?: string };
 
+const isInsert = (kind: WriteKind) => kind === 'insert' || kind === 'insert_or_ignore';
+
 /** Write shapes (kind and columns) kept, and prepared, per repository; rarer shapes are built per write. */
 const WRITE_SHAPES = 64;
 
@@ -283,8 +285,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
   ): Promise<T | undefined> {
     if (!transaction && this.afterInsert) return this.transaction((own) => this.insertReturning(values, own, orIgnore));
     transaction ??= this.dataSource.manager;
-    const [row] = await this.runWrite(transaction, orIgnore ? 'insert_or_ignore' : 'insert', values, {});
-    const record = row && this.recordsOf([row])[0];
+    const [record] = this.recordsOf(await this.runWrite(transaction, orIgnore ? 'insert_or_ignore' : 'insert', values, {}));
     if (!record) return undefined;
     await this.afterInsert?.(transaction, record);
     this.changed(transaction);
@@ -341,7 +342,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
     values: object,
     where: { uid?: string; expectedVersion?: number },
   ): Promise<Array<Record<string, unknown>>> {
-    const inserting = kind === 'insert' || kind === 'insert_or_ignore';
+    const inserting = isInsert(kind);
     const updateDate = this.metadata.updateDateColumn;
     const parameters: Record<string, unknown> = { ...where };
     const assigned: Assignment[] = [];
@@ -370,7 +371,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private writeStatement(kind: WriteKind, assigned: Assignment[]): Statement<Record<string, unknown>> {
     return statement<Record<string, unknown>>(`${this.tableName}_${kind}`, (p) => {
       const valueOf = ({ entry, raw }: Assignment) => raw ?? p[`value:${entry.propertyName}`];
-      if (kind === 'insert' || kind === 'insert_or_ignore') {
+      if (isInsert(kind)) {
         const names = assigned.map(({ entry }) => `"${entry.databaseName}"`).join(', ');
         const columns = assigned.length === 0 ? 'DEFAULT VALUES' : `(${names}) VALUES (${assigned.map(valueOf).join(', ')})`;
         const conflict = kind === 'insert_or_ignore' ? ' ON CONFLICT DO NOTHING' : '';
