@@ -6,7 +6,6 @@ import { AllowedMethods } from './common/allowed-methods.js';
 import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
 import { serveConsole } from './console/console-site.js';
 import { parseJsonBody, RequestValidationPipe } from './common/validation.pipe.js';
-import { serializeRecords } from './common/record-json.js';
 import { sendRecordHeaders } from './common/versions.js';
 import { APP_CONFIG } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
@@ -86,7 +85,6 @@ export function configureApp(app: NestFastifyApplication): void {
   fastify.removeContentTypeParser('text/plain');
   acceptStreamedBodies(fastify);
   sendRecordHeaders(fastify);
-  serializeRecords(fastify);
 
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
