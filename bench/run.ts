@@ -23,9 +23,10 @@
  *   --node-options=--max-semi-space-size=32   Node.js flags of the service process, after those of
  *                                       `npm run start:prod` it always runs with (a later flag wins)
  *   --only leaderboard-top,leaderboard-around,leaderboard-me,leaderboard-best,leaderboard-increment
- *   --leaderboard-records 1000000       records of each of the two boards (100,000 with --quick); the
- *                                       service restarts on them, and its start-up rebuild is timed, with
- *                                       the in-process rank structure and with Redis sorted sets (REDIS_URL)
+ *   --leaderboard-records 1000000       records of each of the two boards (100,000 with --quick), seeded after
+ *                                       every other measure but the scale curve (a service holds them all from
+ *                                       its start); the service restarts on them, and its start-up rebuild is
+ *                                       timed, with the in-process rank structure and with Redis sorted sets (REDIS_URL)
  *   --leaderboard-ranks redis           the leaderboard scenarios against the service with REDIS_URL
  *                                       (default: in-process)
  *   --only leaderboard-period-end       a tournament of 100,000 participants (10,000 with --quick) ends
@@ -243,8 +244,23 @@ async function main(): Promise<void> {
     data.players.map((player) => player.uid),
   );
   const tokens = await mintTokens(data, provider);
-  let leaderboards: (LeaderboardSeed & { start: LeaderboardStart }) | undefined;
-  if (!options.only || options.only.some((id) => id.startsWith('leaderboard'))) {
+  const staticDir = join(benchDir, 'static');
+  const mediaFile = await prepareMediaFile(service.url, tokens.admin, staticDir);
+  const baseline = await startBaseline(databaseUrl, 'baseline', {
+    MEDIA_STATIC_DIR: staticDir,
+    IDP1_JWKS_URL: provider.jwksUrl,
+    IDP1_ISSUER: provider.issuer,
+  });
+  const load = await LoadGenerator.start(join(root, 'bench', 'load.ts'), root);
+  cleanups.push(() => load.stop());
+
+  await compareAnswers(service, baseline, data, tokens.players[0]);
+
+  // The leaderboards are seeded last, after every measure that does not need them: each start of the
+  // service rebuilds its rank structure from their records, and holding them would weigh on every
+  // other scenario's memory and collections.
+  const wantsLeaderboards = !options.only || options.only.some((id) => id.startsWith('leaderboard'));
+  const startOnLeaderboards = async (): Promise<LeaderboardSeed & { start: LeaderboardStart }> => {
     // The rank structures are built at start: a start on empty boards, then one on the seeded ones.
     await service.server.stop();
     let started = Date.now();
@@ -300,28 +316,16 @@ async function main(): Promise<void> {
       }
     }
     log(`leaderboards: ${JSON.stringify(start)}`);
-    leaderboards = { ...seeded, start };
-  }
-  const staticDir = join(benchDir, 'static');
-  const mediaFile = await prepareMediaFile(service.url, tokens.admin, staticDir);
-  const baseline = await startBaseline(databaseUrl, 'baseline', {
-    MEDIA_STATIC_DIR: staticDir,
-    IDP1_JWKS_URL: provider.jwksUrl,
-    IDP1_ISSUER: provider.issuer,
-  });
-  const load = await LoadGenerator.start(join(root, 'bench', 'load.ts'), root);
-  cleanups.push(() => load.stop());
-
-  await compareAnswers(service, baseline, data, tokens.players[0]);
-
-  const defined = defineScenarios(data, tokens, pool, settingsVersions, mediaFile, leaderboards);
+    return { ...seeded, start };
+  };
+  const defined = defineScenarios(data, tokens, pool, settingsVersions, mediaFile);
   const measures = ['idle-memory', 'realtime', 'matchmaking', 'scale', 'media-uploads', 'leaderboard-period-end', 'sockets', 'open-loop'];
-  const unknown = options.only?.filter((id) => !measures.includes(id) && !defined.some((scenario) => scenario.id === id)) ?? [];
-  if (unknown.length > 0)
-    throw new Error(
-      `unknown scenario ${unknown.join(', ')}: choose from ${[...defined.map((scenario) => scenario.id), ...measures].join(', ')}`,
-    );
-  const scenarios = defined.filter((scenario) => !options.only || options.only.includes(scenario.id));
+  const known = [...defined.map((scenario) => scenario.id), ...LEADERBOARD_SCENARIOS, ...measures];
+  const unknown = options.only?.filter((id) => !known.includes(id)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${known.join(', ')}`);
+  const chosen = (id: string) => !options.only || options.only.includes(id);
+  const scenarios = defined.filter((scenario) => chosen(scenario.id));
+  const scenarioCount = scenarios.length + LEADERBOARD_SCENARIOS.filter(chosen).length;
   let idleMemory: IdleMemory | undefined;
   if (!options.only || options.only.includes('idle-memory')) {
     await service.server.stop();
@@ -333,24 +337,27 @@ async function main(): Promise<void> {
   // Peak RSS (VmHWM) of the service processes, by the part of the run that started them.
   const rssPeaks: Record<string, number> = {};
   const notePeak = (part: string, pid: number) => (rssPeaks[part] = Math.max(rssPeaks[part] ?? 0, memoryOf(pid).peak));
-  for (const scenario of scenarios) {
-    const logLevel = scenario.logLevel ?? 'warn';
-    if (service.logLevel !== logLevel) {
-      notePeak('scenarios', service.server.pid);
-      await service.server.stop();
-      service = await startService(databaseUrl, provider, logLevel);
+  const runScenarios = async (list: Scenario[]) => {
+    for (const scenario of list) {
+      const logLevel = scenario.logLevel ?? 'warn';
+      if (service.logLevel !== logLevel) {
+        notePeak('scenarios', service.server.pid);
+        await service.server.stop();
+        service = await startService(databaseUrl, provider, logLevel);
+      }
+      log(`${scenario.title}${options.only ? '' : ` (${reports.length + 1}/${scenarioCount})`}`);
+      await scenario.prepare?.();
+      const report = await runScenario(scenario, service, baseline, load, pool, postmasterPid);
+      reports.push(report);
+      const brief = (summary: Summary) =>
+        `${Math.round(summary.requestsPerSecond)} req/s, p99 ${summary.p99?.toFixed(1)} ms, ` +
+        `${summary.cpuMsPerRequest?.toFixed(2)} CPU ms/req (DB ${summary.databaseCpuMsPerRequest?.toFixed(2)})`;
+      log(
+        `  service ${brief(report.service)}${report.baseline ? `; baseline ${brief(report.baseline)}` : ''}${report.check ? `; ${report.check.ok ? 'OK' : 'FAIL'}` : ''}`,
+      );
     }
-    log(`${scenario.title}${options.only ? '' : ` (${scenarios.indexOf(scenario) + 1}/${scenarios.length})`}`);
-    await scenario.prepare?.();
-    const report = await runScenario(scenario, service, baseline, load, pool, postmasterPid);
-    reports.push(report);
-    const brief = (summary: Summary) =>
-      `${Math.round(summary.requestsPerSecond)} req/s, p99 ${summary.p99?.toFixed(1)} ms, ` +
-      `${summary.cpuMsPerRequest?.toFixed(2)} CPU ms/req (DB ${summary.databaseCpuMsPerRequest?.toFixed(2)})`;
-    log(
-      `  service ${brief(report.service)}${report.baseline ? `; baseline ${brief(report.baseline)}` : ''}${report.check ? `; ${report.check.ok ? 'OK' : 'FAIL'}` : ''}`,
-    );
-  }
+  };
+  await runScenarios(scenarios);
   let openLoop: OpenLoopReport[] | undefined;
   if (options.only?.includes('open-loop')) {
     if (service.logLevel !== 'warn') {
@@ -506,25 +513,6 @@ async function main(): Promise<void> {
     rmSync(join(benchDir, 'baseline-uploads'), { recursive: true, force: true });
     notePeak('media uploads', service.server.pid);
   }
-  let periodEnd: PeriodEndReport | undefined;
-  if (leaderboards && (!options.only || options.only.includes('leaderboard-period-end'))) {
-    const participants = options.quick ? 10_000 : 100_000;
-    const winners = options.quick ? 100 : 1000;
-    log(`leaderboard period end: ${participants} participants, ${winners} prizes`);
-    const pid = service.server.pid;
-    periodEnd = await measurePeriodEnd({
-      pool,
-      url: service.url,
-      adminToken: tokens.admin,
-      playerToken: tokens.players[0],
-      participants,
-      winners,
-      closeDelayMs: 20_000,
-      cpuMs: () => cpuMillisecondsOf(pid),
-      log,
-    });
-    log(`  ${JSON.stringify(periodEnd)}`);
-  }
   let matchmaking: MatchmakingReport | undefined;
   if (!options.only || options.only.includes('matchmaking')) {
     // Its own instances: the matchmaker runs in them, and the scenarios above must not see it.
@@ -552,6 +540,31 @@ async function main(): Promise<void> {
       log,
     });
   }
+  let leaderboards: (LeaderboardSeed & { start: LeaderboardStart }) | undefined;
+  if (wantsLeaderboards) {
+    leaderboards = await startOnLeaderboards();
+    await runScenarios(leaderboardScenarios(tokens, leaderboards).filter((scenario) => chosen(scenario.id)));
+  }
+  let periodEnd: PeriodEndReport | undefined;
+  if (leaderboards && (!options.only || options.only.includes('leaderboard-period-end'))) {
+    const participants = options.quick ? 10_000 : 100_000;
+    const winners = options.quick ? 100 : 1000;
+    log(`leaderboard period end: ${participants} participants, ${winners} prizes`);
+    const pid = service.server.pid;
+    periodEnd = await measurePeriodEnd({
+      pool,
+      url: service.url,
+      adminToken: tokens.admin,
+      playerToken: tokens.players[0],
+      participants,
+      winners,
+      closeDelayMs: 20_000,
+      cpuMs: () => cpuMillisecondsOf(pid),
+      log,
+    });
+    log(`  ${JSON.stringify(periodEnd)}`);
+  }
+  if (leaderboards) leaderboards.start.peakRssMb = memoryOf(service.server.pid).peak;
   let baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
   let scale: ScaleReport | undefined;
   if (!options.only || options.only.includes('scale')) {
@@ -572,8 +585,12 @@ async function main(): Promise<void> {
 
   const output = table(reports);
   const serviceRssPeakMb = Math.max(0, ...Object.values(rssPeaks));
+  // The leaderboard scenarios' process holds the seeded boards' records: its memory is the records',
+  // printed with the leaderboards' start-up, apart from the goals of the instance's own memory.
   const scenarioPeaks = [
-    ...reports.map((report) => ({ part: report.title, mb: report.service.peakRssMb })),
+    ...reports
+      .filter((report) => !report.id.startsWith('leaderboard'))
+      .map((report) => ({ part: report.title, mb: report.service.peakRssMb })),
     // The parts measured apart from the scenarios' rounds; the sockets' goal is per socket.
     ...Object.entries(rssPeaks)
       .filter(([part]) => !part.includes('realtime') && part !== 'scenarios')
@@ -666,11 +683,11 @@ async function main(): Promise<void> {
     const perMillion = (ms: number) => (ms / start.records) * 1e6;
     console.log(
       `\nLeaderboard start-up on ${start.records} records: in process ${start.startMs} ms against ${start.emptyStartMs} ms empty ` +
-        `(rebuild ${start.rebuildMs} ms, ${Math.round(perMillion(start.rebuildMs))} ms per million), RSS ${start.emptyRssMb} → ${start.rssMb} MB ` +
-        `(${start.bytesPerRecord} bytes per record), load ${start.loadavg}` +
+        `(rebuild ${start.rebuildMs} ms, ${Math.round(perMillion(start.rebuildMs))} ms per million), RSS ${start.emptyRssMb.toFixed(0)} → ${start.rssMb.toFixed(0)} MB ` +
+        `(${start.bytesPerRecord} bytes per record)${start.peakRssMb === undefined ? '' : `, peak ${start.peakRssMb.toFixed(0)} MB while serving them`}, load ${start.loadavg}` +
         (start.redis
           ? `; with Redis ${start.redis.startMs} ms (rebuild ${start.redis.rebuildMs} ms, ${Math.round(perMillion(start.redis.rebuildMs))} ms per million), ` +
-            `service RSS ${start.redis.rssMb} MB, Redis +${start.redis.redisUsedMb} MB (${start.redis.bytesPerRecord} bytes per record), load ${start.redis.loadavg}; ` +
+            `service RSS ${start.redis.rssMb.toFixed(0)} MB, Redis +${start.redis.redisUsedMb} MB (${start.redis.bytesPerRecord} bytes per record), load ${start.redis.loadavg}; ` +
             `another start on current sets ${start.redis.restartMs} ms (rebuild ${start.redis.restartRebuildMs} ms)`
           : ''),
     );
@@ -977,6 +994,8 @@ interface LeaderboardStart {
   rebuildMs: number;
   emptyRssMb: number;
   rssMb: number;
+  /** The peak (VmHWM) of the process that then served the leaderboard scenarios and the period end. */
+  peakRssMb?: number;
   bytesPerRecord: number;
   loadavg: string;
   /** The start with REDIS_URL: Redis's own memory grows instead of the service's. */
@@ -1009,13 +1028,71 @@ async function redisUsedBytes(url: string): Promise<number> {
   }
 }
 
+/** Measured after every other scenario, on a service that holds the seeded boards' records. */
+const LEADERBOARD_SCENARIOS = [
+  'leaderboard-top',
+  'leaderboard-around',
+  'leaderboard-me',
+  'leaderboard-best',
+  'leaderboard-increment',
+] as const;
+
+function leaderboardScenarios(
+  tokens: Tokens,
+  leaderboards: LeaderboardSeed,
+): Array<Scenario & { id: (typeof LEADERBOARD_SCENARIOS)[number] }> {
+  const board = `/leaderboards/${leaderboards.best}`;
+  const scores = (path: string, score: (index: number) => number): Request[] =>
+    Array.from({ length: 1000 }, (_, index) => ({
+      method: 'POST',
+      path,
+      headers: json(tokens.players[index % tokens.players.length]),
+      body: JSON.stringify({ score: score(index) }),
+    }));
+  return [
+    {
+      id: 'leaderboard-top',
+      title: `Leaderboard top 100, ${leaderboards.records} records`,
+      withBaseline: true,
+      requests: tokens.players.map((token) => ({ method: 'GET', path: `${board}/records?limit=100`, headers: authorization(token) })),
+    },
+    {
+      id: 'leaderboard-around',
+      title: 'Leaderboard around a random persona (20)',
+      withBaseline: true,
+      requests: leaderboards.sample.map((persona, index) => ({
+        method: 'GET',
+        path: `${board}/records/around/${persona}?limit=20`,
+        headers: authorization(tokens.players[index % tokens.players.length]),
+      })),
+    },
+    {
+      id: 'leaderboard-me',
+      title: 'Leaderboard records/me',
+      withBaseline: true,
+      requests: tokens.players.map((token) => ({ method: 'GET', path: `${board}/records/me`, headers: authorization(token) })),
+    },
+    {
+      id: 'leaderboard-best',
+      title: 'Leaderboard scores, BEST',
+      withBaseline: true,
+      requests: scores(`${board}/records`, () => Math.floor(Math.random() * 1e9)),
+    },
+    {
+      id: 'leaderboard-increment',
+      title: 'Leaderboard scores, INCREMENT',
+      withBaseline: true,
+      requests: scores(`/leaderboards/${leaderboards.increment}/records`, () => 1 + Math.floor(Math.random() * 100)),
+    },
+  ];
+}
+
 function defineScenarios(
   data: SeedData,
   tokens: Tokens,
   pool: pg.Pool,
   settingsVersions: Map<string, string>,
   mediaFile: MediaFile,
-  leaderboards?: LeaderboardSeed,
 ): Scenario[] {
   const [traderA, traderB] = data.traders.map((trader) => trader.personaUids[0]);
   const [silver, copper] = data.tradeGoods;
@@ -1263,52 +1340,6 @@ function defineScenarios(
     },
     ...storageScenarios(data, tokens, pool, settingsVersions),
   ];
-  if (leaderboards) {
-    const board = `/leaderboards/${leaderboards.best}`;
-    const scores = (path: string, score: (index: number) => number): Request[] =>
-      Array.from({ length: 1000 }, (_, index) => ({
-        method: 'POST',
-        path,
-        headers: json(tokens.players[index % tokens.players.length]),
-        body: JSON.stringify({ score: score(index) }),
-      }));
-    scenarios.push(
-      {
-        id: 'leaderboard-top',
-        title: `Leaderboard top 100, ${leaderboards.records} records`,
-        withBaseline: true,
-        requests: tokens.players.map((token) => ({ method: 'GET', path: `${board}/records?limit=100`, headers: authorization(token) })),
-      },
-      {
-        id: 'leaderboard-around',
-        title: 'Leaderboard around a random persona (20)',
-        withBaseline: true,
-        requests: leaderboards.sample.map((persona, index) => ({
-          method: 'GET',
-          path: `${board}/records/around/${persona}?limit=20`,
-          headers: authorization(tokens.players[index % tokens.players.length]),
-        })),
-      },
-      {
-        id: 'leaderboard-me',
-        title: 'Leaderboard records/me',
-        withBaseline: true,
-        requests: tokens.players.map((token) => ({ method: 'GET', path: `${board}/records/me`, headers: authorization(token) })),
-      },
-      {
-        id: 'leaderboard-best',
-        title: 'Leaderboard scores, BEST',
-        withBaseline: true,
-        requests: scores(`${board}/records`, () => Math.floor(Math.random() * 1e9)),
-      },
-      {
-        id: 'leaderboard-increment',
-        title: 'Leaderboard scores, INCREMENT',
-        withBaseline: true,
-        requests: scores(`/leaderboards/${leaderboards.increment}/records`, () => 1 + Math.floor(Math.random() * 100)),
-      },
-    );
-  }
   if (options.infoLog) {
     scenarios.push({
       id: 'items-by-id-info',
