@@ -37,8 +37,11 @@ export interface InboxPage {
   events: EventFrame[];
   /** The page was full: read on from its last event. */
   full: boolean;
-  /** Events after these exist but are not deliverable yet: an older transaction is still running. */
-  blocked: boolean;
+  /**
+   * Events after these exist but are not deliverable yet, an older transaction still running: the xid
+   * of the first of them (they are, once every transaction older than it has ended).
+   */
+  heldBy: bigint | undefined;
 }
 
 interface InboxRow {
@@ -78,6 +81,7 @@ export class NotificationsRepository {
     const cut = rows.length > 0 && Number(rows.at(-1)!.bytes) > maxBytes;
     if (cut && rows.length > 1) rows.pop();
     const ready = rows.filter((row) => row.ready);
+    const held = rows.find((row) => !row.ready);
     return {
       events: ready.map((row) => ({
         id: formatCursor({ xid: BigInt(row.xid), id: BigInt(row.id) }),
@@ -86,7 +90,7 @@ export class NotificationsRepository {
         data: row.data,
       })),
       full: ready.length === rows.length && (cut || ready.length === limit),
-      blocked: ready.length < rows.length,
+      heldBy: held && BigInt(held.xid),
     };
   }
 
@@ -95,8 +99,13 @@ export class NotificationsRepository {
    * of one still running or to come. A socket opened without `?after` starts here.
    */
   async now(): Promise<Cursor> {
+    return { xid: (await this.xmin()) - 1n, id: MAX_BIGINT };
+  }
+
+  /** The oldest transaction still running (or the next to start): every one with a lower xid has ended. */
+  async xmin(): Promise<bigint> {
     const [{ xmin }] = await runStatement(this.dataSource, SNAPSHOT_XMIN, {});
-    return { xid: BigInt(xmin) - 1n, id: MAX_BIGINT };
+    return BigInt(xmin);
   }
 
   /**

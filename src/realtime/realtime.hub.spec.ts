@@ -41,11 +41,35 @@ class FlakyInbox {
       return Promise.reject(new Error('timeout exceeded when trying to connect'));
     }
     const events = after.xid < 11n ? [{ id: '11-1', type: 'storage.updated' as const, at: new Date().toISOString(), data: {} }] : [];
-    return Promise.resolve({ events, full: false, blocked: false });
+    return Promise.resolve({ events, full: false, heldBy: undefined });
   }
 }
 
-function hubWith(inbox: FlakyInbox, metrics: MetricsService): RealtimeHub {
+/** An inbox whose one event (xid 12) is held back by an older transaction until `xmin` passes 12. */
+class HeldInbox {
+  reads = 0;
+  xmins = 0;
+  ended = false;
+  now(): Promise<Cursor> {
+    return Promise.resolve({ xid: 10n, id: 0n });
+  }
+  xmin(): Promise<bigint> {
+    this.xmins++;
+    return Promise.resolve(this.ended ? 13n : 11n);
+  }
+  after(_userUid: string, after: Cursor): Promise<InboxPage> {
+    this.reads++;
+    if (after.xid >= 12n) return Promise.resolve({ events: [], full: false, heldBy: undefined });
+    if (!this.ended) return Promise.resolve({ events: [], full: false, heldBy: 12n });
+    return Promise.resolve({
+      events: [{ id: '12-1', type: 'storage.updated' as const, at: new Date().toISOString(), data: {} }],
+      full: false,
+      heldBy: undefined,
+    });
+  }
+}
+
+function hubWith(inbox: FlakyInbox | HeldInbox, metrics: MetricsService): RealtimeHub {
   const fanout = { on: () => undefined, onRestored: () => undefined } as unknown as Fanout;
   const revocations = { onRevoked: () => undefined } as unknown as RevocationList;
   const config = {
@@ -100,5 +124,23 @@ describe('RealtimeHub, when reading an inbox fails', () => {
     expect(inbox.reads).toBe(reads);
     expect(hub.size).toBe(0);
     expect(hub.connectedUsers()).toEqual([]);
+  });
+});
+
+describe('RealtimeHub, when an older transaction holds an event back', () => {
+  it('reads the inbox again once that transaction has ended, not before, and sends the event', async () => {
+    const inbox = new HeldInbox();
+    const hub = hubWith(inbox, new MetricsService());
+    const socket = new FakeSocket();
+    await hub.attach(socket as unknown as WebSocket, grant);
+    for (let waited = 0; inbox.xmins < 3 && waited < 2000; waited += 5) await sleep(5);
+    // Still running: the hub asked PostgreSQL's xmin, and did not read the inbox again meanwhile.
+    expect(inbox.reads).toBe(1);
+    expect(socket.frames.map((frame) => frame.id)).toEqual(['10-0']);
+    inbox.ended = true;
+    for (let waited = 0; socket.frames.length < 2 && waited < 2000; waited += 5) await sleep(5);
+    expect(socket.frames.map((frame) => frame.id)).toEqual(['10-0', '12-1']);
+    expect(inbox.reads).toBe(2);
+    socket.close();
   });
 });

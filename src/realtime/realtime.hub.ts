@@ -11,6 +11,7 @@ import type { SocketGrant } from './realtime.auth.js';
 import { REALTIME_CHANNEL } from './events.js';
 import { type Cursor, formatCursor, NotificationsRepository } from './notifications.repository.js';
 import { PingWheel } from './ping-wheel.js';
+import { TransactionHorizon } from './transaction-horizon.js';
 
 /** Close codes of /realtime (docs/REALTIME.md). */
 export const CloseCode = {
@@ -56,6 +57,8 @@ const RETRY_LAST_MS = 5000;
 // How often the inbox is polled over Redis (see schedulePoll).
 const POLL_MS_SUBSCRIBED = 1000;
 const POLL_MS_UNSUBSCRIBED = 250;
+// How often, while an inbox read is held back by an older transaction, the end of it is looked for.
+const HORIZON_POLL_MS = 5;
 // The janitor's advisory lock: any fixed number.
 const JANITOR_LOCK = 0x7265616c;
 
@@ -72,6 +75,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   private readonly logger = new Logger('Realtime');
   private readonly readers = new Map<string, Reader>();
   private readonly pings: PingWheel<Connection>;
+  private readonly horizon: TransactionHorizon;
   private stopping = false;
   private readonly reads = new Set<Promise<void>>();
   private pingTimer: NodeJS.Timeout | undefined;
@@ -88,6 +92,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     @InjectConfig() private readonly config: AppConfig,
   ) {
     this.pings = new PingWheel(config.realtime.pingIntervalMs);
+    this.horizon = new TransactionHorizon(() => inbox.xmin(), HORIZON_POLL_MS);
   }
 
   onModuleInit(): void {
@@ -148,6 +153,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     clearInterval(this.pingTimer);
     clearInterval(this.janitorTimer);
     clearTimeout(this.pollTimer);
+    this.horizon.release();
     await Promise.allSettled([...this.reads]);
     const closing = [...this.all()].map(
       ({ socket }) =>
@@ -297,10 +303,10 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   /**
    * Reads from the earliest cursor among the user's sockets (usually they share one) and sends each
    * event to every socket it is new to, until nothing is left; an event held back by an older
-   * transaction still running is read again shortly.
+   * transaction still running is read again once that one has ended.
    */
   private async deliver(reader: Reader): Promise<void> {
-    for (let wait = 5; ;) {
+    for (;;) {
       reader.again = false;
       const open = [...reader.connections].filter(
         (connection) => connection.cursor && connection.socket.readyState === connection.socket.OPEN,
@@ -322,10 +328,8 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
         this.metrics.countDelivered(event.type, (Date.now() - Date.parse(event.at)) / 1000);
       }
       if (page.full || reader.again) continue;
-      if (!page.blocked || this.stopping) return;
-      // An older transaction still runs; its end lets these events through. Read again shortly.
-      await sleep(wait);
-      wait = Math.min(wait * 2, 500);
+      if (page.heldBy === undefined || this.stopping) return;
+      await this.horizon.passed(page.heldBy);
     }
   }
 
