@@ -34,9 +34,10 @@
  *   --only sockets                      connected players (about three minutes, so only when named): 19,000
  *                                       authenticated sockets (2,000 with --quick) on an instance of its own,
  *                                       opened by 4 loader processes (bench/sockets.ts); idle RSS per socket,
- *                                       the pings' CPU at the default interval, 200 awards/s fanned out for 20 s
+ *                                       the pings' CPU at the default interval, 100 awards/s fanned out for 20 s
+ *                                       (200 events/s, issue 32's rate)
  *   --sockets 19000 --socket-loaders 4  how many sockets (5 per player), from how many processes
- *   --fanout-awards 200                 awards a second in the sockets' fan-out (each writes two events)
+ *   --fanout-awards 100                 awards a second in the sockets' fan-out (each writes two events)
  *   --only open-loop                    reads by id, the list of 100, gifts and provider sign-ins at fixed
  *                                       arrival rates (25, 50, 75 % of the baseline's closed-loop maximum),
  *                                       p50/p99/p99.9 beside the baseline, and each one's knee (bench/open-loop.ts);
@@ -107,7 +108,7 @@ const { values: argv } = parseArgs({
     'leaderboard-ranks': { type: 'string', default: 'in-process' },
     sockets: { type: 'string' },
     'socket-loaders': { type: 'string', default: '4' },
-    'fanout-awards': { type: 'string', default: '200' },
+    'fanout-awards': { type: 'string', default: '100' },
     'open-loop': { type: 'string' },
   },
 });
