@@ -328,7 +328,7 @@ async function main(): Promise<void> {
   const scenarios = defined.filter((scenario) => chosen(scenario.id));
   const scenarioCount = scenarios.length + LEADERBOARD_SCENARIOS.filter(chosen).length;
   let idleMemory: IdleMemory | undefined;
-  if (!options.only || options.only.includes('idle-memory')) {
+  if (chosen('idle-memory')) {
     await service.server.stop();
     service = await startService(databaseUrl, provider, 'warn');
     idleMemory = await measureIdleMemory(service, load, defined);
@@ -411,7 +411,7 @@ async function main(): Promise<void> {
   }
   let realtime: RealtimeReport | undefined;
   let realtimeOverRedis: RealtimeReport | undefined;
-  if (!options.only || options.only.includes('realtime')) {
+  if (chosen('realtime')) {
     if (service.logLevel !== 'warn') {
       await service.server.stop();
       service = await startService(databaseUrl, provider, 'warn');
@@ -484,7 +484,7 @@ async function main(): Promise<void> {
   notePeak(realtime ? 'scenarios and realtime' : 'scenarios', service.server.pid);
   let uploads: UploadReport | undefined;
   let baselineUploads: UploadReport | undefined;
-  if (!options.only || options.only.includes('media-uploads')) {
+  if (chosen('media-uploads')) {
     if (service.logLevel !== 'warn') {
       notePeak('scenarios', service.server.pid);
       await service.server.stop();
@@ -515,7 +515,7 @@ async function main(): Promise<void> {
     notePeak('media uploads', service.server.pid);
   }
   let matchmaking: MatchmakingReport | undefined;
-  if (!options.only || options.only.includes('matchmaking')) {
+  if (chosen('matchmaking')) {
     // Its own instances: the matchmaker runs in them, and the scenarios above must not see it.
     log('matchmaking: a queue of 1v1 tickets matched by one instance, then by three');
     matchmaking = await measureMatchmaking({
@@ -547,7 +547,7 @@ async function main(): Promise<void> {
     await runScenarios(leaderboardScenarios(tokens, leaderboards).filter((scenario) => chosen(scenario.id)));
   }
   let periodEnd: PeriodEndReport | undefined;
-  if (leaderboards && (!options.only || options.only.includes('leaderboard-period-end'))) {
+  if (leaderboards && chosen('leaderboard-period-end')) {
     const participants = options.quick ? 10_000 : 100_000;
     const winners = options.quick ? 100 : 1000;
     log(`leaderboard period end: ${participants} participants, ${winners} prizes`);
@@ -568,7 +568,7 @@ async function main(): Promise<void> {
   if (leaderboards) leaderboards.start.peakRssMb = memoryOf(service.server.pid).peak;
   let baselineRssPeakMb = memoryOf(baseline.server.pid).peak;
   let scale: ScaleReport | undefined;
-  if (!options.only || options.only.includes('scale')) {
+  if (chosen('scale')) {
     // Its own database, service and baseline: it grows the data, which the scenarios above must not see.
     await Promise.all([service.server.stop(), baseline.server.stop()]);
     const curve = await measureScaleCurve(database.adminUrl, provider, load, postmasterPid);

@@ -9,8 +9,9 @@ interface Waiter {
  * Waits, for every held-back inbox reader of an instance at once, until the transactions older than a
  * given one have ended: one statement (PostgreSQL's snapshot xmin) polled at a short interval while
  * anyone waits, none otherwise. Each reader backing off on its own overslept the end it waited for by
- * up to as long again, and under a stream of writes that was the fan-out's tail (docs/PERFORMANCE.md);
- * here a reader goes on within one interval of it, whatever the number of readers held.
+ * up to as long again, and re-read its inbox at every try; here a reader goes on within one interval
+ * of that end, and the database answers one statement whatever the number of readers held
+ * (docs/PERFORMANCE.md).
  */
 export class TransactionHorizon {
   private waiters: Waiter[] = [];
