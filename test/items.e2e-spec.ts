@@ -158,6 +158,27 @@ describe('items', () => {
       expect(await readItem(created.uid)).toEqual(response.body);
     });
 
+    it('lists an item as FindById answers it, without its internal owner, on a whole page and a filtered one', async () => {
+      const created = await createItem({
+        name: 'Listed lantern',
+        description: 'Burns blue.',
+        cost: 3,
+        stats: [{ name: 'light', value: 4 }],
+      });
+      const found = (await api.get<ItemBody>(`/items/${created.uid}`, { token: admin })).body;
+
+      const whole = await api.get<ItemBody[]>('/items?limit=1000', { token: admin });
+      const filtered = await api.get<ItemBody[]>('/items?name=Listed%20lantern', { token: admin });
+
+      expect(whole.status).toBe(200);
+      expect(filtered.status).toBe(200);
+      for (const page of [whole.body, filtered.body]) {
+        const listed = page.find((item) => item.uid === created.uid);
+        expect(listed).toEqual(found);
+        expect(listed).not.toHaveProperty('ownerUid');
+      }
+    });
+
     it('deletes with 200 and no body; the item is then 404', async () => {
       const created = await createItem({ name: 'Doomed dagger' });
 

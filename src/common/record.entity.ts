@@ -27,12 +27,20 @@ export abstract class RecordEntity {
   @Filterable()
   version: number;
 
-  /** The record as clients see it: every field but the @Secret() ones. */
+  /**
+   * The record as clients see it: every field but the @Secret() ones. A record read for a list has
+   * them unset, and JSON leaves an unset field out: it is its own answer, not copied.
+   */
   toJSON(): object {
     const hidden = secretFields(this.constructor as new () => RecordEntity);
-    if (!hidden) return this;
+    if (!hidden || !hasAnyOf(this, hidden)) return this;
     const visible: Record<string, unknown> = {};
     for (const key in this) if (!hidden.has(key)) visible[key] = this[key];
     return visible;
   }
+}
+
+function hasAnyOf(record: object, fields: ReadonlySet<string>): boolean {
+  for (const field of fields) if ((record as Record<string, unknown>)[field] !== undefined) return true;
+  return false;
 }

@@ -89,6 +89,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private readonly tableName: string;
   /** The entity's columns, in declaration order: the order of a record's JSON. */
   private readonly columns: ColumnMetadata[];
+  /** The columns a list page reads: all but the @Secret() ones, which no answer shows. */
+  private readonly listedColumns: ColumnMetadata[];
   /** Every column under its property name, for SELECT and RETURNING lists. */
   private readonly selectList: string;
   private readonly findById: Statement<{ uid: string }>;
@@ -111,6 +113,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
     this.metadata = dataSource.getMetadata(entity);
     this.tableName = this.metadata.tableName;
     this.columns = this.metadata.columns.filter((entry) => entry.isSelect);
+    const hidden = secretFields(this.metadata.target as new () => RecordEntity);
+    this.listedColumns = this.columns.filter((entry) => !hidden?.has(entry.propertyName));
     this.selectList = this.columns.map((entry) => `"${entry.databaseName}" AS "${entry.propertyName}"`).join(', ');
     const aliased = this.columns.map((entry) => `${column(entry.databaseName)} AS "${entry.propertyName}"`).join(', ');
     // The commonest reads, prepared where statements are (docs/PERFORMANCE.md).
@@ -139,12 +143,15 @@ export abstract class RecordRepository<T extends RecordEntity> {
     return (await this.replicas?.read<R>(this.tableName, config)) ?? runSql<R>(this.dataSource, config);
   }
 
-  /** Records of this entity from rows under its property names (other columns of the rows are left out). */
-  protected recordsOf(rows: ReadonlyArray<Record<string, unknown>>): T[] {
+  /**
+   * Records of this entity from rows under its property names (other columns of the rows are left out);
+   * `columns`, when the rows hold only some of them.
+   */
+  protected recordsOf(rows: ReadonlyArray<Record<string, unknown>>, columns = this.columns): T[] {
     const Entity = this.metadata.target as new () => T;
     return rows.map((row) => {
       const record = new Entity() as Record<string, unknown>;
-      for (const entry of this.columns) record[entry.propertyName] = row[entry.propertyName];
+      for (const entry of columns) record[entry.propertyName] = row[entry.propertyName];
       return record as T;
     });
   }
@@ -192,7 +199,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
   /**
    * A page of the records the caller may see, at most LIST_MAX_BYTES of them whatever they hold: the
    * statement measures each row (rowBytesSql) and keeps those that fit, always the first; a page cut
-   * short is marked with where the next starts (page.ts). Past the budget, at most one row is read out
+   * short is marked with where the next starts (page.ts). Its records hold no @Secret() field: the page
+   * is read for an answer, and a column no answer shows is neither read nor parsed. Past the budget, at most one row is read out
    * of PostgreSQL, so a page of huge records costs what the budget allows. The commonest page, a whole
    * table in one order, is built once per order rather than by the query builder each time.
    */
@@ -204,11 +212,11 @@ export abstract class RecordRepository<T extends RecordEntity> {
     } else {
       const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
       for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
-      const [page, values] = this.selectingEverything(query).getQueryAndParameters() as [string, unknown[]];
-      config = { text: withinBudget(page, this.rowBytesSql('page'), list.order, `$${values.length + 1}`), values: [...values, budget] };
+      const [page, values] = this.selectingEverything(query, this.listedColumns).getQueryAndParameters() as [string, unknown[]];
+      config = { text: this.withinBudget(page, list.order, `$${values.length + 1}`), values: [...values, budget] };
     }
     const rows = await this.read<Record<string, unknown>>(config);
-    return budgetedPage(rows, this.recordsOf(rows), list.skip, budget);
+    return budgetedPage(rows, this.recordsOf(rows, this.listedColumns), list.skip);
   }
 
   async count(list: ListQuery, caller: Caller | undefined): Promise<number> {
@@ -237,9 +245,9 @@ export abstract class RecordRepository<T extends RecordEntity> {
     if (page === undefined) {
       const query = this.dataSource.createQueryBuilder<T>(this.entity, ALIAS);
       for (const { field, direction } of order) query.addOrderBy(column(field), direction);
-      const select = this.selectingEverything(query).getQuery();
+      const select = this.selectingEverything(query, this.listedColumns).getQuery();
       page = statement<PageValues>(`${this.tableName}_page`, (p) =>
-        withinBudget(`${select} LIMIT ${p.limit} OFFSET ${p.offset}`, this.rowBytesSql('page'), order, p.budget),
+        this.withinBudget(`${select} LIMIT ${p.limit} OFFSET ${p.offset}`, order, p.budget),
       );
       // Orders are made of sortable fields only; the bound keeps a combinatorial client from growing it.
       if (this.pageStatements.size < 100) this.pageStatements.set(key, page);
@@ -439,7 +447,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
   private rowBytesSql(alias: string): string {
     let fixed = 2;
     const measured: string[] = [];
-    for (const entry of this.columns) {
+    for (const entry of this.listedColumns) {
       fixed += entry.propertyName.length + 4;
       const value = `"${alias}"."${entry.propertyName}"`;
       if (entry.isArray && entry.type === 'uuid') measured.push(`coalesce(pg_column_size(${value}), 0) * 5 / 2`);
@@ -450,9 +458,27 @@ export abstract class RecordRepository<T extends RecordEntity> {
     return [String(fixed), ...measured].join(' + ');
   }
 
-  /** Selects every column under its property name, as recordsOf reads the rows. */
-  private selectingEverything(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
-    const [first, ...rest] = this.columns;
+  /**
+   * A page statement (`page`: ORDER BY, LIMIT, OFFSET, the listed columns by their property names) cut
+   * to a byte budget (`budget`, its placeholder): the rows in order up to the first that ends past it
+   * (which budgetedPage drops, unless it is the first, and knows by its `__past`). One running sum over
+   * rows already in order: no sort, no count of the page, which cost as much again as the page
+   * (docs/PERFORMANCE.md).
+   */
+  private withinBudget(page: string, order: ListQuery['order'], budget: string): string {
+    const keys = (alias: string) => order.map(({ field, direction }) => `"${alias}"."${field}" ${direction}`).join(', ');
+    const listed = this.listedColumns.map((entry) => `"sized"."${entry.propertyName}"`).join(', ');
+    return `SELECT ${listed}, "__bytes" > ${budget} AS "__past" FROM (
+      SELECT measured.*, sum(measured."__size") OVER (ORDER BY ${keys('measured')} ROWS UNBOUNDED PRECEDING) AS "__bytes"
+      FROM (SELECT page.*, ${this.rowBytesSql('page')} AS "__size" FROM (${page}) AS page) AS measured
+    ) AS sized
+    WHERE "__bytes" - "__size" < ${budget}
+    ORDER BY ${keys('sized')}`;
+  }
+
+  /** Selects `columns` (every column unless told) under their property names, as recordsOf reads the rows. */
+  private selectingEverything(query: SelectQueryBuilder<T>, columns = this.columns): SelectQueryBuilder<T> {
+    const [first, ...rest] = columns;
     query.select(column(first.databaseName), first.propertyName);
     for (const entry of rest) query.addSelect(column(entry.databaseName), entry.propertyName);
     return query;
@@ -480,28 +506,11 @@ export const storedOrTextSize = (value: string) =>
   `coalesce(CASE WHEN pg_column_compression(${value}) IS NULL THEN pg_column_size(${value}) ELSE octet_length(${value}::text) END, 4)`;
 
 /**
- * A page statement (`page`: ORDER BY, LIMIT, OFFSET, every column by its property name) cut to a byte
- * budget (`budget`, its placeholder): the rows in order up to the first that ends past it (which findAll
- * drops, unless it is the first). One running sum over rows already in order: no sort, no count of the page, which cost
- * as much again as the page (docs/PERFORMANCE.md).
- */
-function withinBudget(page: string, rowBytes: string, order: ListQuery['order'], budget: string): string {
-  const keys = (alias: string) => order.map(({ field, direction }) => `"${alias}"."${field}" ${direction}`).join(', ');
-  return `SELECT * FROM (
-      SELECT measured.*, sum(measured."__size") OVER (ORDER BY ${keys('measured')} ROWS UNBOUNDED PRECEDING) AS "__bytes"
-      FROM (SELECT page.*, ${rowBytes} AS "__size" FROM (${page}) AS page) AS measured
-    ) AS sized
-    WHERE "__bytes" - "__size" < ${budget}
-    ORDER BY ${keys('sized')}`;
-}
-
-/**
  * The records of a page withinBudget() read: the row that ends past the budget is dropped (unless it
  * is the first), and a page so cut says where the next one starts.
  */
-function budgetedPage<T>(rows: Array<Record<string, unknown>>, records: T[], skip: number, budget: number): T[] {
-  const last = rows.at(-1);
-  if (!last || Number(last.__bytes) <= budget) return records;
+function budgetedPage<T>(rows: Array<Record<string, unknown>>, records: T[], skip: number): T[] {
+  if (rows.at(-1)?.__past !== true) return records;
   const kept = rows.length > 1 ? records.slice(0, -1) : records;
   return markCut(kept, skip + kept.length);
 }
