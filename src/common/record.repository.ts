@@ -168,7 +168,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
 
   /** The records `query` finds (any WHERE, ORDER, LIMIT; no joins), read where the repository's reads go. */
   protected async readRecords(query: SelectQueryBuilder<T>): Promise<T[]> {
-    const [text, values] = this.selectingEverything(query).getQueryAndParameters();
+    const [text, values] = this.selecting(query).getQueryAndParameters();
     return this.recordsOf(await this.read({ text, values }));
   }
 
@@ -200,9 +200,10 @@ export abstract class RecordRepository<T extends RecordEntity> {
    * A page of the records the caller may see, at most LIST_MAX_BYTES of them whatever they hold: the
    * statement measures each row (rowBytesSql) and keeps those that fit, always the first; a page cut
    * short is marked with where the next starts (page.ts). Its records hold no @Secret() field: the page
-   * is read for an answer, and a column no answer shows is neither read nor parsed. Past the budget, at most one row is read out
-   * of PostgreSQL, so a page of huge records costs what the budget allows. The commonest page, a whole
-   * table in one order, is built once per order rather than by the query builder each time.
+   * is read for an answer, and a column no answer shows is neither read nor parsed. Past the budget, at
+   * most one row is read out of PostgreSQL, so a page of huge records costs what the budget allows. The
+   * commonest page, a whole table in one order, is built once per order rather than by the query
+   * builder each time.
    */
   async findAll(list: ListQuery, caller: Caller | undefined): Promise<T[]> {
     const budget = this.config.listMaxBytes;
@@ -212,7 +213,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
     } else {
       const query = this.filtered(list, caller).limit(list.limit).offset(list.skip);
       for (const { field, direction } of list.order) query.addOrderBy(column(field), direction);
-      const [page, values] = this.selectingEverything(query, this.listedColumns).getQueryAndParameters() as [string, unknown[]];
+      const [page, values] = this.selecting(query, this.listedColumns).getQueryAndParameters() as [string, unknown[]];
       config = { text: this.withinBudget(page, list.order, `$${values.length + 1}`), values: [...values, budget] };
     }
     const rows = await this.read<Record<string, unknown>>(config);
@@ -245,7 +246,7 @@ export abstract class RecordRepository<T extends RecordEntity> {
     if (page === undefined) {
       const query = this.dataSource.createQueryBuilder<T>(this.entity, ALIAS);
       for (const { field, direction } of order) query.addOrderBy(column(field), direction);
-      const select = this.selectingEverything(query, this.listedColumns).getQuery();
+      const select = this.selecting(query, this.listedColumns).getQuery();
       page = statement<PageValues>(`${this.tableName}_page`, (p) =>
         this.withinBudget(`${select} LIMIT ${p.limit} OFFSET ${p.offset}`, order, p.budget),
       );
@@ -476,8 +477,8 @@ export abstract class RecordRepository<T extends RecordEntity> {
     ORDER BY ${keys('sized')}`;
   }
 
-  /** Selects `columns` (every column unless told) under their property names, as recordsOf reads the rows. */
-  private selectingEverything(query: SelectQueryBuilder<T>, columns = this.columns): SelectQueryBuilder<T> {
+  /** Selects `columns` (every column unless told) under their property names, as recordsOf reads them. */
+  private selecting(query: SelectQueryBuilder<T>, columns = this.columns): SelectQueryBuilder<T> {
     const [first, ...rest] = columns;
     query.select(column(first.databaseName), first.propertyName);
     for (const entry of rest) query.addSelect(column(entry.databaseName), entry.propertyName);
