@@ -18,9 +18,6 @@ import { RevocationList } from './revocation-list.js';
 export const ADMIN_ROLE = 'admin';
 export const USER_ROLE = 'user';
 
-/** Sessions a user may hold at once; signing in once more ends the oldest (docs/SECURITY.md). */
-export const MAX_SESSIONS_PER_USER = 50;
-
 /** The claims of the JWTs this service issues, besides iss and aud. */
 export interface AccessTokenClaims {
   sub: string;
@@ -71,7 +68,6 @@ export class AuthService {
       newAccount: { userUid: randomUUID(), personaName: defaultPersonaName(identity) },
       ...client,
       ttlSeconds: this.refreshTtl,
-      keep: MAX_SESSIONS_PER_USER,
     };
     let outcome = await this.sessions.signIn(request);
     // Of first sign-ins racing each other, one registers the account; the others sign in to it.

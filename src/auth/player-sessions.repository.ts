@@ -53,8 +53,6 @@ export interface SignInRequest extends ClientInfo {
   create: boolean;
   newAccount: { userUid: string; personaName: string };
   ttlSeconds: number;
-  /** Sessions the user keeps at most, this one included: the oldest others are revoked. */
-  keep: number;
 }
 
 /** What became of a sign-in: a session opened, a banned user refused, or no account (or one being registered). */
@@ -70,6 +68,9 @@ export interface RecentRevocations {
 }
 
 export const REVOCATIONS_CHANNEL = 'revocations';
+
+/** Sessions a user may hold at once; signing in once more ends the oldest (docs/SECURITY.md). */
+export const MAX_SESSIONS_PER_USER = 50;
 
 const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s."identityUid", s.address, s."userAgent", s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt"`;
 
@@ -175,7 +176,6 @@ interface SignInParameters extends ClientInfo {
   personaName: string;
   ttlSeconds: number;
   hash: string;
-  keepOthers: number;
 }
 
 /** The account of the sign-in, and its new session: none (`uid` null) when the user is banned. */
@@ -190,7 +190,9 @@ type SignInRow = Omit<PlayerSessionRow, 'uid'> & {
  * SignIn's statement (PlayerSessionsRepository.signIn says what it does). The identity goes in before
  * its user: of two first sign-ins racing, the second waits on the identity's unique key, inserts
  * nothing and answers no row; the foreign keys are checked at the statement's end. The new session is
- * invisible to the eviction (one snapshot per statement), which keeps the `keepOthers` newest others.
+ * invisible to the eviction (one snapshot per statement), which keeps the
+ * MAX_SESSIONS_PER_USER - 1 newest others. That count is written into the SQL, not passed: a parameter
+ * OFFSET makes PostgreSQL's generic plan expect dozens of evictions, so it planned afresh on every call.
  * Data-modifying parts run whether or not the final SELECT reads them; the NOTIFY is read so that it runs.
  */
 function signInStatement(fanout: Fanout): Statement<SignInParameters, SignInRow> {
@@ -227,7 +229,7 @@ function signInStatement(fanout: Fanout): Statement<SignInParameters, SignInRow>
          WHERE uid IN (
            SELECT other.uid FROM auth_sessions other JOIN s ON other."userUid" = s."userUid"
            WHERE other."revokedAt" IS NULL AND other."expiresAt" > now()
-           ORDER BY other."dateCreated" DESC, other.uid DESC OFFSET ${p.keepOthers}
+           ORDER BY other."dateCreated" DESC, other.uid DESC OFFSET ${MAX_SESSIONS_PER_USER - 1}
          )
          RETURNING uid, "userUid"
        ), audit AS (
@@ -273,7 +275,7 @@ export class PlayerSessionsRepository {
    * A whole sign-in in one statement, the commonest write there is (a game opens with it): the
    * identity's account, found and share-locked against a ban being written (or, when `create`, its
    * registration: identity, user, default persona), the session with its first refresh token, the
-   * eviction of the user's sessions past `keep` and its announcement, and the audit entry, of a refusal
+   * eviction of the user's sessions past MAX_SESSIONS_PER_USER and its announcement, and the audit entry, of a refusal
    * too. One statement is one round trip and its own transaction, where the same steps as statements
    * in a transaction took five (docs/PERFORMANCE.md). `unknown`: no account has the identity, or, when
    * `create`, a concurrent first sign-in is registering it and has committed by now (sign in again).
@@ -298,7 +300,6 @@ export class PlayerSessionsRepository {
         userAgent: request.userAgent,
         ttlSeconds: request.ttlSeconds,
         hash,
-        keepOthers: request.keep - 1,
       },
       this.prepared,
     );
