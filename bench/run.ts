@@ -19,6 +19,9 @@
  *                                       a few seconds of reads and sign-ins; the goal lines also take every scenario's peak)
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
  *                                       read them with bench/profile-summary.ts)
+ *   --plans                             PostgreSQL counts its planning (pg_stat_statements, loaded for the run): after
+ *                                       each scenario, the statements it planned on most of their runs, with the
+ *                                       planning's milliseconds a run (a prepared statement should reuse its plan)
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
  *   --node-options=--max-semi-space-size=32   Node.js flags of the service process, after those of
  *                                       `npm run start:prod` it always runs with (a later flag wins)
@@ -102,6 +105,7 @@ const { values: argv } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    plans: { type: 'boolean', default: false },
     'skip-info-log': { type: 'boolean', default: false },
     'node-options': { type: 'string' },
     'leaderboard-records': { type: 'string' },
@@ -127,6 +131,7 @@ const options = {
   quick: argv.quick,
   only: argv.only?.split(',').map((id) => id.trim()),
   profile: argv.profile,
+  plans: argv.plans,
   infoLog: !argv.quick && !argv['skip-info-log'],
   /** NODE_OPTIONS of the service process, to try runtime settings (e.g. --max-semi-space-size=32). */
   nodeOptions: argv['node-options'],
@@ -221,7 +226,10 @@ async function main(): Promise<void> {
   for (const folder of ['static', 'media', 'baseline-uploads']) rmSync(join(benchDir, folder), { recursive: true, force: true });
 
   log('starting PostgreSQL');
-  const database = await startEmbeddedPostgres({ directory: join(benchDir, 'postgres') });
+  const database = await startEmbeddedPostgres({
+    directory: join(benchDir, 'postgres'),
+    settings: options.plans ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } : undefined,
+  });
   cleanups.push(() => database.stop());
   const admin = new pg.Pool({ connectionString: database.adminUrl, max: 2 });
   await admin.query('DROP DATABASE IF EXISTS bench WITH (FORCE)');
@@ -231,6 +239,7 @@ async function main(): Promise<void> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   pool.on('error', (error) => log(`bench database pool: ${error.message}`));
   cleanups.push(() => pool.end());
+  if (options.plans) await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const postgresVersion = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
   const postmasterPid = Number(readFileSync(join(benchDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
@@ -348,8 +357,10 @@ async function main(): Promise<void> {
       }
       log(`${scenario.title}${options.only ? '' : ` (${reports.length + 1}/${scenarioCount})`}`);
       await scenario.prepare?.();
+      if (options.plans) await pool.query('SELECT pg_stat_statements_reset()');
       const report = await runScenario(scenario, service, baseline, load, pool, postmasterPid);
       reports.push(report);
+      if (options.plans) for (const line of await plannedOnMostRuns(pool)) log(`  ${line}`);
       const brief = (summary: Summary) =>
         `${Math.round(summary.requestsPerSecond)} req/s, p99 ${summary.p99?.toFixed(1)} ms, ` +
         `${summary.cpuMsPerRequest?.toFixed(2)} CPU ms/req (DB ${summary.databaseCpuMsPerRequest?.toFixed(2)})`;
@@ -823,6 +834,23 @@ function printSockets(report: SocketsReport): void {
  * The resident set of a service just started with the production flags, then once it has served a few
  * seconds of reads and sign-ins and has been left alone 10 s: what an instance holds between peaks.
  */
+/**
+ * The statements PostgreSQL planned on most of their runs since the last reset, the costliest planning
+ * first. A prepared statement is planned for its first five runs' values, then keeps one generic plan
+ * unless that plan's estimate is above theirs: a parameter the estimate cannot see through (an OFFSET,
+ * an array's length) can make it plan every run, which costs PostgreSQL's CPU on every request.
+ */
+async function plannedOnMostRuns(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ calls: string; plans: string; planMs: number; query: string }>(
+    `SELECT calls, plans, total_plan_time / calls AS "planMs", regexp_replace(query, '\\s+', ' ', 'g') AS query
+     FROM pg_stat_statements WHERE calls >= 100 AND plans * 2 > calls ORDER BY total_plan_time DESC LIMIT 5`,
+  );
+  return rows.map(
+    (row) =>
+      `planned on ${row.plans} of ${row.calls} runs, ${row.planMs.toFixed(3)} ms each: ${row.query.slice(0, 100)}${row.query.length > 100 ? '…' : ''}`,
+  );
+}
+
 async function measureIdleMemory(service: RunningService, load: LoadGenerator, defined: Scenario[]): Promise<IdleMemory> {
   // Idle is some seconds without a request: V8's memory reducer gives back what the load grew only
   // after several seconds without allocation.

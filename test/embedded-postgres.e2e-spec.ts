@@ -163,6 +163,24 @@ describe('the embedded PostgreSQL', () => {
       expect(await snapshot(directory, database)).toEqual(before);
       expect(await query(database.url, 'SELECT name FROM items WHERE uid = $1', [heirloom])).toEqual([{ name: 'Heirloom' }]);
     });
+
+    it("takes a start's settings for that start only (the bench's --plans loads pg_stat_statements so)", async () => {
+      await database!.stop();
+      database = undefined;
+      database = await startEmbeddedPostgres({
+        directory,
+        port,
+        settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' },
+      });
+      expect(await query(database.adminUrl, 'SHOW shared_preload_libraries')).toEqual([{ shared_preload_libraries: 'pg_stat_statements' }]);
+      await query(database.adminUrl, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await query(database.adminUrl, 'SELECT 1');
+      expect(await query(database.adminUrl, 'SELECT count(*)::int > 0 AS counted FROM pg_stat_statements')).toEqual([{ counted: true }]);
+      await database.stop();
+      database = undefined;
+      database = await startEmbeddedPostgres({ directory, port });
+      expect(await query(database.adminUrl, 'SHOW shared_preload_libraries')).toEqual([{ shared_preload_libraries: '' }]);
+    });
   });
 });
 

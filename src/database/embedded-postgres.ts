@@ -44,6 +44,8 @@ export interface EmbeddedDatabaseOptions {
   database?: string;
   /** A fixed port (to restart a server where clients expect it); default: any free loopback port. */
   port?: number;
+  /** Server settings for this start (`-c name=value`), e.g. a preloaded extension for a measurement. */
+  settings?: Record<string, string>;
   onLog?: (line: string) => void;
   /** Called when the server stops without stop() (killed, crashed): the service logs it. */
   onUnexpectedExit?: (pid: number) => void;
@@ -112,7 +114,10 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     // PostgreSQL refuses to run as root; as root the package runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
     // No unix socket: its default folder may not exist or be writable here, and TCP on loopback suffices.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
     onLog: (message) => {
       output.push(message);
       if (output.length > 50) output.shift();
