@@ -74,6 +74,7 @@ export const MAX_SESSIONS_PER_USER = 50;
 
 const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s."identityUid", s.address, s."userAgent", s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt"`;
 
+// Prepared, as ROTATE: every refresh runs both, and planning this join took PostgreSQL longer than running it.
 const LOCK_BY_REFRESH_TOKEN = statement<
   { hash: string; reuseGraceMs: number },
   Omit<PresentedRefreshToken, 'session' | 'provider'> & PlayerSessionRow & { identityProvider: string | null }
@@ -324,7 +325,7 @@ export class PlayerSessionsRepository {
    * turns and each sees what the one before did), or undefined for a token never issued.
    */
   async lockByRefreshToken(transaction: Transaction, hash: string, reuseGraceMs: number): Promise<PresentedRefreshToken | undefined> {
-    const [row] = await runStatement(transaction, LOCK_BY_REFRESH_TOKEN, { hash, reuseGraceMs });
+    const [row] = await runStatement(transaction, LOCK_BY_REFRESH_TOKEN, { hash, reuseGraceMs }, this.prepared);
     if (!row) return undefined;
     const { spent, spentRecently, expired, banned, bannedUntil, subject, identityProvider } = row;
     const session: PlayerSessionRow = {
@@ -350,7 +351,7 @@ export class PlayerSessionsRepository {
     ttlSeconds: number,
   ): Promise<{ session: PlayerSessionRow; refreshToken: string }> {
     const { token, hash } = newSecretToken();
-    const [session] = await runStatement(transaction, ROTATE, { spentHash, hash, sessionUid, ttlSeconds });
+    const [session] = await runStatement(transaction, ROTATE, { spentHash, hash, sessionUid, ttlSeconds }, this.prepared);
     return { session, refreshToken: token };
   }
 
