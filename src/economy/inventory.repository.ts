@@ -19,15 +19,21 @@ export interface LockedInventories {
 /** Inventories: read by their owners, locked by the transaction processor, changed only as a transaction settles (TransactionsRepository.settle, with the ledger). */
 @Injectable()
 export class InventoryRepository extends RecordRepository<InventoryItem> {
-  /** Prepared: every transaction runs it (docs/PERFORMANCE.md). */
-  private readonly holdingsOf: Statement<{ personas: string[]; items: string[] }>;
+  /** Prepared: every transaction runs one of them (docs/PERFORMANCE.md). */
+  private readonly holdingsOfOneItem: Statement<PersonasAndItem>;
+  private readonly holdingsOf: Statement<PersonasAndItems>;
 
   constructor(dataSource: DataSource) {
     super(dataSource, InventoryItem, 'inventory item');
+    this.holdingsOfOneItem = statement(
+      'holdings_of_one_item',
+      (p) =>
+        `SELECT ${this.returning} FROM inventory_items WHERE "personaUid" IN (${p.one}::uuid, ${p.two}::uuid) AND "itemUid" = ${p.item}::uuid`,
+    );
     this.holdingsOf = statement(
       'holdings',
       (p) =>
-        `SELECT ${this.returning} FROM inventory_items WHERE "personaUid" = ANY(${p.personas}::uuid[]) AND "itemUid" = ANY(${p.items}::uuid[])`,
+        `SELECT ${this.returning} FROM inventory_items WHERE "personaUid" IN (${p.one}::uuid, ${p.two}::uuid) AND "itemUid" = ANY(${p.items}::uuid[])`,
     );
   }
 
@@ -50,22 +56,59 @@ export class InventoryRepository extends RecordRepository<InventoryItem> {
    * by a statement of their own, after this one: a statement's snapshot predates the lock waits it makes.
    */
   async lockInventories(transaction: Transaction, personaUids: string[], itemUids: string[] = []): Promise<LockedInventories> {
-    const [row] = await this.run(transaction, LOCK_INVENTORIES, { personas: personaUids, items: itemUids });
+    const [one, two = null] = personaUids;
+    const [row] =
+      itemUids.length <= 1
+        ? await this.run(transaction, LOCK_INVENTORIES_FOR_ONE_ITEM, { one, two, item: itemUids[0] ?? null })
+        : await this.run(transaction, LOCK_INVENTORIES, { one, two, items: itemUids });
     return { owners: new Map(Object.entries(row.owners)), missingItems: row.missing };
   }
 
   /** The rows of these personas for these items (a persona that holds none of an item has no row). */
   async holdings(transaction: Transaction, personaUids: string[], itemUids: string[]): Promise<HoldingRows> {
-    const rows = this.recordsOf(await this.run(transaction, this.holdingsOf, { personas: personaUids, items: itemUids }));
+    const [one, two = null] = personaUids;
+    const rows = this.recordsOf(
+      itemUids.length <= 1
+        ? await this.run(transaction, this.holdingsOfOneItem, { one, two, item: itemUids[0] ?? null })
+        : await this.run(transaction, this.holdingsOf, { one, two, items: itemUids }),
+    );
     return new Map(rows.map((row) => [holdingKey(row.personaUid, row.itemUid), row]));
   }
 }
 
-// Prepared: every transaction runs it (docs/PERFORMANCE.md).
-const LOCK_INVENTORIES = statement<{ personas: string[]; items: string[] }, { owners: Record<string, string>; missing: string[] }>(
+/**
+ * A transaction's one or two personas (`two` null for one), and its items. The personas are two scalar
+ * parameters, and the commonest transaction, of one item, has a statement of its own with a scalar
+ * item, because PostgreSQL's generic plan assumes ten elements for `= ANY($n)` and a hundred rows from
+ * `unnest($n)`: with arrays it planned each run anew for its values (docs/PERFORMANCE.md).
+ */
+interface PersonasAndItem {
+  one: string;
+  two: string | null;
+  item: string | null;
+}
+interface PersonasAndItems {
+  one: string;
+  two: string | null;
+  items: string[];
+}
+type LockedRow = { owners: Record<string, string>; missing: string[] };
+
+const LOCKED_PERSONAS = (p: { one: string; two: string }) =>
+  `WITH locked AS (SELECT uid, "userUid" FROM personas WHERE uid IN (${p.one}::uuid, ${p.two}::uuid) ORDER BY uid FOR NO KEY UPDATE)
+       SELECT (SELECT coalesce(json_object_agg(uid, "userUid"), '{}') FROM locked) AS owners`;
+
+// Prepared, as the next: every transaction runs one of them.
+const LOCK_INVENTORIES_FOR_ONE_ITEM = statement<PersonasAndItem, LockedRow>(
+  'lock_inventories_for_one_item',
+  (p) => `${LOCKED_PERSONAS(p)},
+              ARRAY(SELECT ${p.item}::uuid WHERE ${p.item}::uuid IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM items WHERE uid = ${p.item}::uuid))::text[] AS missing`,
+);
+
+const LOCK_INVENTORIES = statement<PersonasAndItems, LockedRow>(
   'lock_inventories',
-  (p) => `WITH locked AS (SELECT uid, "userUid" FROM personas WHERE uid = ANY(${p.personas}::uuid[]) ORDER BY uid FOR NO KEY UPDATE)
-       SELECT (SELECT coalesce(json_object_agg(uid, "userUid"), '{}') FROM locked) AS owners,
+  (p) => `${LOCKED_PERSONAS(p)},
               ARRAY(SELECT wanted FROM unnest(${p.items}::uuid[]) AS wanted WHERE NOT EXISTS (SELECT 1 FROM items WHERE uid = wanted))::text[] AS missing`,
 );
 
