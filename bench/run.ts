@@ -831,10 +831,6 @@ function printSockets(report: SocketsReport): void {
 }
 
 /**
- * The resident set of a service just started with the production flags, then once it has served a few
- * seconds of reads and sign-ins and has been left alone 10 s: what an instance holds between peaks.
- */
-/**
  * The statements PostgreSQL planned on most of their runs since the last reset, the costliest planning
  * first. A prepared statement is planned for its first five runs' values, then keeps one generic plan
  * unless that plan's estimate is above theirs: a parameter the estimate cannot see through (an OFFSET,
@@ -851,6 +847,10 @@ async function plannedOnMostRuns(pool: pg.Pool): Promise<string[]> {
   );
 }
 
+/**
+ * The resident set of a service just started with the production flags, then once it has served a few
+ * seconds of reads and sign-ins and has been left alone 10 s: what an instance holds between peaks.
+ */
 async function measureIdleMemory(service: RunningService, load: LoadGenerator, defined: Scenario[]): Promise<IdleMemory> {
   // Idle is some seconds without a request: V8's memory reducer gives back what the load grew only
   // after several seconds without allocation.

@@ -191,9 +191,9 @@ type SignInRow = Omit<PlayerSessionRow, 'uid'> & {
  * SignIn's statement (PlayerSessionsRepository.signIn says what it does). The identity goes in before
  * its user: of two first sign-ins racing, the second waits on the identity's unique key, inserts
  * nothing and answers no row; the foreign keys are checked at the statement's end. The new session is
- * invisible to the eviction (one snapshot per statement), which keeps the
- * MAX_SESSIONS_PER_USER - 1 newest others. That count is written into the SQL, not passed: a parameter
- * OFFSET makes PostgreSQL's generic plan expect dozens of evictions, so it planned afresh on every call.
+ * invisible to the eviction (one snapshot per statement), which keeps the MAX_SESSIONS_PER_USER - 1
+ * newest others. That count is written into the SQL, not passed: a parameter OFFSET makes PostgreSQL's
+ * generic plan expect dozens of evictions, so it planned afresh on every call.
  * Data-modifying parts run whether or not the final SELECT reads them; the NOTIFY is read so that it runs.
  */
 function signInStatement(fanout: Fanout): Statement<SignInParameters, SignInRow> {
@@ -276,9 +276,9 @@ export class PlayerSessionsRepository {
    * A whole sign-in in one statement, the commonest write there is (a game opens with it): the
    * identity's account, found and share-locked against a ban being written (or, when `create`, its
    * registration: identity, user, default persona), the session with its first refresh token, the
-   * eviction of the user's sessions past MAX_SESSIONS_PER_USER and its announcement, and the audit entry, of a refusal
-   * too. One statement is one round trip and its own transaction, where the same steps as statements
-   * in a transaction took five (docs/PERFORMANCE.md). `unknown`: no account has the identity, or, when
+   * eviction of the user's sessions past MAX_SESSIONS_PER_USER and its announcement, and the audit
+   * entry, of a refusal too. One statement is one round trip and its own transaction, where the same
+   * steps as statements in a transaction took five (docs/PERFORMANCE.md). `unknown`: no account has the identity, or, when
    * `create`, a concurrent first sign-in is registering it and has committed by now (sign in again).
    */
   async signIn(request: SignInRequest): Promise<SignInOutcome> {
