@@ -40,4 +40,4 @@ HEALTHCHECK --interval=10s --timeout=4s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node as PID 1 receives SIGTERM directly and shuts down gracefully (main.ts). The heap flags are those
 # of `npm run start:prod` (README, Performance: they hold the resident memory under load).
-CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=8", "--no-allocation-site-pretenuring", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=8", "--no-allocation-site-pretenuring", "--no-maglev", "dist/src/main.js"]

@@ -230,6 +230,24 @@ describe('the service as a process', () => {
     expect(await third.exited).toBe(0);
   }, 240_000);
 
+  it('compacts its heap once quiet, gives the memory back and counts it in /metrics', async () => {
+    const port = await freePort();
+    const service = startService({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', MEMORY_COMPACT_IDLE: '1' });
+    await waitForReady(port, service);
+    const compacted = /heap compacted in \d+ ms, resident (\d+) MB -> (\d+) MB/;
+    for (let waited = 0; !compacted.test(service.output()) && waited < 30_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const [, before, after] = compacted.exec(service.output()) ?? [];
+    // What the start-up left behind (module sources compiled once, the OpenAPI document's making).
+    expect(Number(before) - Number(after)).toBeGreaterThan(5);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/^memory_compaction_pause_seconds_count 1$/m);
+    expect(Number(/^memory_compaction_freed_bytes_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(5 * 1024 * 1024);
+    service.process.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+  }, 240_000);
+
   it('changes nothing outside DATA_DIR, even where its PostgreSQL cannot reach the folder', async () => {
     const parent = await mkdtemp(join(root, '.data', 'private-')); // 0700, as mkdtemp makes it
     const modeBefore = (await stat(parent)).mode;

@@ -666,6 +666,15 @@ export class Environment {
   MEDIA_S3_FORCE_PATH_STYLE: boolean;
 
   @Variable({
+    default: '5',
+    meaning:
+      'Seconds of quiet (at most one request, socket opened or event sent a second) after which the instance compacts its heap, once after start and again whenever its resident set has grown 8 MB since: one pause of its main thread (`memory_compaction_pause_seconds`) that gives back what a busy period grew; `0`: never.',
+    comment: 'seconds of quiet before the heap is compacted; 0: never',
+  })
+  @Integer(0, 3600)
+  MEMORY_COMPACT_IDLE: number;
+
+  @Variable({
     default: 'info',
     meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
     comment: 'fatal, error, warn, info, debug, trace or silent',

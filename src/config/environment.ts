@@ -108,6 +108,8 @@ export interface AppConfig {
   };
   /** How long a session member may stay silent (no heartbeat, no socket) before they are removed; 0: never. */
   sessionMemberTimeoutSeconds: number;
+  /** Seconds of quiet after which the heap is compacted (metrics/memory-compactor.ts); 0: never. */
+  memoryCompactIdleSeconds: number;
   /** How long an ENDED session is kept (then removed with its roster); 0: kept until deleted. */
   sessionRetentionSeconds: number;
   /** Wrong join passwords a minute (then 429), per (session, user) and per session; counted in Redis when configured. */
@@ -293,6 +295,7 @@ function toAppConfig(environment: Environment): AppConfig {
       relaxation: environment.MATCHMAKER_RELAXATION || undefined,
     },
     sessionMemberTimeoutSeconds: environment.SESSION_MEMBER_TIMEOUT,
+    memoryCompactIdleSeconds: environment.MEMORY_COMPACT_IDLE,
     sessionRetentionSeconds: environment.SESSION_RETENTION,
     sessionPasswordAttempts: {
       perUser: environment.SESSION_PASSWORD_ATTEMPTS,

@@ -1,11 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller.js';
+import { MemoryCompactor } from './memory-compactor.js';
 import { MetricsService } from './metrics.service.js';
 
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [MetricsService],
+  providers: [MetricsService, MemoryCompactor],
   exports: [MetricsService],
 })
 export class MetricsModule {}

@@ -7,6 +7,8 @@ import { RequestWindow } from './request-window.js';
 export class MetricsService {
   readonly registry = new Registry();
   private readonly recent = new RequestWindow();
+  /** Requests answered, sockets opened and events sent since start: whether the instance is quiet (memory-compactor.ts). */
+  private work = 0;
 
   private readonly requests = new Counter({
     name: 'http_requests_total',
@@ -102,12 +104,21 @@ export class MetricsService {
     this.catalogReads.inc({ target });
   }
 
-  /** Open realtime sockets of this instance (the hub sets it). */
-  readonly openSockets = new Gauge({
+  private readonly openSockets = new Gauge({
     name: 'realtime_open_sockets',
     help: 'Open realtime sockets of this instance',
     registers: [this.registry],
   });
+
+  /** A socket joined the hub: work, like a request (clients send nothing else the server reads). */
+  countSocketOpened(): void {
+    this.openSockets.inc();
+    this.work++;
+  }
+
+  countSocketClosed(): void {
+    this.openSockets.dec();
+  }
 
   private readonly matches = new Counter({
     name: 'matchmaker_matches_total',
@@ -168,6 +179,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly compactionPauses = new Histogram({
+    name: 'memory_compaction_pause_seconds',
+    help: 'Compactions of the heap once the instance was quiet (MEMORY_COMPACT_IDLE), and how long each held the main thread',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+
+  private readonly compactionFreed = new Counter({
+    name: 'memory_compaction_freed_bytes_total',
+    help: 'Resident memory given back by the compactions of the heap',
+    registers: [this.registry],
+  });
+
   /** SEARCHING tickets by shape, read from the database at each scrape (the queue is shared by every instance). */
   private queueDepthSource: (() => Promise<Array<{ numTeams: number; teamSize: number; tickets: number }>>) | undefined;
 
@@ -219,6 +243,7 @@ export class MetricsService {
   /** An event sent over a socket, `lagSeconds` after it was written. */
   countDelivered(type: string, lagSeconds: number): void {
     this.eventsDelivered.inc({ type });
+    this.work++;
     this.deliveryLag.observe(Math.max(0, lagSeconds));
   }
 
@@ -245,6 +270,16 @@ export class MetricsService {
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);
     this.recent.count(status);
+    this.work++;
+  }
+
+  workDone(): number {
+    return this.work;
+  }
+
+  countCompaction(seconds: number, freedBytes: number): void {
+    this.compactionPauses.observe(seconds);
+    this.compactionFreed.inc(Math.max(0, freedBytes));
   }
 
   /** Requests and errors of the last minute on this instance (the console's overview). */

@@ -191,7 +191,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     };
     reader.connections.add(connection);
     connection.pingSlot = this.pings.add(connection);
-    this.metrics.openSockets.inc();
+    this.metrics.countSocketOpened();
     socket.on('pong', () => (connection.alive = true));
     socket.once('close', () => this.detach(reader, connection));
     let start: Cursor;
@@ -243,7 +243,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     if (reader.connections.size === 0 && !reader.reading) this.forget(reader);
     this.pings.remove(connection, connection.pingSlot);
     clearTimeout(connection.expiry);
-    this.metrics.openSockets.dec();
+    this.metrics.countSocketClosed();
   }
 
   private *all(): Iterable<Connection> {
