@@ -807,7 +807,9 @@ function printSockets(report: SocketsReport): void {
       `on ${report.localAddresses} loopback addresses (half by header, half by ticket), ${report.openCpuMsPerSocket} service CPU ms each; ` +
       `${failed} failed ${JSON.stringify(report.failures)}, ` +
       `${closed} closed by the service ${JSON.stringify(report.closedByServer)}. Service RSS ${report.rssBeforeMb} → ${report.rssIdleMb} MB ` +
-      `(${report.rssPerIdleSocketKb} KB per idle socket), peak ${report.rssPeakMb} MB. Idle for one ping interval (${idle.seconds} s): ` +
+      `(${report.rssPerIdleSocketKb} KB per idle socket; ${report.compactionMs === undefined ? 'no compaction once quiet' : `compacted once quiet, a ${report.compactionMs} ms pause`}; ` +
+      `${report.settle.cpuMs} ms of service CPU in the ${report.settle.seconds} s after), ` +
+      `peak ${report.rssPeakMb} MB. Idle for one ping interval (${idle.seconds} s): ` +
       `${idle.cpuMs} ms of service CPU, event loop delayed up to ${idle.eventLoopDelayMs.max} ms, load ${idle.loadavg}. ${fanout.awards.sent} awards at ${fanout.awardsPerSecond}/s ` +
       `(${fanout.awards.ok} ok, ${fanout.awards.other} other ${JSON.stringify(fanout.awards.statuses)}; answered p50 ${fanout.awards.p50} ms, p99 ${fanout.awards.p99} ms, ` +
       `max ${fanout.awards.max} ms) → ${fanout.events} events, ${fanout.framesReceived} of ${fanout.framesExpected} frames received, ` +

@@ -29,6 +29,10 @@ export interface SocketsReport {
   rssBeforeMb: number;
   rssIdleMb: number;
   rssPerIdleSocketKb: number;
+  /** The compaction the service ran once quiet after the sockets opened (MEMORY_COMPACT_IDLE): its pause, if it ran. */
+  compactionMs: number | undefined;
+  /** Service CPU in the SETTLE_MS after it, before the pings' window. */
+  settle: { seconds: number; cpuMs: number };
   /** Service CPU over an idle window as long as a ping interval, as a share of one core. */
   idle: {
     seconds: number;
@@ -87,6 +91,29 @@ async function eventLoopDelayMs(url: string): Promise<{ p99: number; max: number
   };
 }
 
+const SETTLE_MS = 20_000;
+
+/** The service's compactions of its heap so far, and their pauses' total (memory-compactor.ts). */
+async function compactions(url: string): Promise<{ count: number; seconds: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const figure = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { count: figure('memory_compaction_pause_seconds_count'), seconds: figure('memory_compaction_pause_seconds_sum') };
+}
+
+/**
+ * Waits for the service to compact its heap once it is quiet, so that its resident set is measured at
+ * rest and the compaction's pause stays out of the pings' window. Polled every 2 s: a scrape is a
+ * request, and more than one a second would keep the service from being quiet.
+ */
+async function compacted(url: string, since: { count: number; seconds: number }): Promise<number | undefined> {
+  for (let waited = 0; waited < 20_000; waited += 2000) {
+    await sleep(2000);
+    const now = await compactions(url);
+    if (now.count > since.count) return Math.round((now.seconds - since.seconds) * 1000);
+  }
+  return undefined;
+}
+
 /** Open files a loader needs beyond its sockets (Node.js itself, the IPC channel, fetch's connections). */
 const LOADER_FILES_SPARE = 200;
 
@@ -142,8 +169,9 @@ export async function measureSockets(root: string, options: Options): Promise<So
   const byLoader = Array.from({ length: options.loaders }, (_, loader) => specs.filter((spec) => spec.loader === loader));
   const loaders = await Promise.all(byLoader.map((own) => Loader.start(root, own.length)));
   try {
-    await sleep(2000);
+    await compacted(url, { count: 0, seconds: 0 });
     const rssBeforeMb = memoryOf(pid).rss;
+    const beforeOpening = await compactions(url);
     log(`opening ${options.sockets} sockets from ${options.loaders} loaders (half by header, half by ticket)`);
     const started = Date.now();
     const openCpuBefore = cpuMillisecondsOf(pid);
@@ -168,8 +196,13 @@ export async function measureSockets(root: string, options: Options): Promise<So
     for (const result of results) for (const [reason, n] of Object.entries(result.failures)) failures[reason] = (failures[reason] ?? 0) + n;
     log(`  ${opened} of ${options.sockets} open in ${openSeconds.toFixed(1)} s; failures ${JSON.stringify(failures)}`);
 
-    await sleep(5000);
+    const compactionMs = await compacted(url, beforeOpening);
     const rssIdleMb = memoryOf(pid).rss;
+    // V8 follows a compaction with collections of its own (its memory reducer) for some seconds: a
+    // one-off cost of the quiet after a busy period, measured apart from the pings' steady one.
+    const settleCpuBefore = cpuMillisecondsOf(pid);
+    await sleep(SETTLE_MS);
+    const settleCpuMs = cpuMillisecondsOf(pid) - settleCpuBefore;
     log(`idle: service CPU over one ping interval (${options.pingIntervalMs} ms)`);
     await eventLoopDelayMs(url);
     const idleCpuBefore = cpuMillisecondsOf(pid);
@@ -226,6 +259,8 @@ export async function measureSockets(root: string, options: Options): Promise<So
       rssBeforeMb: Math.round(rssBeforeMb),
       rssIdleMb: Math.round(rssIdleMb),
       rssPerIdleSocketKb: Number((((rssIdleMb - rssBeforeMb) * 1024) / Math.max(1, opened)).toFixed(1)),
+      compactionMs,
+      settle: { seconds: SETTLE_MS / 1000, cpuMs: settleCpuMs },
       idle: {
         seconds: options.pingIntervalMs / 1000,
         pingIntervalMs: options.pingIntervalMs,

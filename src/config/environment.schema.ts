@@ -668,7 +668,7 @@ export class Environment {
   @Variable({
     default: '5',
     meaning:
-      'Seconds of quiet (at most one request, socket opened or event sent a second) after which the instance compacts its heap, once after start and again whenever its resident set has grown 8 MB since: one pause of its main thread (`memory_compaction_pause_seconds`) that gives back what a busy period grew; `0`: never.',
+      'Seconds of quiet (no second with more than one request, socket opened or event sent) after which the instance compacts its heap: once after start, then after a busy period (a second with more than 10) that grew its resident set 8 MB. One pause of its main thread (`memory_compaction_pause_seconds`) that gives back what the busy period grew; `0`: never.',
     comment: 'seconds of quiet before the heap is compacted; 0: never',
   })
   @Integer(0, 3600)

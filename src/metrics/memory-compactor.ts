@@ -12,15 +12,41 @@ export const COMPACTION_MIN_GROWTH_BYTES = 8 * 1024 * 1024;
 export const QUIET_WORK_PER_SECOND = 1;
 
 /**
- * Whether an instance should compact its heap now: it has been quiet for the last `quietSeconds`
- * (`work` holds the work of each past second, newest last) and its resident set has grown enough since
- * its last compaction, or it has not compacted since it started (the start-up's garbage).
+ * Work per second that makes a busy period, one worth compacting after; between the two a second is
+ * neither (a scrape and a probe in the same second, an operator's few requests).
  */
-export function compactionDue(work: readonly number[], quietSeconds: number, rssBytes: number, rssAfterLast: number | undefined): boolean {
+export const BUSY_WORK_PER_SECOND = 10;
+
+/** What the compactor knows when it decides: see compactionDue. */
+export interface CompactorState {
+  /** Work of each past second, newest last (at least the quiet window's). */
+  work: readonly number[];
+  quietSeconds: number;
+  rssBytes: number;
+  /** The resident set after the last compaction; undefined before the first. */
+  rssAfterLast: number | undefined;
+  /** Whether a second since the last compaction was busy (BUSY_WORK_PER_SECOND). */
+  busySinceLast: boolean;
+}
+
+/**
+ * Whether an instance should compact its heap now: it has been quiet for the whole window, and either
+ * it has not compacted since it started (the start-up's garbage) or it has been busy since and its
+ * resident set has grown enough. Once per quiet period at most: a quiet instance whose resident set
+ * creeps up (thousands of idle sockets' pings) is not paused again and again.
+ */
+export function compactionDue({ work, quietSeconds, rssBytes, rssAfterLast, busySinceLast }: CompactorState): boolean {
   if (quietSeconds <= 0 || work.length < quietSeconds) return false;
-  const recent = work.slice(-quietSeconds).reduce((sum, count) => sum + count, 0);
-  if (recent > quietSeconds * QUIET_WORK_PER_SECOND) return false;
-  return rssAfterLast === undefined || rssBytes - rssAfterLast >= COMPACTION_MIN_GROWTH_BYTES;
+  if (work.slice(-quietSeconds).some((count) => !isQuiet(count))) return false;
+  return rssAfterLast === undefined || (busySinceLast && rssBytes - rssAfterLast >= COMPACTION_MIN_GROWTH_BYTES);
+}
+
+export function isQuiet(workInOneSecond: number): boolean {
+  return workInOneSecond <= QUIET_WORK_PER_SECOND;
+}
+
+export function isBusy(workInOneSecond: number): boolean {
+  return workInOneSecond > BUSY_WORK_PER_SECOND;
 }
 
 type Collect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
@@ -38,6 +64,7 @@ export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShu
   private readonly work: number[] = [];
   private workBefore = 0;
   private rssAfterLast: number | undefined;
+  private busySinceLast = false;
   private collect?: Collect;
 
   constructor(
@@ -61,20 +88,28 @@ export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShu
 
   private tick(): void {
     const done = this.metrics.workDone();
-    this.work.push(done - this.workBefore);
+    const second = done - this.workBefore;
     this.workBefore = done;
-    const quietSeconds = this.config.memoryCompactIdleSeconds;
-    if (this.work.length > quietSeconds) this.work.shift();
-    const rss = process.memoryUsage.rss();
-    if (!this.collect || !compactionDue(this.work, quietSeconds, rss, this.rssAfterLast)) return;
+    this.work.push(second);
+    if (this.work.length > this.config.memoryCompactIdleSeconds) this.work.shift();
+    if (isBusy(second)) this.busySinceLast = true;
+    const state = {
+      work: this.work,
+      quietSeconds: this.config.memoryCompactIdleSeconds,
+      rssBytes: process.memoryUsage.rss(),
+      rssAfterLast: this.rssAfterLast,
+      busySinceLast: this.busySinceLast,
+    };
+    if (!this.collect || !compactionDue(state)) return;
     const started = performance.now();
     this.collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     const seconds = (performance.now() - started) / 1000;
     this.rssAfterLast = process.memoryUsage.rss();
-    this.metrics.countCompaction(seconds, rss - this.rssAfterLast);
+    this.busySinceLast = false;
+    this.metrics.countCompaction(seconds, state.rssBytes - this.rssAfterLast);
     const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
     this.logger.log(
-      `quiet for ${quietSeconds} s: heap compacted in ${(seconds * 1000).toFixed(0)} ms, resident ${mb(rss)} MB -> ${mb(this.rssAfterLast)} MB`,
+      `quiet for ${state.quietSeconds} s: heap compacted in ${(seconds * 1000).toFixed(0)} ms, resident ${mb(state.rssBytes)} MB -> ${mb(this.rssAfterLast)} MB`,
     );
   }
 }
