@@ -54,8 +54,8 @@ type Collect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resor
 /**
  * Gives back what a busy period grew once the instance is quiet. V8's own memory reducer waits for a
  * low allocation rate that an instance's pollers never let it see, and a regular collection keeps the
- * pages it emptied; a last-resort collection compacts the heap and flushes the start-up's bytecode,
- * at the price of one pause of the main thread (docs/PERFORMANCE.md, "Idle memory").
+ * pages it emptied; a last-resort collection compacts the heap and gives them back, at the price of
+ * one pause of the main thread (docs/PERFORMANCE.md, "Idle memory").
  */
 @Injectable()
 export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShutdown {
