@@ -111,6 +111,12 @@ export async function waitUntilReady(server: ManagedProcess, url: string, timeou
   throw new Error(`${server.name} not ready after ${timeoutMs / 1000} s:\n${server.logTail()}`);
 }
 
+/** One scrape of the service's /metrics: a reader of its unlabelled series' values (NaN for one it lacks). */
+export async function scrapeMetrics(url: string): Promise<(series: string) => number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return (series) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+}
+
 /** VmRSS and VmHWM (peak resident set) of a process, in MiB. */
 export function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

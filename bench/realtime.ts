@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
-import { memoryOf } from './processes.js';
+import { memoryOf, scrapeMetrics } from './processes.js';
 import type { SeedData } from './seed.js';
 
 /** What the realtime measurement found (docs/REALTIME.md; README "Performance"). */
@@ -33,8 +33,7 @@ export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 async function heapUsedBytes(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? NaN);
+  return (await scrapeMetrics(url))('nodejs_heap_size_used_bytes');
 }
 
 /**

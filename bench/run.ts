@@ -65,6 +65,7 @@ import {
   memoryOf,
   postgresCpuMilliseconds,
   sampleMemory,
+  scrapeMetrics,
   waitUntilReady,
 } from './processes.js';
 import {
@@ -1045,8 +1046,7 @@ interface LeaderboardStart {
 
 /** How long the service's rebuilds of its rank structure took, as its /metrics say. */
 async function rebuildMilliseconds(url: string): Promise<number> {
-  const metrics = await (await fetch(`${url}/metrics`)).text();
-  return Math.round(Number(/^leaderboard_rank_rebuild_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? NaN) * 1000);
+  return Math.round((await scrapeMetrics(url))('leaderboard_rank_rebuild_seconds_sum') * 1000);
 }
 
 /** Redis's used_memory (INFO memory). */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { loadavg } from './leaderboards.js';
-import { cpuMillisecondsOf, memoryOf, nodeCommand } from './processes.js';
+import { cpuMillisecondsOf, memoryOf, nodeCommand, scrapeMetrics } from './processes.js';
 import type { SeededUser } from './seed.js';
 import type { LoaderReport, LoaderRequest, OpenResult, SocketSpec } from './socket-loader.js';
 import { percentile } from './realtime.js';
@@ -83,8 +83,7 @@ interface Options {
  * of /metrics resets): how long the service kept everything else waiting, the pings' round above all.
  */
 async function eventLoopDelayMs(url: string): Promise<{ p99: number; max: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const seconds = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const seconds = await scrapeMetrics(url);
   return {
     p99: Math.round(seconds('nodejs_eventloop_lag_p99_seconds') * 1000),
     max: Math.round(seconds('nodejs_eventloop_lag_max_seconds') * 1000),
@@ -95,8 +94,7 @@ const SETTLE_MS = 20_000;
 
 /** The service's compactions of its heap so far, and their pauses' total (memory-compactor.ts). */
 async function compactions(url: string): Promise<{ count: number; seconds: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const figure = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const figure = await scrapeMetrics(url);
   return { count: figure('memory_compaction_pause_seconds_count'), seconds: figure('memory_compaction_pause_seconds_sum') };
 }
 

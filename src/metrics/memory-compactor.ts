@@ -65,7 +65,6 @@ export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShu
   private workBefore = 0;
   private rssAfterLast: number | undefined;
   private busySinceLast = false;
-  private collect?: Collect;
 
   constructor(
     @InjectConfig() private readonly config: AppConfig,
@@ -77,16 +76,16 @@ export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShu
     // V8 hands out its collector only behind a flag; set here, the same way jest's leak detector does,
     // so that an operator's own `node` command line cannot silently turn compaction off.
     setFlagsFromString('--expose-gc');
-    this.collect = runInNewContext('gc') as Collect;
+    const collect = runInNewContext('gc') as Collect;
     this.workBefore = this.metrics.workDone();
-    this.timer = setInterval(() => this.tick(), 1000).unref();
+    this.timer = setInterval(() => this.tick(collect), 1000).unref();
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
   }
 
-  private tick(): void {
+  private tick(collect: Collect): void {
     const done = this.metrics.workDone();
     const second = done - this.workBefore;
     this.workBefore = done;
@@ -100,9 +99,9 @@ export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShu
       rssAfterLast: this.rssAfterLast,
       busySinceLast: this.busySinceLast,
     };
-    if (!this.collect || !compactionDue(state)) return;
+    if (!compactionDue(state)) return;
     const started = performance.now();
-    this.collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     const seconds = (performance.now() - started) / 1000;
     this.rssAfterLast = process.memoryUsage.rss();
     this.busySinceLast = false;
