@@ -25,6 +25,8 @@
  *   --skip-info-log                     skip the extra GET /items/{id} measurement at LOG_LEVEL=info
  *   --node-options=--max-semi-space-size=32   Node.js flags of the service process, after those of
  *                                       `npm run start:prod` it always runs with (a later flag wins)
+ *   --service-env MEMORY_COMPACT_IDLE=0 a setting of every service the run starts (repeat it for more);
+ *                                       a scenario's own settings (REDIS_URL, ...) still win
  *   --only leaderboard-top,leaderboard-around,leaderboard-me,leaderboard-best,leaderboard-increment
  *   --leaderboard-records 1000000       records of each of the two boards (100,000 with --quick), seeded after
  *                                       every other measure but the scale curve (a service holds them all from
@@ -115,6 +117,7 @@ const { values: argv } = parseArgs({
     'socket-loaders': { type: 'string', default: '4' },
     'fanout-awards': { type: 'string', default: '100' },
     'open-loop': { type: 'string' },
+    'service-env': { type: 'string', multiple: true },
   },
 });
 
@@ -146,6 +149,14 @@ const options = {
   fanoutAwards: positive('fanout-awards', argv['fanout-awards']),
   /** Which scenarios `--only open-loop` drives (all four unless said). */
   openLoop: argv['open-loop']?.split(',').map((id) => id.trim()),
+  /** Settings of every service this run starts, to try one (a scenario's own settings still win). */
+  serviceEnv: Object.fromEntries(
+    (argv['service-env'] ?? []).map((pair) => {
+      const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+      if (!match) throw new Error(`--service-env takes NAME=value, got ${pair}`);
+      return [match[1], match[2]];
+    }),
+  ),
 };
 
 function oneOf<T extends string>(name: string, text: string, choices: readonly T[]): T {
@@ -625,7 +636,11 @@ async function main(): Promise<void> {
       `PostgreSQL ${machine.postgres} (embedded), ${options.connections} connections, ${options.rounds} rounds of ${options.duration} s ` +
       `per server after a ${options.warmup} s warm-up; medians. Service request logging is off (LOG_LEVEL=warn) ` +
       `except where a row says LOG_LEVEL=info${options.profile ? '; both servers ran under --cpu-prof' : ''}` +
-      `; service started with ${[...productionNodeFlags(root), options.nodeOptions].filter(Boolean).join(' ')}. Load average ` +
+      `; service started with ${[...productionNodeFlags(root), options.nodeOptions].filter(Boolean).join(' ')}` +
+      Object.entries(options.serviceEnv)
+        .map(([name, value]) => ` ${name}=${value}`)
+        .join('') +
+      `. Load average ` +
       `${machine.loadAverageAtStart[0]} at the start, ${machine.loadAverageAtEnd[0]} at the end.\n`,
   );
   console.log(output);
@@ -906,6 +921,7 @@ async function startService(
       MATCHMAKER_ENABLED: 'false',
       // A load test from one address is exactly what a rate limiter is there to stop.
       RATE_LIMIT_ENABLED: 'false',
+      ...options.serviceEnv,
       ...variant.env,
     },
   });
