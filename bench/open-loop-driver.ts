@@ -40,7 +40,12 @@ export interface OpenLoopResult {
   statusCounts: Record<string, number>;
   /** Connections the driver opened (the most requests in flight it needed at once). */
   connections: number;
+  /** Seconds into the window at which the first request due that took over SLOW_MS was due (undefined if none): a stall at 0 came with the round. */
+  firstSlowAtSeconds?: number;
 }
+
+/** What counts as slow for firstSlowAtSeconds: the knee's bound. */
+export const SLOW_MS = 50;
 
 /** An answer not back after this long counts as an error (the request is abandoned). */
 const TIMEOUT_MS = 10_000;
@@ -63,6 +68,7 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const statusCounts: Record<string, number> = {};
   let errors = 0;
   let answered = 0;
+  let firstSlowDue = Infinity;
   const pending = new Set<Promise<void>>();
 
   const send = (index: number, dueAt: number) => {
@@ -85,7 +91,9 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
             answered++;
             const status = response.statusCode ?? 0;
             statusCounts[status] = (statusCounts[status] ?? 0) + 1;
-            if (status >= 200 && status < 300) latencies.push(performance.now() - dueAt);
+            const latency = performance.now() - dueAt;
+            if (status >= 200 && status < 300) latencies.push(latency);
+            if (latency > SLOW_MS) firstSlowDue = Math.min(firstSlowDue, dueAt);
             resolve();
           });
           response.once('error', () => {
@@ -139,5 +147,6 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
     errors,
     statusCounts,
     connections,
+    firstSlowAtSeconds: Number.isFinite(firstSlowDue) ? (firstSlowDue - start) / 1000 : undefined,
   };
 }

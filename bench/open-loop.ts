@@ -6,12 +6,13 @@
  *
  * For each scenario: the baseline's maximum from its closed-loop run (the service's own for a route
  * the baseline lacks); then 25 %, 50 % and 75 % of it, service and baseline alternating round by round;
- * then the knee, the highest rate at which the service's p99 stays under 50 ms, by a step search over
- * rates on the service alone.
+ * then the baseline at the share of its own maximum that the service's 50 % rate is of the service's
+ * (the two tails at equal load); then the knee, the highest rate at which the service's p99 stays under
+ * 50 ms, by a step search over rates on the service alone.
  */
 import type { Request } from 'autocannon';
 import type { OpenLoopAnswer } from './load.js';
-import { percentileOf } from './open-loop-driver.js';
+import { percentileOf, SLOW_MS } from './open-loop-driver.js';
 import { cpuMillisecondsOf, type LoadGenerator, type ManagedProcess } from './processes.js';
 import type { TargetName } from './report.js';
 
@@ -52,6 +53,10 @@ export interface RateFigures {
   connections: number;
   /** The service's garbage collections during the measured rounds (its /metrics); the baseline has none to read. */
   gc?: GcFigures;
+  /** Each measured round's first slow request's due time (s into the round; null if none over the driver's SLOW_MS). */
+  firstSlowAtSeconds: Array<number | null>;
+  /** The baseline at the share of its own maximum that the service's 50 % rate is of the service's. */
+  equalLoad?: boolean;
 }
 
 export interface GcFigures {
@@ -108,6 +113,10 @@ export interface OpenLoopSettings {
 
 const figure = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
+/** When each round's first slow answer was due: a stall from 0 s came with the round's start. */
+const slowFrom = ({ firstSlowAtSeconds }: RateFigures) =>
+  `first answer over ${SLOW_MS} ms due at ${firstSlowAtSeconds.map((at) => (at === null ? 'none' : `${figure(at)} s`)).join(', ')}`;
+
 export async function measureOpenLoop(options: {
   scenario: OpenLoopScenario;
   service: OpenLoopTarget;
@@ -153,12 +162,30 @@ export async function measureOpenLoop(options: {
       log(
         `  ${scenario.title} at ${rate}/s (${share * 100} %), ${target.name}: ${Math.round(figures.answeredPerSecond)}/s answered, ` +
           `p50 ${figure(figures.p50)} p99 ${figure(figures.p99)} p99.9 ${figure(figures.p999)} ms, ${figure(figures.cpuMsPerRequest, 3)} CPU ms/req, ` +
-          `${figures.errors} errors, ${figures.connections} connections` +
+          `${figures.errors} errors, ${figures.connections} connections, ${slowFrom(figures)}` +
           (figures.gc
             ? `; GC ${figure(figures.gc.pausesPerSecond)} pauses/s, mean ${figure(figures.gc.meanPauseMs, 2)} ms, ${figure(figures.gc.pausedShare * 100, 2)} % of the time`
             : ''),
       );
     }
+  }
+
+  // The same rate is a higher share of a slower server's maximum, and an open loop's tail grows with the
+  // share: the baseline at the service's share of its own maximum tells the service's tail from its throughput.
+  const ours = rates.find((entry) => entry.target === 'service' && entry.share === 0.5);
+  if (baseline && ours) {
+    const share = Math.min(1, ours.rate / scenario.serviceMaximum);
+    const rate = Math.max(1, Math.round(share * scenario.maximum.requestsPerSecond));
+    await round(baseline, rate, settings.warmup);
+    const measured: MeasuredRound[] = [];
+    for (let index = 0; index < settings.rounds; index++) measured.push(await round(baseline, rate, settings.duration));
+    const figures = { ...summariseRate('baseline', rate, share, measured), equalLoad: true };
+    rates.push(figures);
+    log(
+      `  ${scenario.title} at ${rate}/s (${figure(share * 100, 0)} %, the service's share of its own maximum at 50 %), baseline: ` +
+        `${Math.round(figures.answeredPerSecond)}/s answered, p50 ${figure(figures.p50)} p99 ${figure(figures.p99)} p99.9 ${figure(figures.p999)} ms, ` +
+        `${figures.connections} connections, ${slowFrom(figures)}`,
+    );
   }
 
   const knee = await findKnee(
@@ -210,6 +237,7 @@ function summariseRate(target: TargetName, rate: number, share: number, rounds: 
     non2xx,
     sendLagP99: Math.max(...rounds.map(({ result }) => result.sendLagMs.p99)),
     connections: Math.max(...rounds.map(({ result }) => result.connections)),
+    firstSlowAtSeconds: rounds.map(({ result }) => result.firstSlowAtSeconds ?? null),
     gc: gcFigures(rounds, answers),
   };
 }
@@ -306,8 +334,8 @@ export function openLoopTable(reports: OpenLoopReport[]): string {
   const rows = reports.flatMap((report) =>
     report.rates.map((entry, index) => [
       index === 0 ? `${report.title} (max ${Math.round(report.maximum.requestsPerSecond)}/s, ${report.maximum.of})` : '',
-      entry.target === 'service' || report.rates.every((other) => other.target === 'service')
-        ? `${entry.rate} (${entry.share * 100} %)`
+      entry.target === 'service' || entry.equalLoad || report.rates.every((other) => other.target === 'service')
+        ? `${entry.rate} (${figure(entry.share * 100, 0)} %${entry.equalLoad ? ", the service's own share at 50 %" : ''})`
         : '',
       entry.target,
       String(Math.round(entry.answeredPerSecond)),
@@ -337,8 +365,9 @@ export interface OpenLoopGoal {
 export function openLoopGoals(reports: OpenLoopReport[]): OpenLoopGoal[] {
   const lines: OpenLoopGoal[] = [];
   for (const report of reports) {
-    const half = (target: TargetName) => report.rates.find((entry) => entry.share === 0.5 && entry.target === target);
+    const half = (target: TargetName) => report.rates.find((entry) => entry.share === 0.5 && entry.target === target && !entry.equalLoad);
     const [ours, theirs] = [half('service'), half('baseline')];
+    const equal = report.rates.find((entry) => entry.equalLoad);
     if (ours && report.p99BoundMs !== undefined) {
       const withinBaseline = theirs ? ours.p99 <= RATIO_BOUND * theirs.p99 : true;
       lines.push({
@@ -352,6 +381,12 @@ export function openLoopGoals(reports: OpenLoopReport[]): OpenLoopGoal[] {
           // The same rate is a higher share of a slower server's maximum, and queueing grows with the share.
           `; that rate is ${figure((100 * ours.rate) / report.serviceMaximum, 0)} % of the service's own closed-loop maximum; load ${report.loadavg}`,
       });
+      if (equal) {
+        lines.push({
+          goal: `${report.title} at equal load, ${figure(equal.share * 100, 0)} % of each server's own closed-loop maximum: service p99 against the baseline's`,
+          figure: `${figure(ours.p99)} ms at ${ours.rate}/s vs ${figure(equal.p99)} ms at ${equal.rate}/s (${figure(ours.p99 / equal.p99, 2)} ×)`,
+        });
+      }
     }
     const { knee } = report;
     const over = knee.probes.filter((probe) => !probe.ok).sort((a, b) => a.rate - b.rate)[0];
