@@ -8,7 +8,9 @@
  * busy connection delays its next request, so a stall hides itself. Why node:http rather than undici's
  * Pool: undici is not a dependency (Node's fetch bundles it without exporting the Pool), and an Agent
  * that opens another keep-alive connection whenever all are busy is exactly "never wait for a
- * connection"; the warm-up at the same rate opens the connections the measure then reuses. Arrivals
+ * connection". The agent of a server outlives a round, so the warm-up at a rate opens the connections
+ * the measured rounds then reuse, as long-lived clients' connections are (a round that opened its own
+ * began with a burst of handshakes no steady arrival rate has). Arrivals
  * are evenly spaced (as wrk2 does) rather than Poisson, so that the service's and the baseline's rounds
  * see the same sequence. Latencies are kept exactly and sorted (a round holds tens of thousands).
  */
@@ -38,7 +40,7 @@ export interface OpenLoopResult {
   /** Connection errors and timeouts. */
   errors: number;
   statusCounts: Record<string, number>;
-  /** Connections the driver opened (the most requests in flight it needed at once). */
+  /** Connections the round used (kept from earlier rounds to the server, or opened when every one was busy). */
   connections: number;
   /** Seconds into the window at which the first request due that took over SLOW_MS was due (undefined if none): a stall at 0 came with the round. */
   firstSlowAtSeconds?: number;
@@ -57,9 +59,27 @@ export function percentileOf(sorted: ArrayLike<number>, fraction: number): numbe
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))];
 }
 
+/** A server's agent unused this long is closed and opened afresh: well within the servers' keep-alive timeouts (Fastify's is 72 s). */
+const AGENT_IDLE_MS = 30_000;
+const agents = new Map<string, { agent: http.Agent; lastUsed: number }>();
+
+/** The keep-alive agent of a server (its origin), kept between rounds. */
+function agentFor(origin: string): http.Agent {
+  const now = performance.now();
+  let entry = agents.get(origin);
+  if (entry && now - entry.lastUsed > AGENT_IDLE_MS) {
+    entry.agent.destroy();
+    entry = undefined;
+  }
+  entry ??= { agent: new http.Agent({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: MAX_CONNECTIONS }), lastUsed: now };
+  agents.set(origin, entry);
+  return entry.agent;
+}
+
 export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const target = new URL(job.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: MAX_CONNECTIONS });
+  const agent = agentFor(target.origin);
+  const used = new WeakSet<object>();
   let connections = 0;
   const total = Math.max(1, Math.round(job.rate * job.duration));
   const intervalMs = 1000 / job.rate;
@@ -103,8 +123,8 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
         },
       );
       outgoing.once('socket', (socket) => {
-        if (!(socket as { counted?: boolean }).counted) {
-          (socket as { counted?: boolean }).counted = true;
+        if (!used.has(socket)) {
+          used.add(socket);
           connections++;
         }
       });
@@ -136,7 +156,7 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const windowSeconds = (performance.now() - start) / 1000;
   const answeredInWindow = answered;
   while (pending.size > 0) await Promise.all([...pending]);
-  agent.destroy();
+  agents.get(target.origin)!.lastUsed = performance.now();
 
   const sortedLags = Float64Array.from(lags).sort();
   return {
