@@ -45,7 +45,8 @@
  *   --fanout-awards 100                 awards a second in the sockets' fan-out (each writes two events)
  *   --only open-loop                    reads by id, the list of 100, gifts and provider sign-ins at fixed
  *                                       arrival rates (25, 50, 75 % of the baseline's closed-loop maximum),
- *                                       p50/p99/p99.9 beside the baseline, and each one's knee (bench/open-loop.ts);
+ *                                       p50/p99/p99.9 beside the baseline, the baseline at the service's share
+ *                                       of its own maximum, and each one's knee (bench/open-loop.ts);
  *                                       about ten minutes (three with --quick), so only when asked for
  *   --open-loop items-by-id,gifts       with --only open-loop: some of its scenarios (items-by-id, items-list, gifts, auth-idp1)
  */
