@@ -1,6 +1,7 @@
 import { IsIn, IsOptional, Matches, MinLength, ValidateIf } from 'class-validator';
 import { isIP } from 'node:net';
 import type { Relaxation } from '../matchmaker/matching.js';
+import { BUSY_WORK_PER_SECOND, COMPACTION_MIN_GROWTH_BYTES, QUIET_WORK_PER_SECOND } from '../metrics/compaction-rule.js';
 import { EveryEntry, Flag, Integer, isUrlOf, List, ReadAs, readFlag, readList, ReadWith, redactUrl, Url, Variable } from './variables.js';
 
 /**
@@ -668,7 +669,9 @@ export class Environment {
   @Variable({
     default: '5',
     meaning:
-      'Seconds of quiet (no second with more than one request, socket opened or event sent) after which the instance compacts its heap: once after start, then after a busy period (a second with more than 10) that grew its resident set 8 MB. One pause of its main thread (`memory_compaction_pause_seconds`) that gives back what the busy period grew; `0`: never.',
+      `Seconds of quiet (no second with more than ${QUIET_WORK_PER_SECOND} request, socket opened or event sent) after which the instance compacts its heap: ` +
+      `once after start, then after a busy period (a second with more than ${BUSY_WORK_PER_SECOND}) that grew its resident set ${COMPACTION_MIN_GROWTH_BYTES / 1024 / 1024} MB. ` +
+      'One pause of its main thread (`memory_compaction_pause_seconds`) that gives back what the busy period grew; `0`: never.',
     comment: 'seconds of quiet before the heap is compacted; 0: never',
   })
   @Integer(0, 3600)

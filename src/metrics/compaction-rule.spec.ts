@@ -1,4 +1,4 @@
-import { COMPACTION_MIN_GROWTH_BYTES, compactionDue, type CompactorState, isBusy, isQuiet } from './memory-compactor.js';
+import { COMPACTION_MIN_GROWTH_BYTES, compactionDue, type CompactorState, isBusy, isQuiet } from './compaction-rule.js';
 
 const MB = 1024 * 1024;
 const QUIET = [0, 0, 0, 0, 0];
