@@ -63,8 +63,8 @@ export function percentileOf(sorted: ArrayLike<number>, fraction: number): numbe
 const AGENT_IDLE_MS = 30_000;
 const agents = new Map<string, { agent: http.Agent; lastUsed: number }>();
 
-/** The keep-alive agent of a server (its origin), kept between rounds. */
-function agentFor(origin: string): http.Agent {
+/** The keep-alive agent of a server (its origin), kept between rounds; the caller notes when it last used it. */
+function agentFor(origin: string): { agent: http.Agent; lastUsed: number } {
   const now = performance.now();
   let entry = agents.get(origin);
   if (entry && now - entry.lastUsed > AGENT_IDLE_MS) {
@@ -73,12 +73,13 @@ function agentFor(origin: string): http.Agent {
   }
   entry ??= { agent: new http.Agent({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: MAX_CONNECTIONS }), lastUsed: now };
   agents.set(origin, entry);
-  return entry.agent;
+  return entry;
 }
 
 export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const target = new URL(job.url);
-  const agent = agentFor(target.origin);
+  const kept = agentFor(target.origin);
+  const { agent } = kept;
   const used = new WeakSet<object>();
   let connections = 0;
   const total = Math.max(1, Math.round(job.rate * job.duration));
@@ -156,7 +157,7 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const windowSeconds = (performance.now() - start) / 1000;
   const answeredInWindow = answered;
   while (pending.size > 0) await Promise.all([...pending]);
-  agents.get(target.origin)!.lastUsed = performance.now();
+  kept.lastUsed = performance.now();
 
   const sortedLags = Float64Array.from(lags).sort();
   return {

@@ -113,9 +113,19 @@ export interface OpenLoopSettings {
 
 const figure = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
-/** When each round's first slow answer was due: a stall from 0 s came with the round's start. */
-const slowFrom = ({ firstSlowAtSeconds }: RateFigures) =>
-  `first answer over ${SLOW_MS} ms due at ${firstSlowAtSeconds.map((at) => (at === null ? 'none' : `${figure(at)} s`)).join(', ')}`;
+/** A rate's figures for the log; when each round's first slow answer was due tells a stall that came with the round's start (0 s). */
+function rateLine(figures: RateFigures): string {
+  const { rate, share, target, gc } = figures;
+  return (
+    `at ${rate}/s (${figure(share * 100, 0)} %${figures.equalLoad ? ", the service's share of its own maximum at 50 %" : ''}), ${target}: ` +
+    `${Math.round(figures.answeredPerSecond)}/s answered, p50 ${figure(figures.p50)} p99 ${figure(figures.p99)} p99.9 ${figure(figures.p999)} ms, ` +
+    `${figure(figures.cpuMsPerRequest, 3)} CPU ms/req, ${figures.errors} errors, ${figures.connections} connections, ` +
+    `first answer over ${SLOW_MS} ms due at ${figures.firstSlowAtSeconds.map((at) => (at === null ? 'none' : `${figure(at)} s`)).join(', ')}` +
+    (gc
+      ? `; GC ${figure(gc.pausesPerSecond)} pauses/s, mean ${figure(gc.meanPauseMs, 2)} ms, ${figure(gc.pausedShare * 100, 2)} % of the time`
+      : '')
+  );
+}
 
 export async function measureOpenLoop(options: {
   scenario: OpenLoopScenario;
@@ -159,14 +169,7 @@ export async function measureOpenLoop(options: {
     for (const target of targets) {
       const figures = summariseRate(target.name, rate, share, measured.get(target)!);
       rates.push(figures);
-      log(
-        `  ${scenario.title} at ${rate}/s (${share * 100} %), ${target.name}: ${Math.round(figures.answeredPerSecond)}/s answered, ` +
-          `p50 ${figure(figures.p50)} p99 ${figure(figures.p99)} p99.9 ${figure(figures.p999)} ms, ${figure(figures.cpuMsPerRequest, 3)} CPU ms/req, ` +
-          `${figures.errors} errors, ${figures.connections} connections, ${slowFrom(figures)}` +
-          (figures.gc
-            ? `; GC ${figure(figures.gc.pausesPerSecond)} pauses/s, mean ${figure(figures.gc.meanPauseMs, 2)} ms, ${figure(figures.gc.pausedShare * 100, 2)} % of the time`
-            : ''),
-      );
+      log(`  ${scenario.title} ${rateLine(figures)}`);
     }
   }
 
@@ -181,11 +184,7 @@ export async function measureOpenLoop(options: {
     for (let index = 0; index < settings.rounds; index++) measured.push(await round(baseline, rate, settings.duration));
     const figures = { ...summariseRate('baseline', rate, share, measured), equalLoad: true };
     rates.push(figures);
-    log(
-      `  ${scenario.title} at ${rate}/s (${figure(share * 100, 0)} %, the service's share of its own maximum at 50 %), baseline: ` +
-        `${Math.round(figures.answeredPerSecond)}/s answered, p50 ${figure(figures.p50)} p99 ${figure(figures.p99)} p99.9 ${figure(figures.p999)} ms, ` +
-        `${figures.connections} connections, ${slowFrom(figures)}`,
-    );
+    log(`  ${scenario.title} ${rateLine(figures)}`);
   }
 
   const knee = await findKnee(
