@@ -5,7 +5,9 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { AllowedMethods } from './common/allowed-methods.js';
 import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
 import { serveConsole } from './console/console-site.js';
-import { parseJsonBody, RequestValidationPipe } from './common/validation.pipe.js';
+import { parseJsonBody } from './common/json-body.js';
+import { BODY_NODES, LIMITS } from './common/limits.js';
+import { RequestValidationPipe } from './common/validation.pipe.js';
 import { sendRecordHeaders } from './common/versions.js';
 import { APP_CONFIG } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
@@ -19,7 +21,7 @@ import { API_HEADERS, enableCors, registerSecurityHeaders } from './security/htt
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const BODY_LIMIT_BYTES = LIMITS.bodyBytes;
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Where the Swagger UI is served (its document at `${DOCS_PATH}-json`): the one HTML the service sends. */
 const DOCS_PATH = '/docs';
@@ -71,12 +73,14 @@ export function configureApp(app: NestFastifyApplication): void {
 
   // Clients send `Content-Type: application/json` with an empty body on DELETE; Fastify would refuse
   // that (nestjs/nest#15743), so an empty JSON body counts as no body. Only JSON is parsed: anything
-  // else is 415 (text/plain has a built-in parser, removed here).
-  app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+  // else is 415 (text/plain has a built-in parser, removed here). The route's family (@BodyNodes)
+  // bounds the values the text may hold before any of it is parsed.
+  app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
     if (body.length === 0) done(null, undefined);
     else {
+      const family = request.routeOptions.config.bodyNodes ?? 'standard';
       try {
-        done(null, parseJsonBody(body as unknown as string));
+        done(null, parseJsonBody(body.toString(), { nodes: BODY_NODES[family], depth: LIMITS.bodyDepth }));
       } catch (error) {
         done(error as Error, undefined);
       }

@@ -39,4 +39,23 @@ export const LIMITS = {
   recordMetadataBytes: 2048,
   /** Records one leaderboard read answers (a page, around a persona), and personas one friends read names. */
   leaderboardPage: 100,
+  /** Bytes of a request body (any route). */
+  bodyBytes: 1024 * 1024,
+  /** Levels a JSON body may nest (the body itself is level 1). */
+  bodyDepth: 64,
 } as const;
+
+/**
+ * JSON values (objects, arrays, strings, numbers, literals) a request body may hold, by route family:
+ * counted on the text before it is parsed, since what a body costs to read and check grows with its
+ * values, not its bytes. A route takes `standard` unless it declares another with @BodyNodes().
+ */
+export const BODY_NODES = {
+  /** Every route not named below: sign-ins, records, scores, storage reads and deletes. */
+  standard: 4_096,
+  /** Sessions (100 teams of 100), leaderboards (16 KiB of metadata), skill progress (16 KiB of JSON). */
+  large: 32_768,
+  /** Cloud save writes and economy transactions, which carry storage values. */
+  saves: 65_536,
+} as const;
+export type BodyNodesFamily = keyof typeof BODY_NODES;

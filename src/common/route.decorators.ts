@@ -11,13 +11,15 @@ import {
   ApiPayloadTooLargeResponse,
   ApiQuery,
   ApiResponse,
+  ApiExtension,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { RouteConfig } from '@nestjs/platform-fastify';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { badRequest, ErrorBody, ErrorCode } from './errors.js';
 import { queryableFields } from './fields.js';
+import { BODY_NODES, type BodyNodesFamily, LIMITS } from './limits.js';
 import {
   DEFAULT_LIMIT,
   filterPattern,
@@ -148,6 +150,10 @@ declare module 'fastify' {
     sendsETag?: boolean;
     /** The route creates a record: its answer says where the record is (`Location`). */
     sendsLocation?: boolean;
+    /** The JSON values its body may hold (@BodyNodes); `standard` when unset. */
+    bodyNodes?: BodyNodesFamily;
+    /** Its answer holds stored JSON texts (StoredJson), written as they are. */
+    storedJson?: boolean;
   }
 }
 
@@ -177,9 +183,38 @@ export function RecordResponse(type: Type, options: { status?: 200 | 201; descri
     status === 201
       ? ApiCreatedResponse({ type, description, headers: { ...ETAG_HEADER, ...LOCATION_HEADER } })
       : ApiOkResponse({ type, description, headers: ETAG_HEADER }),
-    RouteConfig({ sendsETag: true, sendsLocation: status === 201, ...(streamsBody && { streamsBody }) }),
+    FastifyRouteConfig({ sendsETag: true, sendsLocation: status === 201, ...(streamsBody && { streamsBody }) }),
   );
 }
+
+/**
+ * Settings of the route's Fastify `config` (what its hooks and body parser read), merged with those
+ * other decorators set: Nest's own RouteConfig replaces the whole object, so two of them on one route
+ * would lose the first.
+ */
+export const FastifyRouteConfig =
+  (config: Record<string, unknown>): MethodDecorator =>
+  (_target, _key, descriptor) => {
+    const handler = descriptor.value as object;
+    const earlier = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown> | undefined;
+    Reflect.defineMetadata(FASTIFY_ROUTE_CONFIG_METADATA, { ...earlier, ...config }, handler);
+  };
+
+/**
+ * The JSON values a route's body may hold, when more than the standard family's (src/common/limits.ts):
+ * read by the body parser before it parses, and stated in the document as the operation's
+ * `x-body-limits` (every operation with a body states its own).
+ */
+export const BodyNodes = (family: BodyNodesFamily) =>
+  applyDecorators(FastifyRouteConfig({ bodyNodes: family }), ApiExtension('x-body-limits', bodyLimitsOf(family)));
+
+/** What a body of the family may hold, as the document states it. */
+export const bodyLimitsOf = (family: BodyNodesFamily) => ({
+  family,
+  bytes: LIMITS.bodyBytes,
+  values: BODY_NODES[family],
+  depth: LIMITS.bodyDepth,
+});
 
 /** The header of a list page the byte budget cut short (src/common/page.ts). */
 export const NEXT_SKIP_HEADER = {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { badRequest } from './errors.js';
 import { type RecordBodyDto, writableFields, type WritableFields } from './record.dto.js';
 import { nextSkipOf } from './page.js';
+import { serializeWithStoredJson } from './stored-json.js';
 
 /**
  * The version a write is based on: `version` in the body or `If-Match: "3"` (docs/CONTRACT.md section 3).
@@ -43,13 +44,15 @@ function parseIfMatch(header: string | undefined): number | undefined {
 
 /**
  * Sends `ETag: "<version>"` with the record of every route declared with @RecordResponse(), and for a
- * create `Location: <route path>/<uid>`, and `X-Next-Skip` with a list page the byte budget cut (page.ts). A Fastify preSerialization hook (it sees the object a handler
+ * create `Location: <route path>/<uid>`, and `X-Next-Skip` with a list page the byte budget cut (page.ts);
+ * writes stored JSON texts as they are where the route says its answer holds them (stored-json.ts). A Fastify preSerialization hook (it sees the object a handler
  * returned, before it becomes JSON) rather than a Nest interceptor: the only global interceptor made
  * Nest wrap every handler in rxjs Observables and an async scope, for one header (docs/PERFORMANCE.md).
  */
 export function sendRecordHeaders(fastify: FastifyInstance): void {
   fastify.addHook('preSerialization', (request, reply, payload, done) => {
     const { config, url } = request.routeOptions;
+    if (config.storedJson === true) reply.serializer(serializeWithStoredJson);
     const nextSkip = nextSkipOf(payload);
     if (nextSkip !== undefined) void reply.header('X-Next-Skip', String(nextSkip));
     if (config.sendsETag === true) {

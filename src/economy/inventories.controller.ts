@@ -9,7 +9,7 @@ import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
 import type { CountDto } from '../common/record.dto.js';
 import { CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
-import { ApiErrors, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, BodyNodes, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { AwardTransactionDto, CreateTransactionDto, RemovalTransactionDto, TradeTransactionDto } from './dto/create-transaction.dto.js';
 import { InventoryItem } from './inventory-item.entity.js';
 import { InventoriesService } from './inventories.service.js';
@@ -107,6 +107,7 @@ export class InventoriesController {
     ],
   )
   @HttpCode(200)
+  @BodyNodes('saves')
   @Post('transaction')
   createTransaction(
     @Body() body: CreateTransactionDto,

@@ -20,7 +20,16 @@ import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
 import type { CountDto } from '../common/record.dto.js';
 import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
-import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
+import {
+  ApiErrors,
+  ApiUidParam,
+  BodyNodes,
+  IfMatch,
+  ListQueryParam,
+  NEXT_SKIP_HEADER,
+  RecordResponse,
+  UidParam,
+} from '../common/route.decorators.js';
 import { expectedVersion, recordUpdate } from '../common/versions.js';
 import { CreateLeaderboardDto } from './dto/create-leaderboard.dto.js';
 import { LeaderboardPayoutView, LeaderboardRecordView, PersonaLeaderboardRecordView } from './dto/leaderboard-record.dto.js';
@@ -89,6 +98,7 @@ export class LeaderboardsController {
   @RecordResponse(Leaderboard, { status: 201 })
   @ApiErrors(400, 403)
   @AdminOnly()
+  @BodyNodes('large')
   @Post()
   create(@Body() body: CreateLeaderboardDto, @CurrentCaller() caller: Caller): Promise<Leaderboard> {
     return this.boards.create(body, caller);
@@ -101,6 +111,7 @@ export class LeaderboardsController {
       'subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).',
   )
   @AdminOnly()
+  @BodyNodes('large')
   @Put(':id')
   update(@UidParam() id: string, @Body() body: UpdateLeaderboardDto, @IfMatch() ifMatch?: string): Promise<Leaderboard> {
     const { fields, expectedVersion } = recordUpdate(id, body, ifMatch);

@@ -7,6 +7,7 @@ import { getMetadataArgsStorage } from 'typeorm';
 import { OPTIONAL_AUTH_EXTENSION, PUBLIC_EXTENSION } from '../common/auth.decorators.js';
 import { ErrorBody, ErrorCode } from '../common/errors.js';
 import { declaredSchemaExamples, hiddenFromDocs, lineage, REQUIRED_KEYS } from '../common/fields.js';
+import { bodyLimitsOf } from '../common/route.decorators.js';
 import { ENTITIES } from '../database/data-source-options.js';
 import { documentRateLimits } from '../security/rate-limit.openapi.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -45,6 +46,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   dropReadOnlyFromRequests(document);
   dropDefaultsFromUpdates(document);
   closeRequestBodies(document);
+  declareBodyLimits(document);
   linkCreatedRecords(document);
   describeOperations(document);
   refuseHiddenFields(document);
@@ -316,6 +318,17 @@ function closeRequestBodies(document: OpenAPIObject): void {
     Object.values(schema).forEach(visit);
   };
   for (const { operation } of operations(document)) visit(operation.requestBody);
+}
+
+/**
+ * What a JSON body may hold on every operation that takes one (`x-body-limits`: bytes, JSON values, levels),
+ * the standard family's where the route declares none of its own (@BodyNodes).
+ */
+function declareBodyLimits(document: OpenAPIObject): void {
+  for (const { operation } of operations(document)) {
+    if (operation.requestBody?.content?.['application/json'] && !operation['x-body-limits'])
+      operation['x-body-limits'] = bodyLimitsOf('standard');
+  }
 }
 
 /**

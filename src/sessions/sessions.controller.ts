@@ -7,7 +7,7 @@ import { AdminOnly } from '../common/policy.js';
 import type { ListQuery } from '../common/list-query.js';
 import type { CountDto } from '../common/record.dto.js';
 import { CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
-import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, ApiUidParam, BodyNodes, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { recordUpdate } from '../common/versions.js';
 import { CreateSessionDto } from './dto/create-session.dto.js';
 import { UpdateSessionDto } from './dto/update-session.dto.js';
@@ -62,6 +62,7 @@ export class SessionsController {
   })
   @RecordResponse(Session, { status: 201 })
   @ApiErrors(400)
+  @BodyNodes('large')
   @Post()
   create(@Body() body: CreateSessionDto, @CurrentCaller() caller: Caller): Promise<Session> {
     return this.sessions.create(body, caller);
@@ -85,6 +86,7 @@ export class SessionsController {
   @ApiUidParam('id', 'session')
   @RecordResponse(Session)
   @ApiErrors(400, 403, 404, 409)
+  @BodyNodes('large')
   @Put(':id')
   update(
     @UidParam() id: string,

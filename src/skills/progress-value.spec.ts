@@ -14,23 +14,23 @@ describe('progress values', () => {
   });
 
   it.each([
-    ['Infinity', Infinity, 'value is a number beyond the finite range'],
-    ['-Infinity', -Infinity, 'value is a number beyond the finite range'],
-    ['NaN', NaN, 'value is a number beyond the finite range'],
+    ['Infinity', Infinity, 'is a number beyond the finite range'],
+    ['-Infinity', -Infinity, 'is a number beyond the finite range'],
+    ['NaN', NaN, 'is a number beyond the finite range'],
     [
       'Infinity in an object',
       { tier: 2, xp: { total: Infinity } },
-      'value holds a number beyond the finite range (±1.7976931348623157e+308) at xp.total',
+      'holds a number beyond the finite range (±1.7976931348623157e+308) at xp.total',
     ],
     [
       '-Infinity in a list in an object',
       { scores: [1, -Infinity] },
-      'value holds a number beyond the finite range (±1.7976931348623157e+308) at scores.1',
+      'holds a number beyond the finite range (±1.7976931348623157e+308) at scores.1',
     ],
-    ['null', null, 'value must be a finite number'],
-    ['an array', [1, 2], 'value must be a finite number'],
-    ['a string of 10001 characters', 'y'.repeat(10_001), 'value must be a finite number'],
-    ['an object over 16 KiB', { notes: 'x'.repeat(16 * 1024) }, 'value must be a finite number'],
+    ['null', null, 'must be a finite number'],
+    ['an array', [1, 2], 'must be a finite number'],
+    ['a string of 10001 characters', 'y'.repeat(10_001), 'must be a finite number'],
+    ['an object over 16 KiB', { notes: 'x'.repeat(16 * 1024) }, 'must be a finite number'],
   ])('refuses %s, saying where', (_case, value, problem) => {
     expect(progressValueProblem(value)).toContain(problem);
   });

@@ -1,4 +1,4 @@
-import { nonFiniteNumberPath } from '../common/json-values.js';
+import { isJsonObject, storableJsonProblem } from '../common/json-values.js';
 
 /**
  * What may be stored as skill progress. jsonb keeps numbers as exact decimals of any size, so nothing in
@@ -12,20 +12,17 @@ export const PROGRESS_LIMIT = Number.MAX_VALUE;
 const MAX_STRING_LENGTH = 10_000;
 const MAX_OBJECT_BYTES = 16 * 1024;
 
-/** Why `value` (the body's `value`) cannot be progress, or undefined when it can. */
+const SHAPES = 'must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)';
+
+/** Why `value` (the body's `value`) cannot be progress, or undefined when it can (worded after the field's name). */
 export function progressValueProblem(value: unknown): string | undefined {
   // The body parser reads a JSON number such as 1e999 as Infinity, and JSON.stringify would store it as null.
-  const beyond = nonFiniteNumberPath(value);
-  if (beyond?.length === 0) return `value is a number beyond the finite range (±${PROGRESS_LIMIT})`;
-  if (beyond) return `value holds a number beyond the finite range (±${PROGRESS_LIMIT}) at ${beyond.join('.')}`;
-  const accepted =
-    typeof value === 'number' ||
-    (typeof value === 'string' && value.length <= MAX_STRING_LENGTH) ||
-    typeof value === 'boolean' ||
-    (value !== null && typeof value === 'object' && !Array.isArray(value) && Buffer.byteLength(JSON.stringify(value)) <= MAX_OBJECT_BYTES);
-  return accepted
-    ? undefined
-    : 'value must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)';
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `is a number beyond the finite range (±${PROGRESS_LIMIT})`;
+  if (typeof value === 'boolean') return undefined;
+  if (!(typeof value === 'string' && value.length <= MAX_STRING_LENGTH) && !isJsonObject(value)) return SHAPES;
+  const problem = storableJsonProblem(value);
+  if (problem) return problem.replace('finite range', `finite range (±${PROGRESS_LIMIT})`);
+  return typeof value === 'string' || Buffer.byteLength(JSON.stringify(value)) <= MAX_OBJECT_BYTES ? undefined : SHAPES;
 }
 
 /** Why an add of `value` was refused: its sum would leave the range. */

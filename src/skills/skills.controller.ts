@@ -5,7 +5,7 @@ import { type Caller, CurrentCaller, OptionalAuth } from '../common/auth.decorat
 import { badRequest } from '../common/errors.js';
 import type { ListQuery } from '../common/list-query.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
+import { ApiErrors, BodyNodes, ListQueryParam, NEXT_SKIP_HEADER, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { AddProgressDto } from './dto/add-progress.dto.js';
 import { SkillProgress } from './skill-progress.entity.js';
 import { SkillsService } from './skills.service.js';
@@ -130,6 +130,7 @@ export class SkillsController {
   @ApiErrors(400, [401, 'UNAUTHORIZED: anonymous (unless ANONYMOUS_WRITES=true) or a bad token.'], 403, 404)
   @OptionalAuth()
   @HttpCode(204)
+  @BodyNodes('large')
   @Post('archetypes/:archetypeUid/skills/:skillUid/progress')
   async addProgress(
     @UidParam('personaUid') personaUid: string,

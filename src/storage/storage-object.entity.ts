@@ -2,6 +2,7 @@ import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { User } from '../auth/user.entity.js';
 import { Secret } from '../common/fields.js';
+import type { StoredJson } from '../common/stored-json.js';
 import { READ_PERMISSIONS, type ReadPermission, STORAGE_NAME, WRITE_PERMISSIONS, type WritePermission } from './storage-rules.js';
 
 const NAME_CHECK = STORAGE_NAME.source.replace(/'/g, "''");
@@ -37,7 +38,8 @@ export class StorageObject {
   /** The stored JSON object (at most STORAGE_VALUE_MAX_BYTES of compact JSON). */
   @ApiProperty({ type: 'object', additionalProperties: true, example: { level: 12, checkpoint: 'harbour' } })
   @Column({ type: 'jsonb' })
-  value: Record<string, unknown>;
+  // Read back as jsonb's text and answered as it is (StoredJson): never parsed on the way out.
+  value: Record<string, unknown> | StoredJson;
 
   /** A hash of the stored value (also its ETag): state it in a write or delete to make it conditional. */
   @ApiProperty({ pattern: '^[0-9a-f]{32}$', example: '9f86d081884c7d659a2feaa0c55ad015' })

@@ -72,7 +72,12 @@ describe('storage rules', () => {
       ['Infinity inside', { score: { best: Infinity } }, 'holds a number beyond the finite range at score.best'],
       ['U+0000 in a string', { name: 'a\u0000b' }, 'holds a text that cannot be stored (U+0000, or half of a surrogate pair) at name'],
       ['a lone surrogate in a list', { tags: ['ok', '\uD800'] }, 'at tags.1'],
-      ['U+0000 in a key', { 'a\u0000': 1 }, 'at (a key)'],
+      ['U+0000 in a key', { 'a\u0000': 1 }, 'holds a key that cannot be stored'],
+      [
+        'U+0000 in a nested key',
+        { inner: { 'a\u0000': 1 } },
+        'holds a key that cannot be stored (U+0000, or half of a surrogate pair) at inner',
+      ],
     ])('refuses %s, saying where', (_case, value, problem) => {
       expect(storageValueProblem(value)).toContain(problem);
     });

@@ -4,7 +4,7 @@
  * runs them on rows it has locked (StorageRepository), so that what they decide still holds when the
  * batch is written.
  */
-import { nonFiniteNumberPath } from '../common/json-values.js';
+import { isJsonObject, storableJsonProblem } from '../common/json-values.js';
 
 /** A collection or key: 1 to 128 of A-Z a-z 0-9 _ . - */
 export const STORAGE_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -31,35 +31,12 @@ export interface StorageRef {
 export const refKey = ({ ownerUid, collection, key }: StorageRef) => `${ownerUid}/${collection}/${key}`;
 
 /**
- * Why `value` cannot be stored, or undefined when it can: a JSON object (not an array, not null), every
- * number finite (the body parser reads 1e999 as Infinity, which JSON would write as null), and no string
- * or key PostgreSQL's jsonb refuses (U+0000, or half of a surrogate pair). Its size is checked apart,
- * against the setting (valueBytes).
+ * Why `value` cannot be stored, or undefined when it can: a JSON object (not an array, not null) that
+ * jsonb and JSON can hold as sent (storableJsonProblem). Its size is checked apart, against the setting
+ * (valueBytes).
  */
 export function storageValueProblem(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'must be a JSON object';
-  const beyond = nonFiniteNumberPath(value);
-  if (beyond) return `holds a number beyond the finite range at ${beyond.join('.')}`;
-  const unstorable = unstorableTextPath(value);
-  if (unstorable) return `holds a text that cannot be stored (U+0000, or half of a surrogate pair) at ${unstorable.join('.') || '(a key)'}`;
-  return undefined;
-}
-
-/** A surrogate without its other half, which jsonb refuses in a string (as it refuses U+0000). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Where the first string or key that jsonb cannot hold is, if any (`[]` and a key: in the object's own keys). */
-function unstorableTextPath(value: unknown): string[] | undefined {
-  const bad = (text: string) => text.includes('\u0000') || LONE_SURROGATE.test(text);
-  if (typeof value === 'string') return bad(value) ? [] : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  // The validation pipe has refused bodies nested deeper than 64 levels already: the recursion is bounded.
-  for (const [key, inner] of Object.entries(value)) {
-    if (bad(key)) return [];
-    const found = unstorableTextPath(inner);
-    if (found) return [key, ...found];
-  }
-  return undefined;
+  return isJsonObject(value) ? storableJsonProblem(value) : 'must be a JSON object';
 }
 
 /** Whether a write or delete that states `expected` may go ahead on an object whose version is `current` (undefined: none). */

@@ -1,13 +1,12 @@
 import { applyDecorators, Body, Controller, Get, HttpCode, Param, type PipeTransform, Query } from '@nestjs/common';
 import { Delete, Post, Put } from '../audit/audited-routes.js';
-import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';
 import { LIMITS } from '../common/limits.js';
 import { AdminOnly } from '../common/policy.js';
 import { CountDto } from '../common/record.dto.js';
-import { ApiErrors } from '../common/route.decorators.js';
+import { ApiErrors, BodyNodes, FastifyRouteConfig } from '../common/route.decorators.js';
 import { DeleteStorageDto, ReadStorageDto } from './dto/read-storage.dto.js';
 import { StorageAcksDto, StorageCollectionsDto, StorageObjectsDto, StoragePageDto } from './dto/storage-answers.dto.js';
 import { WriteStorageDto } from './dto/write-storage.dto.js';
@@ -93,6 +92,7 @@ export class StorageController {
     ],
     [413, 'PAYLOAD_TOO_LARGE: a value is larger than STORAGE_VALUE_MAX_BYTES (the field says which), or the body than 1 MiB.'],
   )
+  @BodyNodes('saves')
   @Put()
   async write(@Body() body: WriteStorageDto, @CurrentCaller() caller: Caller): Promise<StorageAcksDto> {
     return { acks: await this.storage.write(caller, body.objects) };
@@ -108,6 +108,7 @@ export class StorageController {
   @ApiOkResponse({ type: StorageObjectsDto })
   @ApiErrors(400)
   @HttpCode(200)
+  @FastifyRouteConfig({ storedJson: true })
   @Post('read')
   async read(@Body() body: ReadStorageDto, @CurrentCaller() caller: Caller): Promise<StorageObjectsDto> {
     return { objects: await this.storage.read(caller, body.objects) };
@@ -156,6 +157,7 @@ export class StorageController {
   @ApiPageQueries()
   @ApiOkResponse({ type: StoragePageDto })
   @ApiErrors(400)
+  @FastifyRouteConfig({ storedJson: true })
   @Get(':collection')
   async list(
     @CollectionParam() collection: string,
@@ -191,7 +193,7 @@ export class StorageController {
     type: StorageObject,
     headers: { ETag: { required: true, description: 'The object\'s version, quoted (`"9f86…"`).', schema: { type: 'string' } } },
   })
-  @RouteConfig({ sendsETag: true })
+  @FastifyRouteConfig({ sendsETag: true, storedJson: true })
   @ApiErrors(400, 404)
   @Get(':collection/:key')
   findOne(

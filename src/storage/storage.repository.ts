@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
+import { StoredJson } from '../common/stored-json.js';
 import type { Transaction } from '../common/record.repository.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
@@ -11,8 +12,8 @@ import type { StorageAck, StorageCollectionDto } from './dto/storage-answers.dto
 import { StorageObject } from './storage-object.entity.js';
 import { type DeletePlan, refKey, type StorageRef, type StoredState, type Usage, type WritePlan } from './storage-rules.js';
 
-/** The fields of an object as clients read it (its size stays inside). */
-const OBJECT_FIELDS = `o."ownerUid", o.collection, o.key, o.value, o.version, o."permissionRead", o."permissionWrite", o."dateCreated", o."dateModified"`;
+/** The fields of an object as clients read it (its size stays inside); its value as jsonb's text, answered as it is (StoredJson). */
+const OBJECT_FIELDS = `o."ownerUid", o.collection, o.key, o.value::text AS value, o.version, o."permissionRead", o."permissionWrite", o."dateCreated", o."dateModified"`;
 
 /** SQL: the caller ($viewer, $admin) may read object `o`: admins everything; players PUBLIC ones, and their own OWNER ones. */
 const readableBy = (viewer: string, admin: string) =>
@@ -201,7 +202,7 @@ function objectsOf(rows: ReadonlyArray<Record<string, unknown>>): StorageObject[
     object.ownerUid = row.ownerUid as string;
     object.collection = row.collection as string;
     object.key = row.key as string;
-    object.value = row.value as Record<string, unknown>;
+    object.value = new StoredJson(row.value as string);
     object.version = row.version as string;
     object.permissionRead = row.permissionRead as StorageObject['permissionRead'];
     object.permissionWrite = row.permissionWrite as StorageObject['permissionWrite'];

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { registerDecorator } from 'class-validator';
+import { JsonValue, smallJsonObjectProblem } from '../../common/json-values.js';
 import { INT64_SCHEMA, int64Problem, parseInt64 } from '../scores.js';
 
 /** A 64-bit integer: a safe JSON integer, or a decimal string beyond 2^53 (scores.ts), documented as such. */
@@ -17,20 +18,8 @@ export function IsInt64(options: { description?: string; required?: boolean; nul
   );
 }
 
-/** A JSON object of at most `bytes` bytes as JSON. */
-export function IsSmallObject(bytes: number): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isSmallObject',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: `$property must be a JSON object of at most ${bytes} bytes` },
-      validator: {
-        validate: (value: unknown) =>
-          typeof value === 'object' && value !== null && !Array.isArray(value) && Buffer.byteLength(JSON.stringify(value)) <= bytes,
-      },
-    });
-}
+/** A JSON object of at most `bytes` bytes as JSON, storable as sent (finite numbers, text jsonb takes). */
+export const IsSmallObject = (bytes: number) => JsonValue((value) => smallJsonObjectProblem(value, bytes));
 
 /** Documents a 64-bit integer field of an answer or event: a JSON integer while exact, a string of digits beyond. */
 export const Int64Property = (options: { description?: string; required?: boolean; nullable?: boolean; example?: number } = {}) =>

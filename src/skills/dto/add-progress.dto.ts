@@ -1,18 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { registerDecorator } from 'class-validator';
+import { JsonValue } from '../../common/json-values.js';
 import { progressValueProblem } from '../progress-value.js';
 import type { ProgressValue } from '../skill-progress.entity.js';
-
-function IsProgressValue(): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isProgressValue',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: ({ value }) => progressValueProblem(value) ?? '' },
-      validator: { validate: (value: unknown) => progressValueProblem(value) === undefined },
-    });
-}
 
 export class AddProgressDto {
   /**
@@ -21,6 +10,6 @@ export class AddProgressDto {
    * every number, in an object too, must be finite.
    */
   @ApiProperty({ oneOf: [{ type: 'number' }, { type: 'string' }, { type: 'boolean' }, { type: 'object' }], example: 5 })
-  @IsProgressValue()
+  @JsonValue(progressValueProblem)
   value: ProgressValue;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, Matches, registerDecorator } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsString, Matches } from 'class-validator';
+import { JsonValue } from '../../common/json-values.js';
 import { LIMITS } from '../../common/limits.js';
 import { SentBackDatesDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
@@ -14,22 +15,11 @@ import {
 } from '../storage-rules.js';
 import { StorageRefDto } from './storage-ref.dto.js';
 
-function IsStorageValue(): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isStorageValue',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: ({ property, value }) => `${property} ${storageValueProblem(value) ?? ''}` },
-      validator: { validate: (value: unknown) => storageValueProblem(value) === undefined },
-    });
-}
-
 /** One object to write: created, or replaced whole. An object read may be sent back (its dates are ignored; its version makes the write conditional). */
 export class StorageWriteDto extends IntersectionType(StorageRefDto, SentBackDatesDto) {
   /** Its bytes are bounded by a setting, which the document states (storage.openapi.ts). */
   @ApiProperty({ type: 'object', additionalProperties: true, example: { level: 12, checkpoint: 'harbour' } })
-  @IsStorageValue()
+  @JsonValue(storageValueProblem)
   value: Record<string, unknown>;
 
   /**
