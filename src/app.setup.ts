@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { SwaggerModule } from '@nestjs/swagger';
 import { AllowedMethods } from './common/allowed-methods.js';
 import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
-import { serveConsole } from './console/console-site.js';
+import { CONSOLE_PATH, serveConsole } from './console/console-site.js';
 import { parseJsonBody } from './common/json-body.js';
 import { BODY_NODES, LIMITS } from './common/limits.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
@@ -18,6 +18,8 @@ import { createOpenApiDocument } from './openapi/openapi.document.js';
 import { RealtimeWsAdapter } from './realtime/realtime.adapter.js';
 import { RealtimeAuth } from './realtime/realtime.auth.js';
 import { API_HEADERS, enableCors, registerSecurityHeaders } from './security/http-security.js';
+import { spendAddressBudgetOnRequest } from './security/rate-limit.hook.js';
+import { RateLimiter } from './security/rate-limiter.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
@@ -97,6 +99,7 @@ export function configureApp(app: NestFastifyApplication): void {
 
   const metrics = app.get(MetricsService);
   const logger = app.get<Logger>(ROOT_LOGGER);
+  spendAddressBudgetOnRequest(fastify, app.get(RateLimiter), logger, [DOCS_PATH, `${DOCS_PATH}-json`, CONSOLE_PATH]);
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     logRequest(logger, request, reply);

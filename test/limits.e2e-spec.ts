@@ -99,6 +99,16 @@ describe('rate limits, behind a trusted proxy', () => {
     expect((await api.get('/personas', from(freshAddress(), players[4]))).status).toBe(200);
   });
 
+  it('counts bodies the parser refuses against the address, before reading them (issue 47)', async () => {
+    const address = freshAddress();
+    const junk = `{"deviceId":"abcdefghijklmnopqrstuvwxyz","junk":[${Array(5000).fill('{}').join(',')}]}`;
+    const refused = await statuses(12, async () => api.post('/auth/device', junk, { headers: { 'x-forwarded-for': address } }));
+    expect(refused).toEqual(Array(12).fill(413));
+    const thirteenth = await api.post('/auth/device', junk, { headers: { 'x-forwarded-for': address } });
+    expectRateLimited(thirteenth);
+    expect(thirteenth.body.message).toMatch(/from this address: at most 12 a minute/);
+  });
+
   it('counts anonymous callers by address', async () => {
     const address = freshAddress();
     expect(await statuses(5, () => api.get('/achievements/count', from(address)))).toEqual([200, 200, 200, 200, 200]);

@@ -42,6 +42,8 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   protected override async handleRequest({ context, throttler, limit, ttl, blockDuration }: ThrottlerRequest): Promise<boolean> {
+    // Spent before the body was read (rate-limit.hook.ts).
+    if (throttler.name === Budget.IP) return true;
     const targets = [context.getHandler(), context.getClass()];
     if (throttler.name === Budget.SIGN_IN && !this.reflector.getAllAndOverride<boolean>(SIGN_IN_RATE_LIMIT, targets)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
