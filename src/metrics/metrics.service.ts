@@ -59,6 +59,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly slowConsumers = new Counter({
+    name: 'realtime_slow_consumers_total',
+    help: 'Sockets closed with 4413 because their unsent data passed REALTIME_MAX_BUFFER',
+    registers: [this.registry],
+  });
+
   /** 1 while REDIS_URL's server answers; 0 while this instance works without it, or without REDIS_URL. */
   readonly redisUp = new Gauge({
     name: 'redis_up',
@@ -249,6 +255,10 @@ export class MetricsService {
 
   countInboxReadFailure(): void {
     this.inboxReadFailures.inc();
+  }
+
+  countSlowConsumer(): void {
+    this.slowConsumers.inc();
   }
 
   countLeaderboardRebuild(milliseconds: number, records: number): void {

@@ -341,6 +341,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     const { socket } = connection;
     if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > this.config.realtime.maxBufferedBytes) {
+      this.metrics.countSlowConsumer();
       socket.close(CloseCode.SLOW_CONSUMER, 'slow consumer: resume with ?after=<the last id received>');
       return;
     }
