@@ -250,14 +250,18 @@ describe('the matchmaking queue', () => {
         [parties.map((party) => party.uid)],
       );
       const deadline = rows[0].deadline.getTime();
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now() - 5)));
+      const at = (moment: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, moment - Date.now())));
 
+      // The acceptances spread from just before the deadline to just after it, the sweeps at it and after.
       const [answers] = await Promise.all([
         Promise.all(
-          parties.map((party, index) => api.post<TicketBody>(`/tickets/${party.uid}/accept`, undefined, { token: friends[index].token })),
+          parties.map(async (party, index) => {
+            await at(deadline - 30 + 10 * index);
+            return api.post<TicketBody>(`/tickets/${party.uid}/accept`, undefined, { token: friends[index].token });
+          }),
         ),
-        matchmaker.runOnce(),
-        new Promise((resolve) => setTimeout(resolve, 20)).then(() => matchmaker.runOnce()),
+        at(deadline).then(() => matchmaker.runOnce()),
+        at(deadline + 20).then(() => matchmaker.runOnce()),
       ]);
 
       for (const [index, answer] of answers.entries()) {
