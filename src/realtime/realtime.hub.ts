@@ -283,10 +283,13 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
       this.readScheduled = false;
       this.retryTimer = undefined;
       if (this.stopping) return;
-      this.reading = this.read().finally(() => {
-        this.reading = undefined;
-        this.scheduleRead();
-      });
+      this.reading = this.read()
+        // Not expected (a failed statement is handled in read): logged rather than left to end the process.
+        .catch((error: unknown) => this.logger.error(`delivering events failed: ${(error as Error).stack}`))
+        .finally(() => {
+          this.reading = undefined;
+          this.scheduleRead();
+        });
     };
     if (this.failedReads === 0) setImmediate(start);
     else this.retryTimer = setTimeout(start, backoffDelay(this.failedReads, RETRY_FIRST_MS, RETRY_LAST_MS)).unref();
