@@ -6,7 +6,7 @@ import { decodeJwt } from 'jose';
 import { DataSource } from 'typeorm';
 import { AchievementUnlock } from '../src/achievements/achievement-unlock.entity.js';
 import { EventOutbox } from '../src/realtime/event-outbox.js';
-import { NotificationsRepository } from '../src/realtime/notifications.repository.js';
+import { type InboxPage, NotificationsRepository, parseCursor } from '../src/realtime/notifications.repository.js';
 import { MatchmakerService } from '../src/matchmaker/matchmaker.service.js';
 import { ClosedAtOnce, type Frame, RealtimeClient, RefusedUpgrade } from './support/realtime-client.js';
 import { eventDataSchema, shapeProblems } from './support/schema-shape.js';
@@ -356,6 +356,80 @@ describe('realtime', () => {
       ).toBe(true);
     });
 
+    it('reads the inboxes of many users in one statement: each from its cursor, in order, at most limit each, within one byte budget', async () => {
+      const inbox = api.app.get(NotificationsRepository);
+      const [dan, eve, fay] = await Promise.all(['dan', 'eve', 'fay'].map((name) => api.signInPlayer(name)));
+      const start = await inbox.now();
+      // Five events of some 1.1 KB, each written by a transaction of its own, Dan's and Fay's in turn; none for Eve.
+      const pad = 'x'.repeat(1000);
+      const ids = new Map<string, string[]>([
+        [dan.uid, []],
+        [fay.uid, []],
+      ]);
+      for (const [index, user] of [dan, fay, dan, fay, dan].entries()) {
+        const { rows } = await api.database.query<{ id: string }>(
+          `INSERT INTO notifications ("userUid", type, data) VALUES ($1, 'storage.updated', $2) RETURNING xid::text || '-' || id::text AS id`,
+          [user.uid, { index, pad }],
+        );
+        ids.get(user.uid)!.push(rows[0].id);
+      }
+      const [danIds, fayIds] = [ids.get(dan.uid)!, ids.get(fay.uid)!];
+      // Deliverable once every older transaction has ended (a background job's may still run).
+      while ((await inbox.xmin()) <= parseCursor(danIds[2])!.xid) await sleep(5);
+      const read = (limit: number, maxBytes: number) =>
+        inbox.pagesAfter(
+          [dan, eve, fay].map((user) => ({ userUid: user.uid, after: start })),
+          limit,
+          maxBytes,
+        );
+      const shape = (pages: InboxPage[]) => pages.map((page) => ({ ids: page.events.map((event) => event.id), full: page.full }));
+
+      expect(shape(await read(10, 1_000_000))).toEqual([
+        { ids: danIds, full: false },
+        { ids: [], full: false },
+        { ids: fayIds, full: false },
+      ]);
+      // At most `limit` each: a full page says to read on.
+      expect(shape(await read(2, 1_000_000))).toEqual([
+        { ids: danIds.slice(0, 2), full: true },
+        { ids: [], full: false },
+        { ids: fayIds, full: true },
+      ]);
+      // Each from its own cursor.
+      const resumed = await inbox.pagesAfter(
+        [
+          { userUid: dan.uid, after: parseCursor(danIds[0])! },
+          { userUid: fay.uid, after: parseCursor(fayIds[1])! },
+        ],
+        10,
+        1_000_000,
+      );
+      expect(shape(resumed)).toEqual([
+        { ids: danIds.slice(1), full: false },
+        { ids: [], full: false },
+      ]);
+      // One budget for all, spent in the users' order: the user it ran out on, and those after, read on later.
+      expect(shape(await read(10, 3800))).toEqual([
+        { ids: danIds, full: false },
+        { ids: [], full: false },
+        { ids: [], full: true },
+      ]);
+      expect(shape(await read(10, 2500))).toEqual([
+        { ids: danIds.slice(0, 2), full: true },
+        { ids: [], full: true },
+        { ids: [], full: true },
+      ]);
+      // The first event is read whatever the budget, so that a read always gets on.
+      expect(shape(await read(10, 1))).toEqual([
+        { ids: danIds.slice(0, 1), full: true },
+        { ids: [], full: true },
+        { ids: [], full: true },
+      ]);
+      expect((await read(1, 1_000_000))[2].events).toEqual([
+        { id: fayIds[0], type: 'storage.updated', at: expect.any(String), data: { index: 1, pad } },
+      ]);
+    });
+
     it('writes no event for a change that rolls back', async () => {
       const socket = await connect({ token: carol.token });
       const dataSource = api.app.get(DataSource);
@@ -429,7 +503,13 @@ describe('realtime', () => {
         const socket = await RealtimeClient.connect(slow.baseUrl, { token: player.token });
         // The client stops reading: what the server sends piles up on its side.
         (socket.socket as unknown as { _socket: { pause(): void } })._socket.pause();
-        for (let awarded = 0; awarded < 300 && socket.socket.readyState === socket.socket.OPEN; awarded++) {
+        const slowConsumers = async () =>
+          Number(/^realtime_slow_consumers_total (\d+)$/m.exec((await slow.get<string>('/metrics')).body)?.[1] ?? 0);
+        // Until the server gives up on the socket, and not one award more: its closing frame waits behind
+        // what the client has not read, and a client still paused when the server's closing handshake
+        // times out (ws: 30 s) sees the connection cut (1006) instead, as a long run of awards on a
+        // loaded machine once made it.
+        for (let awarded = 0; awarded < 300 && (await slowConsumers()) === 0; awarded++) {
           const response = await slow.post(
             '/inventories/transaction',
             {
@@ -441,6 +521,7 @@ describe('realtime', () => {
           );
           expect(response.status).toBe(200);
         }
+        expect(await slowConsumers()).toBe(1);
         (socket.socket as unknown as { _socket: { resume(): void } })._socket.resume();
         expect(await socket.closed).toMatchObject({ code: 4413 });
       } finally {

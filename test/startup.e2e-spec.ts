@@ -191,6 +191,9 @@ describe('the service as a process', () => {
 
     const second = startService(environment);
     await waitForReady(port, second);
+    // The first instance's token still counts: both sign with the secret kept in DATA_DIR. (A fresh
+    // DATA_DIR's first start once gave one of its two readers of that secret the file before it was
+    // written, and signed with an empty key; on a loaded machine this then answered 401: dev-jwt-secret.ts.)
     const found = await fetch(`${base}/items/${item.uid}`, { headers: { authorization: `jwt ${token}` } });
     // Status and body together: a refusal shows its error code.
     expect({ status: found.status, body: await found.json() }).toMatchObject({ status: 200, body: { uid: item.uid, name: 'Survivor' } });

@@ -239,20 +239,29 @@ describe('the matchmaking queue', () => {
     it('keeps every answer true when acceptances race the expiry: no write is lost', async () => {
       const hosts = await newPlayers(6, 'deadline-host');
       const friends = await newPlayers(6, 'deadline-friend');
-      const expiresAt = Date.now() + 700;
+      // Shapes of their own (2 to 7 teams of 2): no two parties can be matched, so they race the expiry alone.
       const parties = await Promise.all(
-        hosts.map((host, index) =>
-          queued(host, { numTeams: 2, teamSize: 2, users: [host.uid, friends[index].uid], expiresAt: new Date(expiresAt).toISOString() }),
-        ),
+        hosts.map((host, index) => queued(host, { numTeams: 2 + index, teamSize: 2, users: [host.uid, friends[index].uid] })),
       );
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() - 5)));
+      // The deadline is set once every party is queued, by the database's clock (the one the sweep reads):
+      // however long queueing took on a loaded machine, the acceptances below arrive at the deadline.
+      const { rows } = await api.database.query<{ deadline: Date }>(
+        `UPDATE tickets SET "expiresAt" = now() + interval '300 milliseconds' WHERE uid = ANY($1::uuid[]) RETURNING "expiresAt" AS deadline`,
+        [parties.map((party) => party.uid)],
+      );
+      const deadline = rows[0].deadline.getTime();
+      const at = (moment: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, moment - Date.now())));
 
+      // The acceptances spread from just before the deadline to just after it, the sweeps at it and after.
       const [answers] = await Promise.all([
         Promise.all(
-          parties.map((party, index) => api.post<TicketBody>(`/tickets/${party.uid}/accept`, undefined, { token: friends[index].token })),
+          parties.map(async (party, index) => {
+            await at(deadline - 30 + 10 * index);
+            return api.post<TicketBody>(`/tickets/${party.uid}/accept`, undefined, { token: friends[index].token });
+          }),
         ),
-        matchmaker.runOnce(),
-        new Promise((resolve) => setTimeout(resolve, 20)).then(() => matchmaker.runOnce()),
+        at(deadline).then(() => matchmaker.runOnce()),
+        at(deadline + 20).then(() => matchmaker.runOnce()),
       ]);
 
       for (const [index, answer] of answers.entries()) {
@@ -266,9 +275,18 @@ describe('the matchmaking queue', () => {
             { status: 'INVALID', version: answer.body.version + 1 },
           ]).toContainEqual({ status: stored.status, version: stored.version });
         } else {
-          expect(stored).toMatchObject({ status: 'INVALID', reason: 'EXPIRED', accepted: [hosts[index].uid] });
+          // Refused at or after the deadline: the acceptance wrote nothing. The ticket is expired already,
+          // or waits for the next sweep (the sweeps above ran before the deadline, or passed it over
+          // while this acceptance held it locked).
+          expect(stored.accepted).toEqual([hosts[index].uid]);
+          expect([
+            { status: 'INITIALIZING', reason: null, version: parties[index].version },
+            { status: 'INVALID', reason: 'EXPIRED', version: parties[index].version + 1 },
+          ]).toContainEqual({ status: stored.status, reason: stored.reason, version: stored.version });
         }
       }
+      // The next sweep after the deadline ends every one of them.
+      while (Date.now() <= deadline) await new Promise((resolve) => setTimeout(resolve, deadline + 1 - Date.now()));
       await matchmaker.runOnce();
       for (const party of parties) expect(await readTicket(party.uid)).toMatchObject({ status: 'INVALID', reason: 'EXPIRED' });
     });

@@ -1,7 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK, SignJWT } from 'jose';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createFileOnce } from '../common/create-file-once.js';
 
 /**
  * The built-in development identity provider for idp1 (docs/CONTRACT.md section 5): an RSA key pair kept
@@ -38,24 +38,14 @@ export async function loadDevIdentityProvider(dataDir: string): Promise<DevIdent
 }
 
 async function loadOrCreateKey(folder: string): Promise<JWK> {
-  const file = join(folder, 'private-key.json');
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as JWK;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true, modulusLength: 2048 });
-  const jwk = await exportJWK(privateKey);
-  jwk.kid = createHash('sha256').update(String(jwk.n)).digest('base64url').slice(0, 16);
-  jwk.alg = ALGORITHM;
-  jwk.use = 'sig';
-  await mkdir(folder, { recursive: true });
-  try {
-    // 'wx': when the service and the dev-token script race to create the key, the first one wins.
-    await writeFile(file, JSON.stringify(jwk), { flag: 'wx', mode: 0o600 });
-    return jwk;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return JSON.parse(await readFile(file, 'utf8')) as JWK;
-  }
+  // The service and the dev-token script may race to create the key: both get the one kept.
+  const text = await createFileOnce(join(folder, 'private-key.json'), async () => {
+    const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true, modulusLength: 2048 });
+    const jwk = await exportJWK(privateKey);
+    jwk.kid = createHash('sha256').update(String(jwk.n)).digest('base64url').slice(0, 16);
+    jwk.alg = ALGORITHM;
+    jwk.use = 'sig';
+    return JSON.stringify(jwk);
+  });
+  return JSON.parse(text) as JWK;
 }

@@ -1,25 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createFileOnce } from '../common/create-file-once.js';
+
+/** Shorter than this, a kept secret was cut short (a write an older version left half-done): never sign with it. */
+const MIN_SECRET_LENGTH = 32;
 
 /**
  * Outside production JWT_SECRET may be left unset: a random secret is kept in the data directory, so
  * tokens survive restarts of a development server. Production refuses to start without JWT_SECRET.
+ * Two providers ask for it at once on a fresh DATA_DIR (the token signer and the device ids): both get
+ * the one secret kept (createFileOnce).
  */
 export async function loadOrCreateDevJwtSecret(dataDir: string): Promise<string> {
   const file = join(dataDir, 'dev-jwt-secret');
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  const secret = (await createFileOnce(file, () => randomBytes(48).toString('base64url'))).trim();
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new Error(
+      `${file} holds no usable secret (${secret.length} characters): delete it and start again (tokens signed until now ` +
+        'stop working), or set JWT_SECRET',
+    );
   }
-  await mkdir(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  try {
-    await writeFile(file, secret, { flag: 'wx', mode: 0o600 });
-    return secret;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return (await readFile(file, 'utf8')).trim();
-  }
+  return secret;
 }

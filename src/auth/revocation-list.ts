@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import type { Transaction } from '../common/record.repository.js';
+import { backoffDelay } from '../common/retry.js';
 import { Fanout } from '../database/fanout.js';
 import { PlayerSessionsRepository, REVOCATIONS_CHANNEL } from './player-sessions.repository.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -141,7 +142,7 @@ export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnA
         return;
       } catch (error) {
         if (attempt === 0) this.logger.warn(`cannot load the revocations (${(error as Error).message}): the database answers meanwhile`);
-        await sleep(Math.min(100 * 2 ** attempt, 5000));
+        await sleep(backoffDelay(attempt + 1, 100, 5000));
       }
     }
   }

@@ -24,3 +24,14 @@ export async function withRetry<T>(work: () => Promise<T>, onRetry: () => void =
     }
   }
 }
+
+/**
+ * How long to wait before try `attempt` (1: the first retry) of work that failed for want of a
+ * resource (the pool busy, the database away): `firstMs` doubling each time up to `lastMs`, and of that
+ * a random share between half and all ("equal jitter"), so that the callers a failure struck together
+ * do not all come back at the same moment. Never over `lastMs`, never under half of `firstMs`.
+ */
+export function backoffDelay(attempt: number, firstMs: number, lastMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(firstMs * 2 ** Math.max(0, attempt - 1), lastMs);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}

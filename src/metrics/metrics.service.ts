@@ -55,7 +55,20 @@ export class MetricsService {
 
   private readonly inboxReadFailures = new Counter({
     name: 'realtime_inbox_read_failures_total',
-    help: "Reads of a user's inbox for its sockets that failed and were tried again later (the pool busy past its timeout, the database away)",
+    help: 'Reads of the inboxes of the users woken for their sockets (one statement for all those woken in a turn) that failed and were tried again later (the pool busy past its timeout, the database away)',
+    registers: [this.registry],
+  });
+
+  private readonly inboxReadUsers = new Histogram({
+    name: 'realtime_inbox_read_users',
+    help: 'Users whose inboxes one statement read for their sockets (all those woken in one turn, at most a batch)',
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
+    registers: [this.registry],
+  });
+
+  private readonly slowConsumers = new Counter({
+    name: 'realtime_slow_consumers_total',
+    help: 'Sockets closed with 4413 because their unsent data passed REALTIME_MAX_BUFFER',
     registers: [this.registry],
   });
 
@@ -249,6 +262,14 @@ export class MetricsService {
 
   countInboxReadFailure(): void {
     this.inboxReadFailures.inc();
+  }
+
+  countInboxRead(users: number): void {
+    this.inboxReadUsers.observe(users);
+  }
+
+  countSlowConsumer(): void {
+    this.slowConsumers.inc();
   }
 
   countLeaderboardRebuild(milliseconds: number, records: number): void {

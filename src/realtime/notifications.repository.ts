@@ -55,6 +55,22 @@ interface InboxRow {
 
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
+/** One user's rows of a read, in order: the events ready to deliver, and whether to read on. */
+function pageOf(rows: InboxRow[], limit: number, cut: boolean): InboxPage {
+  const ready = rows.filter((row) => row.ready);
+  const held = rows.find((row) => !row.ready);
+  return {
+    events: ready.map((row) => ({
+      id: formatCursor({ xid: BigInt(row.xid), id: BigInt(row.id) }),
+      type: row.type,
+      at: row.dateCreated.toISOString(),
+      data: row.data,
+    })),
+    full: ready.length === rows.length && (cut || ready.length === limit),
+    heldBy: held && BigInt(held.xid),
+  };
+}
+
 /**
  * The realtime inbox (EventOutbox writes it). Events are delivered in (xid, id) order, and only once
  * every transaction older than theirs has ended (`xid` below the snapshot's xmin): row ids are handed
@@ -65,33 +81,43 @@ const MAX_BIGINT = 9_223_372_036_854_775_807n;
 export class NotificationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * Up to `limit` of the user's events after `after`, in order, and no more than `maxBytes` of them
-   * (always the first): the rows past the budget are never read out of PostgreSQL.
-   */
+  /** Up to `limit` of the user's events after `after`, in order, and no more than `maxBytes` of them (always the first). */
   async after(userUid: string, after: Cursor, limit: number, maxBytes: number): Promise<InboxPage> {
-    const rows = await runStatement(this.dataSource, INBOX_AFTER, {
-      userUid,
-      xid: after.xid.toString(),
-      id: after.id.toString(),
+    const [page] = await this.pagesAfter([{ userUid, after }], limit, maxBytes);
+    return page;
+  }
+
+  /**
+   * The inboxes of several users, each from its own cursor, in one statement: what the realtime hub
+   * reads for all the users woken in one turn. Up to `limit` events per user, in order, and no more
+   * than `maxBytes` in all, the users taken in the order given (always the first event read): the rows
+   * past the budget are never read out of PostgreSQL. A page per user, in the order given; a user the
+   * budget left out gets an empty page marked `full`, to read on from the same cursor.
+   */
+  async pagesAfter(reads: ReadonlyArray<{ userUid: string; after: Cursor }>, limit: number, maxBytes: number): Promise<InboxPage[]> {
+    const rows = await runStatement(this.dataSource, INBOXES_AFTER, {
+      users: reads.map((read) => read.userUid),
+      xids: reads.map((read) => read.after.xid.toString()),
+      ids: reads.map((read) => read.after.id.toString()),
       limit,
       maxBytes,
     });
-    // The row that ends past the budget is left for the next read, unless it is the first.
-    const cut = rows.length > 0 && Number(rows.at(-1)!.bytes) > maxBytes;
+    // The row that ends past the budget is left for the next read, unless it is the first; the user it
+    // belongs to reads on from there, and so do those after it, whom the statement did not reach.
+    const cut = rows.at(-1)?.past === true;
+    const cutAt = cut ? rows.at(-1)!.n : reads.length + 1;
     if (cut && rows.length > 1) rows.pop();
-    const ready = rows.filter((row) => row.ready);
-    const held = rows.find((row) => !row.ready);
-    return {
-      events: ready.map((row) => ({
-        id: formatCursor({ xid: BigInt(row.xid), id: BigInt(row.id) }),
-        type: row.type,
-        at: row.dateCreated.toISOString(),
-        data: row.data,
-      })),
-      full: ready.length === rows.length && (cut || ready.length === limit),
-      heldBy: held && BigInt(held.xid),
-    };
+    const byUser = new Map<number, InboxRow[]>();
+    for (const row of rows) {
+      const own = byUser.get(row.n);
+      if (own) own.push(row);
+      else byUser.set(row.n, [row]);
+    }
+    return reads.map((_, index) => {
+      const n = index + 1;
+      if (n > cutAt) return { events: [], full: true, heldBy: undefined };
+      return pageOf(byUser.get(n) ?? [], limit, n === cutAt);
+    });
   }
 
   /**
@@ -199,20 +225,32 @@ export class RealtimeTicketsRepository {
   }
 }
 
-const INBOX_AFTER = statement<{ userUid: string; xid: string; id: string; limit: number; maxBytes: number }, InboxRow & { bytes: string }>(
-  'inbox_after',
-  (p) => `SELECT * FROM (
-         SELECT measured.*, sum(measured.size) OVER (ORDER BY measured.xid, measured.id ROWS UNBOUNDED PRECEDING) AS bytes
+/**
+ * Each user's events after their cursor, at most `limit` per user (a LATERAL walk of the cursor index
+ * per user), cut to `maxBytes` over all of them in the users' order: every row that starts within the
+ * budget, the one that ends past it marked `past`. `n` numbers the users as given, from 1.
+ */
+const INBOXES_AFTER = statement<
+  { users: string[]; xids: string[]; ids: string[]; limit: number; maxBytes: number },
+  InboxRow & { n: number; past: boolean }
+>(
+  'inboxes_after',
+  (p) => `SELECT n, id, xid, type, data, "dateCreated", ready, bytes > ${p.maxBytes} AS past FROM (
+         SELECT measured.*, sum(measured.size) OVER (ORDER BY measured.n, measured.xid, measured.id ROWS UNBOUNDED PRECEDING) AS bytes
          FROM (
-           SELECT n.id, n.xid, n.type, n.data, n."dateCreated", n.xid < h.xmin AS ready, 100 + ${storedOrTextSize('n.data')} AS size
-           FROM notifications n, (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) h
-           WHERE n."userUid" = ${p.userUid} AND (n.xid, n.id) > (${p.xid}::text::xid8, ${p.id}::bigint)
-           ORDER BY n.xid, n.id
-           LIMIT ${p.limit}
+           SELECT w.n::int AS n, e.id, e.xid, e.type, e.data, e."dateCreated", e.xid < h.xmin AS ready, 100 + ${storedOrTextSize('e.data')} AS size
+           FROM unnest(${p.users}::uuid[], ${p.xids}::text[], ${p.ids}::bigint[]) WITH ORDINALITY AS w("userUid", xid, id, n)
+           CROSS JOIN (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) h
+           CROSS JOIN LATERAL (
+             SELECT inbox.id, inbox.xid, inbox.type, inbox.data, inbox."dateCreated" FROM notifications inbox
+             WHERE inbox."userUid" = w."userUid" AND (inbox.xid, inbox.id) > (w.xid::xid8, w.id)
+             ORDER BY inbox.xid, inbox.id
+             LIMIT ${p.limit}
+           ) AS e
          ) AS measured
        ) AS sized
-       WHERE bytes - size < ${p.maxBytes}
-       ORDER BY xid, id`,
+       WHERE bytes - size <= ${p.maxBytes}
+       ORDER BY n, xid, id`,
 );
 
 const SNAPSHOT_XMIN = statement<Record<string, never>, { xmin: string }>(

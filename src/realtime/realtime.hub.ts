@@ -6,10 +6,11 @@ import { Fanout } from '../database/fanout.js';
 import type { AppConfig } from '../config/environment.js';
 import { RevocationList } from '../auth/revocation-list.js';
 import type { Revocation } from '../auth/revocation.js';
+import { backoffDelay } from '../common/retry.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { SocketGrant } from './realtime.auth.js';
 import { REALTIME_CHANNEL } from './events.js';
-import { type Cursor, formatCursor, NotificationsRepository } from './notifications.repository.js';
+import { type Cursor, formatCursor, type InboxPage, NotificationsRepository, parseCursor } from './notifications.repository.js';
 import { PingWheel } from './ping-wheel.js';
 import { TransactionHorizon } from './transaction-horizon.js';
 
@@ -36,22 +37,23 @@ interface Connection {
   expiry: NodeJS.Timeout;
 }
 
-/** A user's sockets on this instance: their inbox is read once for all of them, a read at a time. */
+/** A user's sockets on this instance: their inbox is read once for all of them. */
 interface Reader {
   userUid: string;
   connections: Set<Connection>;
-  reading: boolean;
-  /** A wake-up came during the read: read again after it. */
+  /** In a read, or waiting for an older transaction to end: a wake-up meanwhile only sets `again`. */
+  busy: boolean;
+  /** A wake-up came while busy: read again after. */
   again: boolean;
-  /** After a failed read: the wait before the next try, and its timer. */
-  retryMs: number;
-  retry: NodeJS.Timeout | undefined;
 }
 
 const before = (a: Cursor, b: Cursor) => a.xid < b.xid || (a.xid === b.xid && a.id < b.id);
 
+// The most events a read takes per user, and over all its users (each user gets one at least, so this
+// is also the most users a read takes); LIST_MAX_BYTES bounds its bytes.
 const PAGE = 100;
-// A failed inbox read is tried again after a wait that doubles from the first to the last.
+const READ_ROWS = 1000;
+// A failed read is tried again after a wait that doubles from the first to the last (jittered).
 const RETRY_FIRST_MS = 100;
 const RETRY_LAST_MS = 5000;
 // How often the inbox is polled over Redis (see schedulePoll).
@@ -64,11 +66,12 @@ const JANITOR_LOCK = 0x7265616c;
 
 /**
  * Delivers the inbox over sockets. Committed events wake it through PostgreSQL's LISTEN/NOTIFY (the
- * notification names the recipients, never the payload); it then reads each woken socket's inbox from
- * its cursor, in order, and sends. An event not deliverable yet (an older transaction still runs) is
- * read again shortly. After the LISTEN connection was lost, every socket is read again, so nothing
- * written meanwhile is missed. Memory is bounded: a cap of sockets per user, and a socket whose unsent
- * data passes a bound is closed (it resumes from its last id).
+ * notification names the recipients, never the payload); it then reads the inboxes of all the users
+ * woken in that turn, each from its sockets' cursor, in one statement, and sends each event in order.
+ * An event not deliverable yet (an older transaction still runs) is read again once it is. After the
+ * LISTEN connection was lost, every socket is read again, so nothing written meanwhile is missed; a
+ * read that fails is tried again until it succeeds. Memory is bounded: a cap of sockets per user, and
+ * a socket whose unsent data passes a bound is closed (it resumes from its last id).
  */
 @Injectable()
 export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -77,7 +80,14 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   private readonly pings: PingWheel<Connection>;
   private readonly horizon: TransactionHorizon;
   private stopping = false;
-  private readonly reads = new Set<Promise<void>>();
+  /** Readers woken since the last read began, in the order they were: the next read takes them. */
+  private readonly due = new Set<Reader>();
+  /** The read running (one at a time), and whether the next is scheduled, and its timer after a failure. */
+  private reading: Promise<void> | undefined;
+  private readScheduled = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** Reads failed in a row: the wait before the next grows with them. */
+  private failedReads = 0;
   private pingTimer: NodeJS.Timeout | undefined;
   private janitorTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -153,8 +163,9 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     clearInterval(this.pingTimer);
     clearInterval(this.janitorTimer);
     clearTimeout(this.pollTimer);
+    clearTimeout(this.retryTimer);
     this.horizon.release();
-    await Promise.allSettled([...this.reads]);
+    await this.reading;
     const closing = [...this.all()].map(
       ({ socket }) =>
         new Promise<void>((resolve) => {
@@ -170,7 +181,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     const { userUid, sessionUid, tokenIssuedAt, tokenExpiresAt, after } = grant;
     let reader = this.readers.get(userUid);
     if (!reader) {
-      reader = { userUid, connections: new Set(), reading: false, again: false, retryMs: RETRY_FIRST_MS, retry: undefined };
+      reader = { userUid, connections: new Set(), busy: false, again: false };
       this.readers.set(userUid, reader);
     }
     if (reader.connections.size >= this.config.realtime.maxSocketsPerUser) {
@@ -240,7 +251,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   private detach(reader: Reader, connection: Connection): void {
     if (!reader.connections.delete(connection)) return;
-    if (reader.connections.size === 0 && !reader.reading) this.forget(reader);
+    if (reader.connections.size === 0 && !reader.busy) this.forget(reader);
     this.pings.remove(connection, connection.pingSlot);
     clearTimeout(connection.expiry);
     this.metrics.countSocketClosed();
@@ -250,86 +261,118 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     for (const reader of this.readers.values()) yield* reader.connections;
   }
 
-  /**
-   * Reads the user's inbox for all their sockets and sends what is there; a read at a time per user.
-   * A read that fails (the pool busy past its timeout, the database away) is tried again, waiting
-   * longer each time, until one succeeds or the sockets are gone: no wake-up would come for events
-   * already committed, so without it a quiet player's socket would miss them until its next event.
-   */
+  /** The user's inbox is to be read for their sockets: in the next read (or after the one under way). */
   private wake(reader: Reader): void {
-    if (reader.reading) {
+    if (this.stopping) return;
+    if (reader.busy) {
       reader.again = true;
       return;
     }
-    clearTimeout(reader.retry);
-    reader.retry = undefined;
-    reader.reading = true;
-    const read = this.deliver(reader)
-      .then(
-        () => {
-          reader.retryMs = RETRY_FIRST_MS;
-        },
-        (error: unknown) => {
-          this.logger.warn(`reading the inbox of ${reader.userUid} failed (next try in ${reader.retryMs} ms): ${(error as Error).message}`);
-          this.metrics.countInboxReadFailure();
-          this.retryLater(reader);
-        },
-      )
-      .finally(() => {
-        reader.reading = false;
-        this.reads.delete(read);
-        if (reader.connections.size === 0) this.forget(reader);
-      });
-    this.reads.add(read);
-  }
-
-  private retryLater(reader: Reader): void {
-    if (this.stopping || reader.connections.size === 0) return;
-    const wait = reader.retryMs;
-    reader.retryMs = Math.min(wait * 2, RETRY_LAST_MS);
-    reader.retry = setTimeout(() => {
-      reader.retry = undefined;
-      if (!this.stopping && this.readers.get(reader.userUid) === reader) this.wake(reader);
-    }, wait).unref();
-  }
-
-  /** Drops a reader whose last socket closed (a retry it waited for is no longer needed). */
-  private forget(reader: Reader): void {
-    clearTimeout(reader.retry);
-    reader.retry = undefined;
-    if (this.readers.get(reader.userUid) === reader) this.readers.delete(reader.userUid);
+    this.due.add(reader);
+    this.scheduleRead();
   }
 
   /**
-   * Reads from the earliest cursor among the user's sockets (usually they share one) and sends each
-   * event to every socket it is new to, until nothing is left; an event held back by an older
-   * transaction still running is read again once that one has ended.
+   * The next read, unless one runs (it schedules the next when it ends): in the next turn, so that it
+   * takes every user woken in this one, or after a wait that grows with the reads failed in a row.
    */
-  private async deliver(reader: Reader): Promise<void> {
-    for (;;) {
-      reader.again = false;
+  private scheduleRead(): void {
+    if (this.reading || this.readScheduled || this.due.size === 0 || this.stopping) return;
+    this.readScheduled = true;
+    const start = () => {
+      this.readScheduled = false;
+      this.retryTimer = undefined;
+      if (this.stopping) return;
+      this.reading = this.read()
+        // Not expected (a failed statement is handled in read): logged rather than left to end the process.
+        .catch((error: unknown) => this.logger.error(`delivering events failed: ${(error as Error).stack}`))
+        .finally(() => {
+          this.reading = undefined;
+          this.scheduleRead();
+        });
+    };
+    if (this.failedReads === 0) setImmediate(start);
+    else this.retryTimer = setTimeout(start, backoffDelay(this.failedReads, RETRY_FIRST_MS, RETRY_LAST_MS)).unref();
+  }
+
+  /**
+   * One read: the inboxes of the users due (the first READ_ROWS of them, in the order they were woken),
+   * each from the earliest cursor among its sockets (usually they share one), in one statement of at
+   * most READ_ROWS events; each event goes to every socket of its user it is new to. A user whose page
+   * was full, or who was woken again meanwhile, is due again; one whose next event an older
+   * transaction holds back waits for it to end. A read that fails (the pool busy past its timeout, the
+   * database away) leaves its users due, and the next read waits longer, until one succeeds or their
+   * sockets are gone: no wake-up would come again for events already committed, so without it a quiet
+   * player's socket would miss them until their next event.
+   */
+  private async read(): Promise<void> {
+    const batch: Array<{ reader: Reader; open: Connection[] }> = [];
+    for (const reader of this.due) {
+      if (batch.length === READ_ROWS) break;
+      this.due.delete(reader);
       const open = [...reader.connections].filter(
         (connection) => connection.cursor && connection.socket.readyState === connection.socket.OPEN,
       );
-      if (open.length === 0) return;
-      const from = open
-        .map((connection) => connection.cursor!)
-        .reduce((earliest, cursor) => (before(cursor, earliest) ? cursor : earliest));
-      const page = await this.inbox.after(reader.userUid, from, PAGE, this.config.listMaxBytes);
-      for (const event of page.events) {
-        const [xid, id] = event.id.split('-');
-        const position = { xid: BigInt(xid), id: BigInt(id) };
-        const frame = JSON.stringify(event);
-        for (const connection of open) {
-          if (!before(connection.cursor!, position)) continue;
-          this.sendText(connection, frame);
-          connection.cursor = position;
-        }
-        this.metrics.countDelivered(event.type, (Date.now() - Date.parse(event.at)) / 1000);
+      // A socket still opening is read once its starting point is known (attach wakes it then).
+      if (open.length === 0) continue;
+      reader.busy = true;
+      reader.again = false;
+      batch.push({ reader, open });
+    }
+    if (batch.length === 0) return;
+    let pages: InboxPage[];
+    try {
+      pages = await this.inbox.pagesAfter(
+        batch.map(({ reader, open }) => ({ userUid: reader.userUid, after: earliest(open) })),
+        Math.min(PAGE, Math.floor(READ_ROWS / batch.length)),
+        this.config.listMaxBytes,
+      );
+    } catch (error) {
+      this.failedReads += 1;
+      this.metrics.countInboxReadFailure();
+      this.logger.warn(
+        `reading the inboxes of ${batch.length} users failed (${this.failedReads} in a row, tried again shortly): ${(error as Error).message}`,
+      );
+      for (const { reader } of batch) this.doneReading(reader, true);
+      return;
+    }
+    this.failedReads = 0;
+    this.metrics.countInboxRead(batch.length);
+    batch.forEach(({ reader, open }, index) => {
+      const page = pages[index];
+      this.sendPage(open, page);
+      if (page.heldBy === undefined || reader.again || this.stopping) return this.doneReading(reader, page.full);
+      // Held back: read again once the older transaction has ended (or, if that cannot be told, now).
+      const resume = () => this.doneReading(reader, true);
+      void this.horizon.passed(page.heldBy).then(resume, resume);
+    });
+  }
+
+  /** The reader's read is over: it is due again if `more` is to be read or it was woken meanwhile; without sockets, dropped. */
+  private doneReading(reader: Reader, more: boolean): void {
+    reader.busy = false;
+    if (reader.connections.size === 0) return this.forget(reader);
+    if (more || reader.again) this.wake(reader);
+    reader.again = false;
+  }
+
+  /** Drops a reader whose last socket closed (a read it was due for is no longer needed). */
+  private forget(reader: Reader): void {
+    this.due.delete(reader);
+    if (this.readers.get(reader.userUid) === reader) this.readers.delete(reader.userUid);
+  }
+
+  /** Sends each event of the page, once serialised, to every socket it is new to. */
+  private sendPage(open: Connection[], page: InboxPage): void {
+    for (const event of page.events) {
+      const position = parseCursor(event.id)!;
+      const frame = JSON.stringify(event);
+      for (const connection of open) {
+        if (!before(connection.cursor!, position)) continue;
+        this.sendText(connection, frame);
+        connection.cursor = position;
       }
-      if (page.full || reader.again) continue;
-      if (page.heldBy === undefined || this.stopping) return;
-      await this.horizon.passed(page.heldBy);
+      this.metrics.countDelivered(event.type, (Date.now() - Date.parse(event.at)) / 1000);
     }
   }
 
@@ -341,6 +384,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     const { socket } = connection;
     if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > this.config.realtime.maxBufferedBytes) {
+      this.metrics.countSlowConsumer();
       socket.close(CloseCode.SLOW_CONSUMER, 'slow consumer: resume with ?after=<the last id received>');
       return;
     }
@@ -378,4 +422,9 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
       this.logger.warn(`pruning the inbox failed: ${(error as Error).message}`);
     }
   }
+}
+
+/** The earliest cursor among the sockets: a read from it has what each of them still lacks. */
+function earliest(open: Connection[]): Cursor {
+  return open.map((connection) => connection.cursor!).reduce((first, cursor) => (before(cursor, first) ? cursor : first));
 }
