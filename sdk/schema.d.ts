@@ -516,7 +516,7 @@ export interface paths {
         put?: never;
         /**
          * Create a persona
-         * @description Creates another persona for the caller.
+         * @description Another persona for the caller. A user may have 10 personas (PERSONAS_PER_USER), the one made at their first sign-in included; one more is 409 PERSONA_LIMIT.
          */
         post: operations["personasCreate"];
         delete?: never;
@@ -2101,7 +2101,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "PERSONA_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -2182,6 +2182,11 @@ export interface components {
             storageObject?: components["schemas"]["StorageObjectRef"];
             /** @description On QUOTA_EXCEEDED: what the owner's quota leaves. */
             left?: components["schemas"]["StorageQuotaLeft"];
+            /**
+             * @description On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER).
+             * @example 10
+             */
+            limit?: number;
         };
         TokenDto: {
             /**
@@ -7324,6 +7329,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description PERSONA_LIMIT: the caller has PERSONAS_PER_USER personas already (`limit` says how many); nothing was created. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "PERSONA_LIMIT",
+                     *       "message": "the caller has PERSONAS_PER_USER personas already (`limit` says how many)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

@@ -20,6 +20,7 @@ export enum ErrorCode {
   ALREADY_QUEUED = 'ALREADY_QUEUED',
   INSUFFICIENT_QUANTITY = 'INSUFFICIENT_QUANTITY',
   QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
+  PERSONA_LIMIT = 'PERSONA_LIMIT',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   IMMUTABLE_SETTING = 'IMMUTABLE_SETTING',
   NOT_ACTIVE = 'NOT_ACTIVE',
@@ -116,6 +117,13 @@ export class ErrorBody {
   storageObject?: StorageObjectRef;
   @ApiProperty({ type: StorageQuotaLeft, required: false, description: "On QUOTA_EXCEEDED: what the owner's quota leaves." })
   left?: StorageQuotaLeft;
+  @ApiProperty({
+    type: 'integer',
+    required: false,
+    description: 'On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER).',
+    example: 10,
+  })
+  limit?: number;
 }
 
 /**
@@ -129,7 +137,7 @@ export class ApiException extends HttpException {
     message: string,
     readonly extra: Pick<
       ErrorBody,
-      'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid' | 'storageObject' | 'left'
+      'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid' | 'storageObject' | 'left' | 'limit'
     > = {},
     readonly retryAfterSeconds?: number,
   ) {

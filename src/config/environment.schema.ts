@@ -426,6 +426,16 @@ export class Environment {
   SESSION_PASSWORD_ATTEMPTS_PER_SESSION: number;
 
   @Variable({
+    default: '10',
+    meaning:
+      'Personas one user may have (the first, made at sign-in, included); one more is 409 `PERSONA_LIMIT` with the limit. ' +
+      'Each persona holds an inventory, progress and leaderboard records of its own.',
+    comment: 'personas one user may have (409 PERSONA_LIMIT past it)',
+  })
+  @Integer(1, 1000)
+  PERSONAS_PER_USER: number;
+
+  @Variable({
     default: '4194304',
     meaning:
       'The most bytes of records one list answer holds (lists and `GET /notifications`): a page that would pass it ends ' +

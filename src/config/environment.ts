@@ -117,6 +117,8 @@ export interface AppConfig {
     perUser: number;
     perSession: number;
   };
+  /** Personas one user may have; one more is 409 PERSONA_LIMIT. */
+  personasPerUser: number;
   /** The most bytes of records a list answer holds: a page ends early rather than pass it (X-Next-Skip says where to go on). */
   listMaxBytes: number;
   leaderboards: {
@@ -301,6 +303,7 @@ function toAppConfig(environment: Environment): AppConfig {
       perUser: environment.SESSION_PASSWORD_ATTEMPTS,
       perSession: environment.SESSION_PASSWORD_ATTEMPTS_PER_SESSION,
     },
+    personasPerUser: environment.PERSONAS_PER_USER,
     listMaxBytes: environment.LIST_MAX_BYTES,
     leaderboards: {
       workerEnabled: environment.LEADERBOARD_WORKER_ENABLED,

@@ -374,7 +374,7 @@ namespace GameBackend.Api
         /// Create a persona
         /// </summary>
         /// <remarks>
-        /// Creates another persona for the caller.
+        /// Another persona for the caller. A user may have 10 personas (PERSONAS_PER_USER), the one made at their first sign-in included; one more is 409 PERSONA_LIMIT.
         /// </remarks>
         /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -6124,7 +6124,7 @@ namespace GameBackend.Api
         /// Create a persona
         /// </summary>
         /// <remarks>
-        /// Creates another persona for the caller.
+        /// Another persona for the caller. A user may have 10 personas (PERSONAS_PER_USER), the one made at their first sign-in included; one more is 409 PERSONA_LIMIT.
         /// </remarks>
         /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -6205,6 +6205,16 @@ namespace GameBackend.Api
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 409)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("PERSONA_LIMIT: the caller has PERSONAS_PER_USER personas already (`limit` says how many); nothing was created.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -24863,56 +24873,59 @@ namespace GameBackend.Api
         [System.Runtime.Serialization.EnumMember(Value = @"QUOTA_EXCEEDED")]
         QUOTA_EXCEEDED = 16,
 
+        [System.Runtime.Serialization.EnumMember(Value = @"PERSONA_LIMIT")]
+        PERSONA_LIMIT = 17,
+
         [System.Runtime.Serialization.EnumMember(Value = @"IDEMPOTENCY_KEY_REUSED")]
-        IDEMPOTENCY_KEY_REUSED = 17,
+        IDEMPOTENCY_KEY_REUSED = 18,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IMMUTABLE_SETTING")]
-        IMMUTABLE_SETTING = 18,
+        IMMUTABLE_SETTING = 19,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_ACTIVE")]
-        NOT_ACTIVE = 19,
+        NOT_ACTIVE = 20,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_JOINED")]
-        NOT_JOINED = 20,
+        NOT_JOINED = 21,
 
         [System.Runtime.Serialization.EnumMember(Value = @"LEADERBOARD_FULL")]
-        LEADERBOARD_FULL = 21,
+        LEADERBOARD_FULL = 22,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NO_ATTEMPTS_LEFT")]
-        NO_ATTEMPTS_LEFT = 22,
+        NO_ATTEMPTS_LEFT = 23,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PAYLOAD_TOO_LARGE")]
-        PAYLOAD_TOO_LARGE = 23,
+        PAYLOAD_TOO_LARGE = 24,
 
         [System.Runtime.Serialization.EnumMember(Value = @"UNSUPPORTED_MEDIA_TYPE")]
-        UNSUPPORTED_MEDIA_TYPE = 24,
+        UNSUPPORTED_MEDIA_TYPE = 25,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIGEST_MISMATCH")]
-        DIGEST_MISMATCH = 25,
+        DIGEST_MISMATCH = 26,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RANGE_NOT_SATISFIABLE")]
-        RANGE_NOT_SATISFIABLE = 26,
+        RANGE_NOT_SATISFIABLE = 27,
 
         [System.Runtime.Serialization.EnumMember(Value = @"REQUEST_TIMEOUT")]
-        REQUEST_TIMEOUT = 27,
+        REQUEST_TIMEOUT = 28,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIRECT_UPLOAD_UNAVAILABLE")]
-        DIRECT_UPLOAD_UNAVAILABLE = 28,
+        DIRECT_UPLOAD_UNAVAILABLE = 29,
 
         [System.Runtime.Serialization.EnumMember(Value = @"STORAGE_UNAVAILABLE")]
-        STORAGE_UNAVAILABLE = 29,
+        STORAGE_UNAVAILABLE = 30,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RATE_LIMITED")]
-        RATE_LIMITED = 30,
+        RATE_LIMITED = 31,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DATABASE_UNAVAILABLE")]
-        DATABASE_UNAVAILABLE = 31,
+        DATABASE_UNAVAILABLE = 32,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PROVIDER_UNAVAILABLE")]
-        PROVIDER_UNAVAILABLE = 32,
+        PROVIDER_UNAVAILABLE = 33,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
-        INTERNAL_ERROR = 33,
+        INTERNAL_ERROR = 34,
 
     }
 
@@ -25070,6 +25083,12 @@ namespace GameBackend.Api
         /// </summary>
         [Newtonsoft.Json.JsonProperty("left", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public StorageQuotaLeft Left { get; set; }
+
+        /// <summary>
+        /// On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("limit", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
+        public int? Limit { get; set; }
 
         private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
 
