@@ -1775,7 +1775,7 @@ export interface paths {
         get: operations["leaderboardsFindById"];
         /**
          * Update a leaderboard (admins)
-         * @description Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).
+         * @description Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt, duration or entrant (their stored value may be sent back).
          */
         put: operations["leaderboardsUpdate"];
         post?: never;
@@ -2101,7 +2101,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "PERSONA_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "PERSONA_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "ALREADY_ENTERED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -4114,6 +4114,13 @@ export interface components {
             /** @description Awarded to each persona in the range, through the economy (an AWARD). */
             items: components["schemas"]["ItemQuantityEntry"][];
         };
+        /**
+         * @description Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+         *     are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+         *     PERSONA: each persona on its own.
+         * @enum {string}
+         */
+        LeaderboardEntrant: "USER" | "PERSONA";
         Leaderboard: {
             /** @example Weekly high scores */
             name: string;
@@ -4162,6 +4169,12 @@ export interface components {
             /** @description A persona must join a period (POST /leaderboards/{id}/join) before it submits. */
             joinRequired: boolean;
             rewards: components["schemas"]["RewardTier"][];
+            /**
+             * @description Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+             *     are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+             *     PERSONA: each persona on its own.
+             */
+            entrant: components["schemas"]["LeaderboardEntrant"];
             /** @description A player pushed out of this many first places is told (`leaderboard.rank_lost`); 0: nobody is. */
             rankLostTop: number;
             /** @description Closed periods kept readable; older ones are removed with their records. */
@@ -4278,6 +4291,14 @@ export interface components {
             joinRequired?: boolean;
             rewards?: components["schemas"]["RewardTierDto"][];
             /**
+             * @description Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+             *     are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+             *     each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+             *     otherwise.
+             * @example USER
+             */
+            entrant?: components["schemas"]["LeaderboardEntrant"];
+            /**
              * @default 10
              * @example 10
              */
@@ -4361,6 +4382,14 @@ export interface components {
             /** @example true */
             joinRequired?: boolean;
             rewards?: components["schemas"]["RewardTierDto"][];
+            /**
+             * @description Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+             *     are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+             *     each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+             *     otherwise.
+             * @example USER
+             */
+            entrant?: components["schemas"]["LeaderboardEntrant"];
             /** @example 10 */
             rankLostTop?: number;
             /** @example 10 */
@@ -14795,7 +14824,7 @@ export interface operations {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: components["parameters"]["Limit"];
                 skip?: components["parameters"]["Skip"];
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: components["schemas"]["SortDirection"];
@@ -14821,6 +14850,8 @@ export interface operations {
                 "sort[startAt]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[endAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[entrant]"?: components["schemas"]["SortDirection"];
                 /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
                 /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
@@ -14845,6 +14876,8 @@ export interface operations {
                 startAt?: string;
                 /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 endAt?: string;
+                /** @description Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                entrant?: string;
             };
             header?: never;
             path?: never;
@@ -14978,7 +15011,7 @@ export interface operations {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: components["parameters"]["Limit"];
                 skip?: components["parameters"]["Skip"];
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: components["schemas"]["SortDirection"];
@@ -15004,6 +15037,8 @@ export interface operations {
                 "sort[startAt]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[endAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[entrant]"?: components["schemas"]["SortDirection"];
                 /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
                 /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
@@ -15028,6 +15063,8 @@ export interface operations {
                 startAt?: string;
                 /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 endAt?: string;
+                /** @description Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                entrant?: string;
             };
             header?: never;
             path?: never;
@@ -15848,7 +15885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL. */
+            /** @description NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT, LEADERBOARD_FULL, or ALREADY_ENTERED (a board whose entrant is USER, where another persona of the same user entered the period). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15859,7 +15896,7 @@ export interface operations {
                      * @example {
                      *       "status": 409,
                      *       "code": "NOT_ACTIVE",
-                     *       "message": "NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL.",
+                     *       "message": "NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT, LEADERBOARD_FULL, or ALREADY_ENTERED (a board whose entrant is USER, where another persona of the same user entered the period).",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -15965,7 +16002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description LEADERBOARD_FULL, or NOT_ACTIVE. */
+            /** @description LEADERBOARD_FULL, NOT_ACTIVE, or ALREADY_ENTERED (entrant USER: another persona of the same user entered the period). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15976,7 +16013,7 @@ export interface operations {
                      * @example {
                      *       "status": 409,
                      *       "code": "LEADERBOARD_FULL",
-                     *       "message": "LEADERBOARD_FULL, or NOT_ACTIVE.",
+                     *       "message": "another persona of the same user entered the period).",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */

@@ -67,7 +67,8 @@ export class LeaderboardRecordsService {
    * Applies a score to the caller's persona's record in the period open now, and answers the record
    * with its rank. 403 on an authoritative board for players and for another player's persona; 409
    * outside the board's periods (NOT_ACTIVE), when the persona must join first (NOT_JOINED), has no
-   * attempt left (NO_ATTEMPTS_LEFT) or the period is full (LEADERBOARD_FULL); 400 for a score outside
+   * attempt left (NO_ATTEMPTS_LEFT) or the period is full (LEADERBOARD_FULL), and on a board whose
+   * entrant is USER when another persona of the owner entered the period (ALREADY_ENTERED); 400 for a score outside
    * the board's bounds or past 64 bits.
    */
   async submit(boardUid: string, body: SubmitScoreDto, caller: Caller): Promise<LeaderboardRecordView> {
@@ -94,6 +95,7 @@ export class LeaderboardRecordsService {
               persona: persona.uid,
               user: persona.owner,
               maxSize: board.maxSize,
+              perUser: board.entrant === 'USER',
             });
             if (seat === 'full') throw full(board);
           }
@@ -110,6 +112,7 @@ export class LeaderboardRecordsService {
             subscoreOperator: board.subscoreOperator,
             subscoreSortOrder: board.subscoreSortOrder,
             maxNumScore: board.maxNumScore,
+            perUser: board.entrant === 'USER',
           };
           return this.records.submit(db, submission, mustExist, (written, db) => this.standing(board, written, db));
         }),
@@ -128,7 +131,14 @@ export class LeaderboardRecordsService {
     const persona = await this.actingPersona(caller, body.personaUid);
     const period = await this.openPeriod(board);
     const seat = await this.records.transaction((db) =>
-      this.records.join(db, { board: board.uid, period, persona: persona.uid, user: persona.owner, maxSize: board.maxSize }),
+      this.records.join(db, {
+        board: board.uid,
+        period,
+        persona: persona.uid,
+        user: persona.owner,
+        maxSize: board.maxSize,
+        perUser: board.entrant === 'USER',
+      }),
     );
     if (seat === 'full') throw full(board);
     const [record] = await this.ranked(

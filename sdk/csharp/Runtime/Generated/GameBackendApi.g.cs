@@ -1749,7 +1749,7 @@ namespace GameBackend.Api
         /// Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
         /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
-        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -1762,6 +1762,7 @@ namespace GameBackend.Api
         /// <param name="sortauthoritative">Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
@@ -1774,8 +1775,9 @@ namespace GameBackend.Api
         /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
         /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1796,7 +1798,7 @@ namespace GameBackend.Api
         /// How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
         /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
-        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -1809,6 +1811,7 @@ namespace GameBackend.Api
         /// <param name="sortauthoritative">Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
@@ -1821,8 +1824,9 @@ namespace GameBackend.Api
         /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
         /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1841,7 +1845,7 @@ namespace GameBackend.Api
         /// Update a leaderboard (admins)
         /// </summary>
         /// <remarks>
-        /// Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).
+        /// Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt, duration or entrant (their stored value may be sent back).
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
@@ -20842,7 +20846,7 @@ namespace GameBackend.Api
         /// Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
         /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
-        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -20855,6 +20859,7 @@ namespace GameBackend.Api
         /// <param name="sortauthoritative">Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
@@ -20867,8 +20872,9 @@ namespace GameBackend.Api
         /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
         /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -20944,6 +20950,10 @@ namespace GameBackend.Api
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("sort[endAt]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortendAt, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
                     }
+                    if (sortentrant != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[entrant]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortentrant, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
                     if (uid != null)
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("uid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(uid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
@@ -20991,6 +21001,10 @@ namespace GameBackend.Api
                     if (endAt != null)
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("endAt")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(endAt, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (entrant != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("entrant")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(entrant, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
                     }
                     urlBuilder_.Length--;
 
@@ -21263,7 +21277,7 @@ namespace GameBackend.Api
         /// How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
         /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
-        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -21276,6 +21290,7 @@ namespace GameBackend.Api
         /// <param name="sortauthoritative">Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
@@ -21288,8 +21303,9 @@ namespace GameBackend.Api
         /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
         /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -21365,6 +21381,10 @@ namespace GameBackend.Api
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("sort[endAt]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortendAt, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
                     }
+                    if (sortentrant != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[entrant]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortentrant, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
                     if (uid != null)
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("uid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(uid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
@@ -21412,6 +21432,10 @@ namespace GameBackend.Api
                     if (endAt != null)
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("endAt")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(endAt, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (entrant != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("entrant")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(entrant, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
                     }
                     urlBuilder_.Length--;
 
@@ -21656,7 +21680,7 @@ namespace GameBackend.Api
         /// Update a leaderboard (admins)
         /// </summary>
         /// <remarks>
-        /// Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).
+        /// Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt, duration or entrant (their stored value may be sent back).
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
@@ -22716,7 +22740,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT, LEADERBOARD_FULL, or ALREADY_ENTERED (a board whose entrant is USER, where another persona of the same user entered the period).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -23060,7 +23084,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("LEADERBOARD_FULL, or NOT_ACTIVE.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("LEADERBOARD_FULL, NOT_ACTIVE, or ALREADY_ENTERED (entrant USER: another persona of the same user entered the period).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -24894,38 +24918,41 @@ namespace GameBackend.Api
         [System.Runtime.Serialization.EnumMember(Value = @"NO_ATTEMPTS_LEFT")]
         NO_ATTEMPTS_LEFT = 23,
 
+        [System.Runtime.Serialization.EnumMember(Value = @"ALREADY_ENTERED")]
+        ALREADY_ENTERED = 24,
+
         [System.Runtime.Serialization.EnumMember(Value = @"PAYLOAD_TOO_LARGE")]
-        PAYLOAD_TOO_LARGE = 24,
+        PAYLOAD_TOO_LARGE = 25,
 
         [System.Runtime.Serialization.EnumMember(Value = @"UNSUPPORTED_MEDIA_TYPE")]
-        UNSUPPORTED_MEDIA_TYPE = 25,
+        UNSUPPORTED_MEDIA_TYPE = 26,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIGEST_MISMATCH")]
-        DIGEST_MISMATCH = 26,
+        DIGEST_MISMATCH = 27,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RANGE_NOT_SATISFIABLE")]
-        RANGE_NOT_SATISFIABLE = 27,
+        RANGE_NOT_SATISFIABLE = 28,
 
         [System.Runtime.Serialization.EnumMember(Value = @"REQUEST_TIMEOUT")]
-        REQUEST_TIMEOUT = 28,
+        REQUEST_TIMEOUT = 29,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIRECT_UPLOAD_UNAVAILABLE")]
-        DIRECT_UPLOAD_UNAVAILABLE = 29,
+        DIRECT_UPLOAD_UNAVAILABLE = 30,
 
         [System.Runtime.Serialization.EnumMember(Value = @"STORAGE_UNAVAILABLE")]
-        STORAGE_UNAVAILABLE = 30,
+        STORAGE_UNAVAILABLE = 31,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RATE_LIMITED")]
-        RATE_LIMITED = 31,
+        RATE_LIMITED = 32,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DATABASE_UNAVAILABLE")]
-        DATABASE_UNAVAILABLE = 32,
+        DATABASE_UNAVAILABLE = 33,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PROVIDER_UNAVAILABLE")]
-        PROVIDER_UNAVAILABLE = 33,
+        PROVIDER_UNAVAILABLE = 34,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
-        INTERNAL_ERROR = 34,
+        INTERNAL_ERROR = 35,
 
     }
 
@@ -28136,6 +28163,23 @@ namespace GameBackend.Api
 
     }
 
+    /// <summary>
+    /// Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+    /// <br/>are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+    /// <br/>PERSONA: each persona on its own.
+    /// </summary>
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public enum LeaderboardEntrant
+    {
+
+        [System.Runtime.Serialization.EnumMember(Value = @"USER")]
+        USER = 0,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"PERSONA")]
+        PERSONA = 1,
+
+    }
+
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
     public partial class Leaderboard
     {
@@ -28239,6 +28283,15 @@ namespace GameBackend.Api
 
         [Newtonsoft.Json.JsonProperty("rewards", Required = Newtonsoft.Json.Required.Always)]
         public System.Collections.Generic.List<RewardTier> Rewards { get; set; } = new System.Collections.Generic.List<RewardTier>();
+
+        /// <summary>
+        /// Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+        /// <br/>are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+        /// <br/>PERSONA: each persona on its own.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("entrant", Required = Newtonsoft.Json.Required.Always)]
+        [Newtonsoft.Json.JsonConverter(typeof(Newtonsoft.Json.Converters.StringEnumConverter))]
+        public LeaderboardEntrant Entrant { get; set; }
 
         /// <summary>
         /// A player pushed out of this many first places is told (`leaderboard.rank_lost`); 0: nobody is.
@@ -28413,6 +28466,16 @@ namespace GameBackend.Api
         [Newtonsoft.Json.JsonProperty("rewards", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public System.Collections.Generic.List<RewardTierDto> Rewards { get; set; }
 
+        /// <summary>
+        /// Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+        /// <br/>are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+        /// <br/>each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+        /// <br/>otherwise.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("entrant", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
+        [Newtonsoft.Json.JsonConverter(typeof(Newtonsoft.Json.Converters.StringEnumConverter))]
+        public LeaderboardEntrant? Entrant { get; set; }
+
         [Newtonsoft.Json.JsonProperty("rankLostTop", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public int? RankLostTop { get; set; } = 10;
 
@@ -28528,6 +28591,16 @@ namespace GameBackend.Api
 
         [Newtonsoft.Json.JsonProperty("rewards", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public System.Collections.Generic.List<RewardTierDto> Rewards { get; set; }
+
+        /// <summary>
+        /// Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+        /// <br/>are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+        /// <br/>each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+        /// <br/>otherwise.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("entrant", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
+        [Newtonsoft.Json.JsonConverter(typeof(Newtonsoft.Json.Converters.StringEnumConverter))]
+        public LeaderboardEntrant? Entrant { get; set; }
 
         [Newtonsoft.Json.JsonProperty("rankLostTop", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public int? RankLostTop { get; set; }
