@@ -920,8 +920,10 @@ async function startService(
       IDP1_ISSUER: provider.issuer,
       LOG_LEVEL: logLevel,
       MATCHMAKER_ENABLED: 'false',
-      // A load test from one address is exactly what a rate limiter is there to stop.
+      // A load test from one address is exactly what a rate limiter is there to stop, and the bound on
+      // the guest accounts an address makes (the new-devices route makes thousands).
       RATE_LIMIT_ENABLED: 'false',
+      GUEST_ACCOUNTS_PER_ADDRESS: '0',
       ...options.serviceEnv,
       ...variant.env,
     },

@@ -21,6 +21,7 @@ export enum ErrorCode {
   INSUFFICIENT_QUANTITY = 'INSUFFICIENT_QUANTITY',
   QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
   PERSONA_LIMIT = 'PERSONA_LIMIT',
+  GUEST_ACCOUNT_LIMIT = 'GUEST_ACCOUNT_LIMIT',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   IMMUTABLE_SETTING = 'IMMUTABLE_SETTING',
   NOT_ACTIVE = 'NOT_ACTIVE',
@@ -121,7 +122,9 @@ export class ErrorBody {
   @ApiProperty({
     type: 'integer',
     required: false,
-    description: 'On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER).',
+    description:
+      'On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER); on GUEST_ACCOUNT_LIMIT: the guest accounts one address ' +
+      'may make in a window (GUEST_ACCOUNTS_PER_ADDRESS).',
     example: 10,
   })
   limit?: number;

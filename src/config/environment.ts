@@ -165,6 +165,14 @@ export interface AppConfig {
     valueMaxBytes: number;
     objectsPerOwner: number;
     bytesPerOwner: number;
+    /** The quotas of a guest: an account whose only identities are devices. */
+    guestObjectsPerOwner: number;
+    guestBytesPerOwner: number;
+  };
+  /** Guest accounts (first device sign-ins) one address may make per window; 0: no bound. */
+  guestAccounts: {
+    perAddress: number;
+    windowSeconds: number;
   };
 }
 
@@ -352,6 +360,13 @@ function toAppConfig(environment: Environment): AppConfig {
       valueMaxBytes: environment.STORAGE_VALUE_MAX_BYTES,
       objectsPerOwner: environment.STORAGE_OBJECTS_PER_OWNER,
       bytesPerOwner: environment.STORAGE_BYTES_PER_OWNER,
+      // A guest never holds more than a player.
+      guestObjectsPerOwner: Math.min(environment.STORAGE_GUEST_OBJECTS_PER_OWNER, environment.STORAGE_OBJECTS_PER_OWNER),
+      guestBytesPerOwner: Math.min(environment.STORAGE_GUEST_BYTES_PER_OWNER, environment.STORAGE_BYTES_PER_OWNER),
+    },
+    guestAccounts: {
+      perAddress: environment.GUEST_ACCOUNTS_PER_ADDRESS,
+      windowSeconds: environment.GUEST_ACCOUNT_WINDOW,
     },
   };
 }

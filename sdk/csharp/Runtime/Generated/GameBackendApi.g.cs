@@ -85,7 +85,7 @@ namespace GameBackend.Api
         /// Sign in with a device id (guest)
         /// </summary>
         /// <remarks>
-        /// The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
+        /// The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions). One client address (an IPv6 address by its /64) makes at most GUEST_ACCOUNTS_PER_ADDRESS guest accounts a GUEST_ACCOUNT_WINDOW (a UTC day by default); a device that has an account signs in whatever the count.
         /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<TokenDto> AuthSignInWithDeviceAsync(DeviceSignInDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1209,7 +1209,7 @@ namespace GameBackend.Api
         /// Write storage objects (a batch: all or nothing)
         /// </summary>
         /// <remarks>
-        /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
+        /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); a guest, until it links an identity provider, 100 objects and 1048576 bytes (STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER); admins write past them.
         /// </remarks>
         /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -2631,7 +2631,7 @@ namespace GameBackend.Api
         /// Sign in with a device id (guest)
         /// </summary>
         /// <remarks>
-        /// The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
+        /// The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions). One client address (an IPv6 address by its /64) makes at most GUEST_ACCOUNTS_PER_ADDRESS guest accounts a GUEST_ACCOUNT_WINDOW (a UTC day by default); a device that has an account signs in whatever the count.
         /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<TokenDto> AuthSignInWithDeviceAsync(DeviceSignInDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -2747,7 +2747,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. GUEST_ACCOUNT_LIMIT: this address has made its guest accounts of the window (`limit` says how many); `Retry-After` is when the next window begins.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 431)
@@ -14752,7 +14752,7 @@ namespace GameBackend.Api
         /// Write storage objects (a batch: all or nothing)
         /// </summary>
         /// <remarks>
-        /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
+        /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); a guest, until it links an identity provider, 100 objects and 1048576 bytes (STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER); admins write past them.
         /// </remarks>
         /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -14852,7 +14852,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner\'s quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER) would be passed; `left` says what is left.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner\'s quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER; a guest\'s: STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER) would be passed; `left` says what is left.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -24900,59 +24900,62 @@ namespace GameBackend.Api
         [System.Runtime.Serialization.EnumMember(Value = @"PERSONA_LIMIT")]
         PERSONA_LIMIT = 17,
 
+        [System.Runtime.Serialization.EnumMember(Value = @"GUEST_ACCOUNT_LIMIT")]
+        GUEST_ACCOUNT_LIMIT = 18,
+
         [System.Runtime.Serialization.EnumMember(Value = @"IDEMPOTENCY_KEY_REUSED")]
-        IDEMPOTENCY_KEY_REUSED = 18,
+        IDEMPOTENCY_KEY_REUSED = 19,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IMMUTABLE_SETTING")]
-        IMMUTABLE_SETTING = 19,
+        IMMUTABLE_SETTING = 20,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_ACTIVE")]
-        NOT_ACTIVE = 20,
+        NOT_ACTIVE = 21,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_JOINED")]
-        NOT_JOINED = 21,
+        NOT_JOINED = 22,
 
         [System.Runtime.Serialization.EnumMember(Value = @"LEADERBOARD_FULL")]
-        LEADERBOARD_FULL = 22,
+        LEADERBOARD_FULL = 23,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NO_ATTEMPTS_LEFT")]
-        NO_ATTEMPTS_LEFT = 23,
+        NO_ATTEMPTS_LEFT = 24,
 
         [System.Runtime.Serialization.EnumMember(Value = @"ALREADY_ENTERED")]
-        ALREADY_ENTERED = 24,
+        ALREADY_ENTERED = 25,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PAYLOAD_TOO_LARGE")]
-        PAYLOAD_TOO_LARGE = 25,
+        PAYLOAD_TOO_LARGE = 26,
 
         [System.Runtime.Serialization.EnumMember(Value = @"UNSUPPORTED_MEDIA_TYPE")]
-        UNSUPPORTED_MEDIA_TYPE = 26,
+        UNSUPPORTED_MEDIA_TYPE = 27,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIGEST_MISMATCH")]
-        DIGEST_MISMATCH = 27,
+        DIGEST_MISMATCH = 28,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RANGE_NOT_SATISFIABLE")]
-        RANGE_NOT_SATISFIABLE = 28,
+        RANGE_NOT_SATISFIABLE = 29,
 
         [System.Runtime.Serialization.EnumMember(Value = @"REQUEST_TIMEOUT")]
-        REQUEST_TIMEOUT = 29,
+        REQUEST_TIMEOUT = 30,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIRECT_UPLOAD_UNAVAILABLE")]
-        DIRECT_UPLOAD_UNAVAILABLE = 30,
+        DIRECT_UPLOAD_UNAVAILABLE = 31,
 
         [System.Runtime.Serialization.EnumMember(Value = @"STORAGE_UNAVAILABLE")]
-        STORAGE_UNAVAILABLE = 31,
+        STORAGE_UNAVAILABLE = 32,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RATE_LIMITED")]
-        RATE_LIMITED = 32,
+        RATE_LIMITED = 33,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DATABASE_UNAVAILABLE")]
-        DATABASE_UNAVAILABLE = 33,
+        DATABASE_UNAVAILABLE = 34,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PROVIDER_UNAVAILABLE")]
-        PROVIDER_UNAVAILABLE = 34,
+        PROVIDER_UNAVAILABLE = 35,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
-        INTERNAL_ERROR = 35,
+        INTERNAL_ERROR = 36,
 
     }
 
@@ -25112,7 +25115,7 @@ namespace GameBackend.Api
         public StorageQuotaLeft Left { get; set; }
 
         /// <summary>
-        /// On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER).
+        /// On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER); on GUEST_ACCOUNT_LIMIT: the guest accounts one address may make in a window (GUEST_ACCOUNTS_PER_ADDRESS).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("limit", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public int? Limit { get; set; }
