@@ -2066,7 +2066,7 @@ export interface paths {
         };
         /**
          * Live figures of the service (admins)
-         * @description Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+         * @description Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance; what cloud save and media hold in all (read at most a minute ago). The matchmaking queue is GET /tickets/stats.
          */
         get: operations["statsCurrent"];
         put?: never;
@@ -5023,6 +5023,26 @@ export interface components {
              * @example 0
              */
             errorRate: number;
+            /**
+             * @description Cloud-save objects stored, on every instance (read at most a minute ago).
+             * @example 120000
+             */
+            storageObjects: number;
+            /**
+             * @description Bytes of their values, as the quotas count them.
+             * @example 734003200
+             */
+            storageBytes: number;
+            /**
+             * @description Uploaded media files stored (each distinct file once).
+             * @example 420
+             */
+            mediaFiles: number;
+            /**
+             * @description Their bytes.
+             * @example 52428800
+             */
+            mediaBytes: number;
             /** Format: date-time */
             measuredAt: string;
         };

@@ -138,6 +138,15 @@ export class StorageRepository {
     return { objects: objectsOf(rows.slice(0, kept)), more: rows.length > kept };
   }
 
+  /**
+   * What cloud save holds in all, as the quotas count it: a sum over the usage rows (one per owner, a
+   * few dozen bytes each), which the writes keep equal to the objects, rather than a pass over the objects.
+   */
+  async totals(): Promise<{ objects: number; bytes: number }> {
+    const [row] = await this.run(undefined, TOTALS, {});
+    return { objects: Number(row.objects), bytes: Number(row.bytes) };
+  }
+
   /** How many objects a collection holds (of one owner, when given). */
   count(collection: string, ownerUid: string | undefined): Promise<number> {
     const query = this.dataSource.createQueryBuilder(StorageObject, 'o').where('o.collection = :collection', { collection });
@@ -216,6 +225,11 @@ type UsageDeltas = ReturnType<typeof usageOf>;
 
 // ON CONFLICT DO UPDATE ... WHERE false locks the existing rows without writing them; a SELECT ... FOR
 // UPDATE would miss a row another batch inserts and commits while this one waits (its snapshot is older).
+const TOTALS = statement<Record<string, never>, { objects: string; bytes: string }>(
+  'storage_totals',
+  () => `SELECT coalesce(sum(objects), 0)::bigint AS objects, coalesce(sum(bytes), 0)::bigint AS bytes FROM storage_usage`,
+);
+
 // A guest has no identity but devices: read from the partial unique key of provider identities.
 const LOCK_OWNERS = statement<{ owners: string[] }, { ownerUid: string; guest: boolean }>(
   'storage_lock_owners',

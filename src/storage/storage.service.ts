@@ -46,7 +46,9 @@ export class StorageService {
     private readonly storage: StorageRepository,
     private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
-  ) {}
+  ) {
+    metrics.readStoredTotalsFrom('storage', () => storage.totals());
+  }
 
   async write(caller: Caller, items: StorageWriteDto[]): Promise<StorageAck[]> {
     const batch = this.prepareWrites(caller, items, 'objects');

@@ -2072,7 +2072,7 @@ namespace GameBackend.Api
         /// Live figures of the service (admins)
         /// </summary>
         /// <remarks>
-        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance; what cloud save and media hold in all (read at most a minute ago). The matchmaking queue is GET /tickets/stats.
         /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AdminStatsDto> StatsCurrentAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -24551,7 +24551,7 @@ namespace GameBackend.Api
         /// Live figures of the service (admins)
         /// </summary>
         /// <remarks>
-        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance; what cloud save and media hold in all (read at most a minute ago). The matchmaking queue is GET /tickets/stats.
         /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AdminStatsDto> StatsCurrentAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -29588,6 +29588,30 @@ namespace GameBackend.Api
         /// </summary>
         [Newtonsoft.Json.JsonProperty("errorRate", Required = Newtonsoft.Json.Required.Always)]
         public double ErrorRate { get; set; }
+
+        /// <summary>
+        /// Cloud-save objects stored, on every instance (read at most a minute ago).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("storageObjects", Required = Newtonsoft.Json.Required.Always)]
+        public int StorageObjects { get; set; }
+
+        /// <summary>
+        /// Bytes of their values, as the quotas count them.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("storageBytes", Required = Newtonsoft.Json.Required.Always)]
+        public int StorageBytes { get; set; }
+
+        /// <summary>
+        /// Uploaded media files stored (each distinct file once).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("mediaFiles", Required = Newtonsoft.Json.Required.Always)]
+        public int MediaFiles { get; set; }
+
+        /// <summary>
+        /// Their bytes.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("mediaBytes", Required = Newtonsoft.Json.Required.Always)]
+        public int MediaBytes { get; set; }
 
         [Newtonsoft.Json.JsonProperty("measuredAt", Required = Newtonsoft.Json.Required.Always)]
         public System.DateTimeOffset MeasuredAt { get; set; }
