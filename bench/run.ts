@@ -924,6 +924,8 @@ async function startService(
       // the guest accounts an address makes (the new-devices route makes thousands).
       RATE_LIMIT_ENABLED: 'false',
       GUEST_ACCOUNTS_PER_ADDRESS: '0',
+      // The leaderboard scenarios measure the in-process tree over two boards of a million records each.
+      LEADERBOARD_RANKS_IN_MEMORY: '100000000',
       ...options.serviceEnv,
       ...variant.env,
     },

@@ -504,6 +504,18 @@ export class Environment {
   LEADERBOARD_LOG_RETENTION: number;
 
   @Variable({
+    default: '500000',
+    meaning:
+      "The most ranked records of open periods this instance's in-process rank structure holds (each costs memory on every " +
+      'instance: [docs/PERFORMANCE.md](docs/PERFORMANCE.md#leaderboards)). Past it, the largest periods are ranked from ' +
+      'PostgreSQL instead, on its index, until they close: a rank then costs a walk of the records before it. With `REDIS_URL` ' +
+      'the sets in Redis hold every period and the instance none, but while Redis is away.',
+    comment: 'ranked records held in memory per instance; past it the largest periods rank from PostgreSQL',
+  })
+  @Integer(0, 100_000_000)
+  LEADERBOARD_RANKS_IN_MEMORY: number;
+
+  @Variable({
     default: '5',
     meaning: 'Open realtime sockets a user may hold on one instance; one more is closed with 4429.',
     comment: 'open /realtime sockets per user and instance',

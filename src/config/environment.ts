@@ -129,6 +129,8 @@ export interface AppConfig {
     closeDelayMs: number;
     /** How long the rank-change log is kept: how far behind a rank structure may catch up, and a page cursor's life. */
     logRetentionSeconds: number;
+    /** Ranked records the in-process rank structure holds at most; larger periods are ranked from PostgreSQL. */
+    ranksInMemory: number;
   };
   /** Requests per minute, counted in Redis when REDIS_URL is set, else by each instance on its own. */
   rateLimit: {
@@ -318,6 +320,7 @@ function toAppConfig(environment: Environment): AppConfig {
       intervalMs: environment.LEADERBOARD_INTERVAL,
       closeDelayMs: environment.LEADERBOARD_CLOSE_DELAY,
       logRetentionSeconds: environment.LEADERBOARD_LOG_RETENTION,
+      ranksInMemory: environment.LEADERBOARD_RANKS_IN_MEMORY,
     },
     rateLimit: {
       enabled: environment.RATE_LIMIT_ENABLED,

@@ -171,6 +171,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly leaderboardPeriodsInDatabase = new Gauge({
+    name: 'leaderboard_periods_ranked_from_database',
+    help: 'Open periods this instance ranks from PostgreSQL: held in its rank structure they would pass LEADERBOARD_RANKS_IN_MEMORY',
+    registers: [this.registry],
+  });
+
   readonly leaderboardRanksInRedis = new Gauge({
     name: 'leaderboard_ranks_in_redis',
     help: 'Whether this instance answers ranks from Redis sorted sets (1) or from its in-process structure (0: no REDIS_URL, or Redis away)',
