@@ -920,8 +920,12 @@ async function startService(
       IDP1_ISSUER: provider.issuer,
       LOG_LEVEL: logLevel,
       MATCHMAKER_ENABLED: 'false',
-      // A load test from one address is exactly what a rate limiter is there to stop.
+      // A load test from one address is exactly what a rate limiter is there to stop, and the bound on
+      // the guest accounts an address makes (the new-devices route makes thousands).
       RATE_LIMIT_ENABLED: 'false',
+      GUEST_ACCOUNTS_PER_ADDRESS: '0',
+      // The leaderboard scenarios measure the in-process tree over two boards of a million records each.
+      LEADERBOARD_RANKS_IN_MEMORY: '100000000',
       ...options.serviceEnv,
       ...variant.env,
     },

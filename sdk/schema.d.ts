@@ -112,7 +112,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a device id (guest)
-         * @description The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
+         * @description The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions). One client address (an IPv6 address by its /64) makes at most GUEST_ACCOUNTS_PER_ADDRESS guest accounts a GUEST_ACCOUNT_WINDOW (a UTC day by default); a device that has an account signs in whatever the count.
          */
         post: operations["authSignInWithDevice"];
         delete?: never;
@@ -516,7 +516,7 @@ export interface paths {
         put?: never;
         /**
          * Create a persona
-         * @description Creates another persona for the caller.
+         * @description Another persona for the caller. A user may have 10 personas (PERSONAS_PER_USER), the one made at their first sign-in included; one more is 409 PERSONA_LIMIT.
          */
         post: operations["personasCreate"];
         delete?: never;
@@ -1255,7 +1255,7 @@ export interface paths {
         get: operations["storageCollections"];
         /**
          * Write storage objects (a batch: all or nothing)
-         * @description Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
+         * @description Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); a guest, until it links an identity provider, 100 objects and 1048576 bytes (STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER); admins write past them.
          */
         put: operations["storageWrite"];
         post?: never;
@@ -1775,7 +1775,7 @@ export interface paths {
         get: operations["leaderboardsFindById"];
         /**
          * Update a leaderboard (admins)
-         * @description Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).
+         * @description Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt, duration or entrant (their stored value may be sent back).
          */
         put: operations["leaderboardsUpdate"];
         post?: never;
@@ -2066,7 +2066,7 @@ export interface paths {
         };
         /**
          * Live figures of the service (admins)
-         * @description Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+         * @description Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance; what cloud save and media hold in all (read at most a minute ago). The matchmaking queue is GET /tickets/stats.
          */
         get: operations["statsCurrent"];
         put?: never;
@@ -2101,7 +2101,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "PERSONA_LIMIT" | "GUEST_ACCOUNT_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "ALREADY_ENTERED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -2182,6 +2182,11 @@ export interface components {
             storageObject?: components["schemas"]["StorageObjectRef"];
             /** @description On QUOTA_EXCEEDED: what the owner's quota leaves. */
             left?: components["schemas"]["StorageQuotaLeft"];
+            /**
+             * @description On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER); on GUEST_ACCOUNT_LIMIT: the guest accounts one address may make in a window (GUEST_ACCOUNTS_PER_ADDRESS).
+             * @example 10
+             */
+            limit?: number;
         };
         TokenDto: {
             /**
@@ -4109,6 +4114,13 @@ export interface components {
             /** @description Awarded to each persona in the range, through the economy (an AWARD). */
             items: components["schemas"]["ItemQuantityEntry"][];
         };
+        /**
+         * @description Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+         *     are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+         *     PERSONA: each persona on its own.
+         * @enum {string}
+         */
+        LeaderboardEntrant: "USER" | "PERSONA";
         Leaderboard: {
             /** @example Weekly high scores */
             name: string;
@@ -4157,6 +4169,12 @@ export interface components {
             /** @description A persona must join a period (POST /leaderboards/{id}/join) before it submits. */
             joinRequired: boolean;
             rewards: components["schemas"]["RewardTier"][];
+            /**
+             * @description Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+             *     are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+             *     PERSONA: each persona on its own.
+             */
+            entrant: components["schemas"]["LeaderboardEntrant"];
             /** @description A player pushed out of this many first places is told (`leaderboard.rank_lost`); 0: nobody is. */
             rankLostTop: number;
             /** @description Closed periods kept readable; older ones are removed with their records. */
@@ -4273,6 +4291,14 @@ export interface components {
             joinRequired?: boolean;
             rewards?: components["schemas"]["RewardTierDto"][];
             /**
+             * @description Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+             *     are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+             *     each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+             *     otherwise.
+             * @example USER
+             */
+            entrant?: components["schemas"]["LeaderboardEntrant"];
+            /**
              * @default 10
              * @example 10
              */
@@ -4356,6 +4382,14 @@ export interface components {
             /** @example true */
             joinRequired?: boolean;
             rewards?: components["schemas"]["RewardTierDto"][];
+            /**
+             * @description Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+             *     are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+             *     each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+             *     otherwise.
+             * @example USER
+             */
+            entrant?: components["schemas"]["LeaderboardEntrant"];
             /** @example 10 */
             rankLostTop?: number;
             /** @example 10 */
@@ -4989,6 +5023,26 @@ export interface components {
              * @example 0
              */
             errorRate: number;
+            /**
+             * @description Cloud-save objects stored, on every instance (read at most a minute ago).
+             * @example 120000
+             */
+            storageObjects: number;
+            /**
+             * @description Bytes of their values, as the quotas count them.
+             * @example 734003200
+             */
+            storageBytes: number;
+            /**
+             * @description Uploaded media files stored (each distinct file once).
+             * @example 420
+             */
+            mediaFiles: number;
+            /**
+             * @description Their bytes.
+             * @example 52428800
+             */
+            mediaBytes: number;
             /** Format: date-time */
             measuredAt: string;
         };
@@ -5570,7 +5624,25 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. GUEST_ACCOUNT_LIMIT: this address has made its guest accounts of the window (`limit` says how many); `Retry-After` is when the next window begins. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "too many requests for this user: at most 600 a minute; retry in 12 s",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             431: components["responses"]["Status431"];
             503: components["responses"]["DatabaseUnavailable"];
         };
@@ -7324,6 +7396,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description PERSONA_LIMIT: the caller has PERSONAS_PER_USER personas already (`limit` says how many); nothing was created. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 409,
+                     *       "code": "PERSONA_LIMIT",
+                     *       "message": "the caller has PERSONAS_PER_USER personas already (`limit` says how many)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -11703,7 +11793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner's quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER) would be passed; `left` says what is left. */
+            /** @description VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner's quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER; a guest's: STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER) would be passed; `left` says what is left. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14772,7 +14862,7 @@ export interface operations {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: components["parameters"]["Limit"];
                 skip?: components["parameters"]["Skip"];
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: components["schemas"]["SortDirection"];
@@ -14798,6 +14888,8 @@ export interface operations {
                 "sort[startAt]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[endAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[entrant]"?: components["schemas"]["SortDirection"];
                 /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
                 /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
@@ -14822,6 +14914,8 @@ export interface operations {
                 startAt?: string;
                 /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 endAt?: string;
+                /** @description Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                entrant?: string;
             };
             header?: never;
             path?: never;
@@ -14955,7 +15049,7 @@ export interface operations {
                 /** @description Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`. */
                 limit?: components["parameters"]["Limit"];
                 skip?: components["parameters"]["Skip"];
-                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
+                /** @description A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field]. */
                 sort?: string;
                 /** @description Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[uid]"?: components["schemas"]["SortDirection"];
@@ -14981,6 +15075,8 @@ export interface operations {
                 "sort[startAt]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[endAt]"?: components["schemas"]["SortDirection"];
+                /** @description Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
+                "sort[entrant]"?: components["schemas"]["SortDirection"];
                 /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 uid?: string;
                 /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
@@ -15005,6 +15101,8 @@ export interface operations {
                 startAt?: string;
                 /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
                 endAt?: string;
+                /** @description Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                entrant?: string;
             };
             header?: never;
             path?: never;
@@ -15825,7 +15923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL. */
+            /** @description NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT, LEADERBOARD_FULL, or ALREADY_ENTERED (a board whose entrant is USER, where another persona of the same user entered the period). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15836,7 +15934,7 @@ export interface operations {
                      * @example {
                      *       "status": 409,
                      *       "code": "NOT_ACTIVE",
-                     *       "message": "NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL.",
+                     *       "message": "NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT, LEADERBOARD_FULL, or ALREADY_ENTERED (a board whose entrant is USER, where another persona of the same user entered the period).",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -15942,7 +16040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description LEADERBOARD_FULL, or NOT_ACTIVE. */
+            /** @description LEADERBOARD_FULL, NOT_ACTIVE, or ALREADY_ENTERED (entrant USER: another persona of the same user entered the period). */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15953,7 +16051,7 @@ export interface operations {
                      * @example {
                      *       "status": 409,
                      *       "code": "LEADERBOARD_FULL",
-                     *       "message": "LEADERBOARD_FULL, or NOT_ACTIVE.",
+                     *       "message": "another persona of the same user entered the period).",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */

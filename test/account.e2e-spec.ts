@@ -442,3 +442,86 @@ describe('device sign-ins and the sign-in rate limit', () => {
     );
   });
 });
+
+/**
+ * Guests filling the disk (issue 47, finding 4): a guest account cost one anonymous request, and each
+ * had a player's storage quota. An address now makes at most GUEST_ACCOUNTS_PER_ADDRESS guests a window,
+ * and a guest holds the smaller guest quota until it links an identity provider.
+ */
+describe('guest accounts per address, and the guest storage quota', () => {
+  let api: TestApp;
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  const newGuest = (address: string) => api.post<any>('/auth/device', { deviceId: randomUUID() }, { headers: from(address) });
+  const statuses = (answers: Array<{ status: number }>) => answers.map((answer) => answer.status).sort();
+
+  beforeAll(async () => {
+    api = await TestApp.start({
+      GUEST_ACCOUNTS_PER_ADDRESS: '3',
+      TRUST_PROXY: 'true',
+      STORAGE_GUEST_OBJECTS_PER_OWNER: '2',
+      STORAGE_GUEST_BYTES_PER_OWNER: '4096',
+    });
+  });
+  afterAll(() => api?.close());
+
+  it('makes at most GUEST_ACCOUNTS_PER_ADDRESS guests an address a window: 429 GUEST_ACCOUNT_LIMIT past it, nothing written', async () => {
+    const address = '203.0.113.40';
+    const first = await api.signInDevice(randomUUID(), from(address));
+    for (let made = 1; made < 3; made++) expect((await newGuest(address)).status).toBe(200);
+    const tables = async () => ({ users: await api.countRows('users'), identities: await api.countRows('user_identities') });
+    const before = await tables();
+    const refused = await newGuest(address);
+    expectErrorBody(refused, 429, 'GUEST_ACCOUNT_LIMIT');
+    expect(refused.body.limit).toBe(3);
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
+    expect(await tables()).toEqual(before);
+    // A device that has an account, a provider's sign-in and another address are not bounded by it.
+    expect((await api.post('/auth/device', { deviceId: first.deviceId }, { headers: from(address) })).status).toBe(200);
+    expect(
+      (await api.get('/auth/idp1', { headers: { ...from(address), authorization: `jwt ${await api.providerToken('not-a-guest')}` } }))
+        .status,
+    ).toBe(200);
+    expect((await newGuest('203.0.113.41')).status).toBe(200);
+    // The next window counts afresh (the address's window made to have begun a day ago).
+    await api.database.query(`UPDATE guest_accounts_by_address SET "windowStart" = "windowStart" - interval '1 day' WHERE address = $1`, [
+      address,
+    ]);
+    expect((await newGuest(address)).status).toBe(200);
+  });
+
+  it('counts an IPv6 address by its /64, and makes no more guests than the bound of sign-ins racing for the last ones', async () => {
+    expect(
+      statuses(await Promise.all(['2001:db8:47::1', '2001:db8:47::2', '2001:db8:47:0:ffff::3', '2001:db8:47::4'].map(newGuest))),
+    ).toEqual([200, 200, 200, 429]);
+    expect((await newGuest('2001:db8:48::1')).status).toBe(200);
+    expect(statuses(await Promise.all(Array.from({ length: 8 }, () => newGuest('203.0.113.42'))))).toEqual([
+      200, 200, 200, 429, 429, 429, 429, 429,
+    ]);
+  });
+
+  it("holds a guest to the guest storage quota until it links an identity provider, then to a player's", async () => {
+    const guest = await api.signInDevice(randomUUID(), from('203.0.113.43'));
+    const write = (key: string) =>
+      api.put('/storage', { objects: [{ collection: 'saves', key, value: { level: 1 } }] }, { token: guest.token });
+    expect((await write('one')).status).toBe(200);
+    expect((await write('two')).status).toBe(200);
+    const refused = await write('three');
+    expectErrorBody(refused, 409, 'QUOTA_EXCEEDED');
+    expect(refused.body.left).toEqual({ objects: 0, bytes: expect.any(Number) });
+    expect(refused.body.message).toMatch(/guest/);
+    const big = await api.put(
+      '/storage',
+      { objects: [{ collection: 'saves', key: 'one', value: { blob: 'x'.repeat(5000) } }] },
+      { token: guest.token },
+    );
+    expectErrorBody(big, 409, 'QUOTA_EXCEEDED');
+    expect(await api.countRows('storage_objects')).toBe(2);
+    expect((await api.post('/account/link/idp1', { token: await api.providerToken('saved-guest') }, { token: guest.token })).status).toBe(
+      200,
+    );
+    expect((await write('three')).status).toBe(200);
+    expect(await api.countRows('storage_objects')).toBe(3);
+  });
+});

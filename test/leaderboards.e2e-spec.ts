@@ -391,6 +391,92 @@ describe.each(['in-process', 'redis'] as const)('leaderboards (ranks %s)', (stru
       expect(answers.filter((answer) => answer.status === 409).every((answer) => answer.body.code === 'LEADERBOARD_FULL')).toBe(true);
     });
 
+    it('count seats, attempts and prizes per user where the entrant is USER (the default with prizes or seats), per persona where PERSONA', async () => {
+      const gold = (await api.created<any>('/items', { name: 'Gold' }, admin)).uid;
+      const gem = (await api.created<any>('/items', { name: 'Gem' }, admin)).uid;
+      const collector = await api.newPlayerWithPersona('collector');
+      const alts = [collector.personaUid];
+      for (const name of ['Alt one', 'Alt two']) alts.push((await api.created<any>('/personas', { name }, collector.token)).uid);
+      const [honestA, honestB, honestC] = await players(3);
+      const perUser = await board({ maxSize: 3, maxNumScore: 2, rewards: prizeTiers(gold, gem) });
+      const perPersona = await board({ maxSize: 3, maxNumScore: 2, rewards: prizeTiers(gold, gem), entrant: 'PERSONA' });
+      expect([perUser.entrant, perPersona.entrant]).toEqual(['USER', 'PERSONA']);
+
+      // USER: the first persona enters for its user; the user's others are refused and take neither a seat nor attempts.
+      expect((await submit(perUser.uid, collector, { score: 100, personaUid: alts[0] })).status).toBe(200);
+      for (const alt of alts.slice(1)) {
+        expectErrorBody(await submit(perUser.uid, collector, { score: 999, personaUid: alt }), 409, 'ALREADY_ENTERED');
+        expectErrorBody(
+          await api.post(`/leaderboards/${perUser.uid}/join`, { personaUid: alt }, { token: collector.token }),
+          409,
+          'ALREADY_ENTERED',
+        );
+      }
+      expect((await submit(perUser.uid, collector, { score: 101, personaUid: alts[0] })).body).toMatchObject({ numScore: 2, rank: 1 });
+      expectErrorBody(await submit(perUser.uid, collector, { score: 102, personaUid: alts[0] }), 409, 'NO_ATTEMPTS_LEFT');
+      for (const [index, honest] of [honestA, honestB].entries()) {
+        expect((await submit(perUser.uid, honest, { score: 50 - index })).status).toBe(200);
+      }
+      expectErrorBody(await submit(perUser.uid, honestC, { score: 1 }), 409, 'LEADERBOARD_FULL');
+      expect(
+        (await api.found<any[]>(`/leaderboards/${perUser.uid}/records/me`, collector.token)).map((record) => record.personaUid),
+      ).toEqual([alts[0]]);
+
+      // PERSONA: the same player's three personas fill the board, and an honest player finds it full.
+      for (const [index, alt] of alts.entries()) {
+        expect((await submit(perPersona.uid, collector, { score: 100 - index, personaUid: alt })).status).toBe(200);
+      }
+      expectErrorBody(await submit(perPersona.uid, honestA, { score: 500 }), 409, 'LEADERBOARD_FULL');
+
+      // Both end now (an admin's reset) and the worker closes them and pays their prizes.
+      for (const ended of [perUser, perPersona]) {
+        expect((await api.post(`/leaderboards/${ended.uid}/reset`, undefined, { token: admin })).status).toBe(200);
+      }
+      await worker().runOnce();
+      const prizes = async (boardUid: string) => {
+        const [closed] = await api.found<any[]>(`/leaderboards/${boardUid}/periods?status=CLOSED`, admin);
+        const paid = await api.found<any[]>(`/leaderboards/${boardUid}/periods/${closed.uid}/payouts`, admin);
+        return paid.map((prize) => [prize.rank, prize.personaUid, prize.status]);
+      };
+      expect(await prizes(perUser.uid)).toEqual([
+        [1, alts[0], 'PAID'],
+        [2, honestA.personaUid, 'PAID'],
+        [3, honestB.personaUid, 'PAID'],
+      ]);
+      expect(await prizes(perPersona.uid)).toEqual(alts.map((alt, index) => [index + 1, alt, 'PAID']));
+    });
+
+    it("let one of a user's personas enter a USER board when several race, and keep the setting fixed", async () => {
+      const racer = await api.newPlayerWithPersona('racer');
+      const personas = [racer.personaUid];
+      for (let made = 1; made < 4; made++) personas.push((await api.created<any>('/personas', { name: `Racer ${made}` }, racer.token)).uid);
+      for (const settings of [{ entrant: 'USER' }, { entrant: 'USER', joinRequired: true }]) {
+        const open = await board(settings);
+        const answers = await Promise.all(
+          personas.map((personaUid) =>
+            settings.joinRequired
+              ? api.post(`/leaderboards/${open.uid}/join`, { personaUid }, { token: racer.token })
+              : submit(open.uid, racer, { score: 5, personaUid }),
+          ),
+        );
+        expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409]);
+        for (const refused of answers.filter((answer) => answer.status === 409)) expectErrorBody(refused, 409, 'ALREADY_ENTERED');
+        const { rows } = await api.database.query('SELECT count(*)::int AS n FROM leaderboard_records WHERE "leaderboardUid" = $1', [
+          open.uid,
+        ]);
+        expect(rows[0].n).toBe(1);
+      }
+      expect((await board({})).entrant).toBe('PERSONA');
+      const seated = await board({ maxSize: 5 });
+      expect(seated.entrant).toBe('USER');
+      const refused = await api.put<any>(`/leaderboards/${seated.uid}`, { entrant: 'PERSONA' }, { token: admin });
+      expectErrorBody(refused, 409, 'IMMUTABLE_SETTING');
+      expect(refused.body.errors).toEqual([{ field: 'entrant', message: 'fixed at creation' }]);
+      expect((await api.put<any>(`/leaderboards/${seated.uid}`, { entrant: 'USER', name: 'Same entrant' }, { token: admin })).status).toBe(
+        200,
+      );
+    });
+
     it('pay the prizes of a closed tournament once, as AWARD transactions, even when run twice at once or after a lost mark', async () => {
       const gold = (await api.created<any>('/items', { name: 'Gold' }, admin)).uid;
       const gem = (await api.created<any>('/items', { name: 'Gem' }, admin)).uid;

@@ -196,4 +196,41 @@ describe('personas', () => {
       }
     });
   });
+
+  describe('the limit per user (PERSONAS_PER_USER, 10 by default)', () => {
+    const countOf = async (userUid: string) =>
+      (await api.database.query<{ n: number }>('SELECT count(*)::int AS n FROM personas WHERE "userUid" = $1', [userUid])).rows[0].n;
+
+    it('refuses the eleventh persona with 409 PERSONA_LIMIT stating the limit, and creates nothing', async () => {
+      const player = await api.newPlayer('collector');
+      // The first persona came with the first sign-in.
+      for (let made = 1; made < 10; made++) {
+        expect((await api.post('/personas', { name: `Alt ${made}` }, { token: player.token })).status).toBe(201);
+      }
+      const refused = await api.post('/personas', { name: 'One too many' }, { token: player.token });
+      expectErrorBody(refused, 409, 'PERSONA_LIMIT');
+      expect(refused.body.limit).toBe(10);
+      expect(refused.body.message).toMatch(/10 personas/);
+      expect(await countOf(player.uid)).toBe(10);
+      expect((await api.get<Persona[]>('/personas', { token: player.token })).body).toHaveLength(10);
+    });
+
+    it('makes one persona, not several, of creations racing for the last place', async () => {
+      const player = await api.newPlayer('racer');
+      for (let made = 1; made < 9; made++) await api.post('/personas', { name: `Alt ${made}` }, { token: player.token });
+      expect(await countOf(player.uid)).toBe(9);
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => api.post('/personas', { name: `Racer ${index}` }, { token: player.token })),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      for (const answer of answers.filter((one) => one.status === 409)) expectErrorBody(answer, 409, 'PERSONA_LIMIT');
+      expect(await countOf(player.uid)).toBe(10);
+    });
+
+    it("counts each user's personas on their own", async () => {
+      const other = await api.newPlayer('neighbour');
+      expect((await api.post('/personas', { name: 'Second' }, { token: other.token })).status).toBe(201);
+      expect(await countOf(other.uid)).toBe(2);
+    });
+  });
 });

@@ -848,6 +848,36 @@ describe('cloud save', () => {
     });
   });
 
+  it('shows admins what cloud save holds in all: stored_objects and stored_bytes in /metrics, and the console overview', async () => {
+    // An app of its own: the totals are read at most once a minute, and nothing else may have read them first.
+    const totals = await TestApp.start();
+    try {
+      const [one, two] = await totals.signInPlayers(2, 'saver');
+      const admin = await totals.signIn('admin');
+      const value = { text: 'x'.repeat(100) };
+      for (const [player, keys] of [
+        [one, ['a', 'b', 'c']],
+        [two, ['a']],
+      ] as const) {
+        const objects = keys.map((key) => ({ collection: 'saves', key, value }));
+        expect((await totals.put('/storage', { objects }, { token: player.token })).status).toBe(200);
+      }
+      const bytes = 4 * Buffer.byteLength(JSON.stringify(value));
+      const metrics = (await totals.get<string>('/metrics')).body;
+      expect(metrics).toContain(`stored_objects{store="storage"} 4`);
+      expect(metrics).toContain(`stored_bytes{store="storage"} ${bytes}`);
+      expect(metrics).toContain(`stored_objects{store="media"} 0`);
+      expect(await totals.found('/admin/stats', admin)).toMatchObject({
+        storageObjects: 4,
+        storageBytes: bytes,
+        mediaFiles: 0,
+        mediaBytes: 0,
+      });
+    } finally {
+      await totals.close();
+    }
+  });
+
   it('answers an anonymous caller 401 on every route', async () => {
     const responses: Array<TestResponse> = [
       await put(undefined, [{ collection: 'c', key: 'k', value: {} }]),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
+import { normalizeIp } from '@nestjs/throttler';
 import { ApiException, conflict, ErrorCode, unauthorized } from '../common/errors.js';
 import { hashSecretToken, SECRET_TOKEN_PATTERN } from '../common/secret-token.js';
 import { InjectConfig } from '../config/config.module.js';
@@ -56,7 +57,9 @@ export class AuthService {
    * Exchanges a verified identity for our tokens, opening a player session. An identity nobody has
    * yet creates its account (the user and a default persona) unless `create` is false: then 404
    * NO_SUCH_ACCOUNT, and the lookup was all the database did. A banned user is refused (and the
-   * attempt audited). The sign-in is one statement (PlayerSessionsRepository.signIn).
+   * attempt audited). A device no account has makes a guest account only while its address has made
+   * fewer than GUEST_ACCOUNTS_PER_ADDRESS in the window: else 429 GUEST_ACCOUNT_LIMIT. The sign-in is
+   * one statement (PlayerSessionsRepository.signIn).
    */
   async signIn(identity: VerifiedIdentity, client: ClientInfo, create = true): Promise<TokenDto> {
     // The sign-in statement writes (even when it finds nothing to write, it takes the locks a write
@@ -68,13 +71,24 @@ export class AuthService {
       newAccount: { userUid: randomUUID(), personaName: defaultPersonaName(identity) },
       ...client,
       ttlSeconds: this.refreshTtl,
+      guests: {
+        // An IPv6 address counts by its /64, which one host usually owns, as the rate limits count it.
+        address: client.address === null ? null : normalizeIp(client.address, 64),
+        limit: this.config.guestAccounts.perAddress,
+        windowSeconds: this.config.guestAccounts.windowSeconds,
+      },
     };
     let outcome = await this.sessions.signIn(request);
-    // Of first sign-ins racing each other, one registers the account; the others sign in to it.
-    for (let attempt = 1; outcome.kind === 'unknown' && create && attempt < 3; attempt++) outcome = await this.sessions.signIn(request);
+    // Of first sign-ins racing each other, one registers the account; the others sign in to it (a guest
+    // refused may be a device whose account such a race just registered: it is looked for once more).
+    for (let attempt = 1; (outcome.kind === 'unknown' || outcome.kind === 'guest-limit') && create && attempt < 3; attempt++) {
+      outcome = await this.sessions.signIn(request);
+    }
     switch (outcome.kind) {
       case 'unknown':
         throw noSuchAccount(identity.provider);
+      case 'guest-limit':
+        throw guestAccountLimit(this.config.guestAccounts.perAddress, outcome.retryAfterSeconds);
       case 'banned':
         throw banned(outcome.bannedUntil);
       case 'opened':
@@ -173,6 +187,16 @@ const noSuchAccount = (provider: string) =>
     provider === 'device'
       ? 'no account has this device id (send create: true, or leave it out, to make one)'
       : `no account has this ${provider} identity`,
+  );
+
+const guestAccountLimit = (limit: number, retryAfterSeconds: number) =>
+  new ApiException(
+    HttpStatus.TOO_MANY_REQUESTS,
+    ErrorCode.GUEST_ACCOUNT_LIMIT,
+    `this address has made its ${limit} guest accounts for now: sign in with a device that has an account, or with an identity ` +
+      `provider, or make a guest again in ${retryAfterSeconds} s`,
+    { limit },
+    retryAfterSeconds,
   );
 
 const unknownRefreshToken = () => unauthorized('the refresh token is unknown: sign in again');

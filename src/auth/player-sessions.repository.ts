@@ -53,12 +53,18 @@ export interface SignInRequest extends ClientInfo {
   create: boolean;
   newAccount: { userUid: string; personaName: string };
   ttlSeconds: number;
+  /**
+   * The bound on the guest accounts an address makes (a device's first sign-in): the address as it
+   * counts (`null`: not bounded), and how many a window of `windowSeconds` allows (0: no bound).
+   */
+  guests: { address: string | null; limit: number; windowSeconds: number };
 }
 
 /** What became of a sign-in: a session opened, a banned user refused, or no account (or one being registered). */
 export type SignInOutcome =
   | { kind: 'opened'; userUid: string; created: boolean; session: PlayerSessionRow; refreshToken: string; evicted: string[] }
   | { kind: 'banned'; userUid: string; bannedUntil: Date | null }
+  | { kind: 'guest-limit'; retryAfterSeconds: number }
   | { kind: 'unknown' };
 
 /** The revocations that may still matter: those younger than the longest life of an access token. */
@@ -177,14 +183,21 @@ interface SignInParameters extends ClientInfo {
   personaName: string;
   ttlSeconds: number;
   hash: string;
+  guestAddress: string | null;
+  guestLimit: number;
+  guestWindow: number;
 }
 
 /** The account of the sign-in, and its new session: none (`uid` null) when the user is banned. */
-type SignInRow = Omit<PlayerSessionRow, 'uid'> & {
+type SignInRow = Omit<PlayerSessionRow, 'uid' | 'userUid'> & {
   uid: string | null;
+  /** null: no account (none has the identity, or one is being registered, or a guest the address may not make). */
+  userUid: string | null;
   created: boolean;
   bannedUntil: Date | null;
   evicted: string[];
+  /** The address has made its guest accounts of the window: seconds until the next window. */
+  guestRetryAfter: number | null;
 };
 
 /**
@@ -195,6 +208,10 @@ type SignInRow = Omit<PlayerSessionRow, 'uid'> & {
  * newest others. That count is written into the SQL, not passed: a parameter OFFSET makes PostgreSQL's
  * generic plan expect dozens of evictions, so it planned afresh on every call.
  * Data-modifying parts run whether or not the final SELECT reads them; the NOTIFY is read so that it runs.
+ * A new guest (a device no account has) first spends one of its address's guest accounts for the
+ * window: an upsert on the address's row, whose lock makes racing sign-ins take turns and whose
+ * condition is checked on the row as the lock leaves it; none left, nothing is registered and the row
+ * says how long until the next window. Two first sign-ins of one device racing may both spend one.
  */
 function signInStatement(fanout: Fanout): Statement<SignInParameters, SignInRow> {
   return statement<SignInParameters, SignInRow>(
@@ -204,9 +221,21 @@ function signInStatement(fanout: Fanout): Statement<SignInParameters, SignInRow>
          FROM user_identities i JOIN users u ON u.uid = i."userUid"
          WHERE i.provider = ${p.provider} AND i.subject = ${p.subject}
          FOR SHARE OF u
+       ), guest AS (
+         SELECT ${p.create} AND ${p.provider} = 'device' AND ${p.guestLimit}::int > 0 AND ${p.guestAddress}::text IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM found) AS bounded,
+                to_timestamp(floor(extract(epoch FROM now()) / ${p.guestWindow}::int) * ${p.guestWindow}::int) AS "windowStart"
+       ), allowed AS (
+         INSERT INTO guest_accounts_by_address AS g (address, "windowStart", created)
+         SELECT ${p.guestAddress}, "windowStart", 1 FROM guest WHERE bounded
+         ON CONFLICT (address) DO UPDATE
+           SET created = CASE WHEN g."windowStart" = EXCLUDED."windowStart" THEN g.created + 1 ELSE 1 END, "windowStart" = EXCLUDED."windowStart"
+           WHERE g."windowStart" <> EXCLUDED."windowStart" OR g.created < ${p.guestLimit}::int
+         RETURNING address
        ), claimed AS (
          INSERT INTO user_identities ("userUid", provider, subject)
-         SELECT ${p.newUserUid}, ${p.provider}, ${p.subject} WHERE ${p.create} AND NOT EXISTS (SELECT 1 FROM found)
+         SELECT ${p.newUserUid}, ${p.provider}, ${p.subject} FROM guest
+         WHERE ${p.create} AND NOT EXISTS (SELECT 1 FROM found) AND (NOT guest.bounded OR EXISTS (SELECT 1 FROM allowed))
          ON CONFLICT (provider, subject) DO NOTHING
          RETURNING uid AS "identityUid", "userUid"
        ), registered AS (
@@ -248,8 +277,10 @@ function signInStatement(fanout: Fanout): Statement<SignInParameters, SignInRow>
        )
        SELECT a."userUid", a.created, a."bannedUntil", s.uid, s.provider, s."identityUid", s.address, s."userAgent",
               s."dateCreated", s."lastRefreshedAt", s."expiresAt", s."revokedAt",
-              ARRAY(SELECT uid FROM evicted) AS evicted, (SELECT count(*) FROM announced) AS "announcements"
-       FROM account a LEFT JOIN s ON true`,
+              ARRAY(SELECT uid FROM evicted) AS evicted, (SELECT count(*) FROM announced) AS "announcements",
+              CASE WHEN guest.bounded AND NOT EXISTS (SELECT 1 FROM allowed)
+                THEN ceil(extract(epoch FROM guest."windowStart" + make_interval(secs => ${p.guestWindow}::int) - now()))::int END AS "guestRetryAfter"
+       FROM guest LEFT JOIN account a ON true LEFT JOIN s ON true`,
   );
 }
 
@@ -301,11 +332,15 @@ export class PlayerSessionsRepository {
         userAgent: request.userAgent,
         ttlSeconds: request.ttlSeconds,
         hash,
+        guestAddress: request.guests.address,
+        guestLimit: request.guests.limit,
+        guestWindow: request.guests.windowSeconds,
       },
       this.prepared,
     );
-    if (!row) return { kind: 'unknown' };
+    if (row.guestRetryAfter !== null) return { kind: 'guest-limit', retryAfterSeconds: Math.max(1, row.guestRetryAfter) };
     const { uid, userUid, evicted } = row;
+    if (userUid === null) return { kind: 'unknown' };
     if (uid === null) return { kind: 'banned', userUid, bannedUntil: row.bannedUntil };
     if (evicted.length > 0 && this.fanout.viaRedis) {
       const revocation: Revocation = { userUid, sessionUids: evicted, reason: 'session-limit' };

@@ -20,12 +20,15 @@ export enum ErrorCode {
   ALREADY_QUEUED = 'ALREADY_QUEUED',
   INSUFFICIENT_QUANTITY = 'INSUFFICIENT_QUANTITY',
   QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
+  PERSONA_LIMIT = 'PERSONA_LIMIT',
+  GUEST_ACCOUNT_LIMIT = 'GUEST_ACCOUNT_LIMIT',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   IMMUTABLE_SETTING = 'IMMUTABLE_SETTING',
   NOT_ACTIVE = 'NOT_ACTIVE',
   NOT_JOINED = 'NOT_JOINED',
   LEADERBOARD_FULL = 'LEADERBOARD_FULL',
   NO_ATTEMPTS_LEFT = 'NO_ATTEMPTS_LEFT',
+  ALREADY_ENTERED = 'ALREADY_ENTERED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
   DIGEST_MISMATCH = 'DIGEST_MISMATCH',
@@ -116,6 +119,15 @@ export class ErrorBody {
   storageObject?: StorageObjectRef;
   @ApiProperty({ type: StorageQuotaLeft, required: false, description: "On QUOTA_EXCEEDED: what the owner's quota leaves." })
   left?: StorageQuotaLeft;
+  @ApiProperty({
+    type: 'integer',
+    required: false,
+    description:
+      'On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER); on GUEST_ACCOUNT_LIMIT: the guest accounts one address ' +
+      'may make in a window (GUEST_ACCOUNTS_PER_ADDRESS).',
+    example: 10,
+  })
+  limit?: number;
 }
 
 /**
@@ -129,7 +141,7 @@ export class ApiException extends HttpException {
     message: string,
     readonly extra: Pick<
       ErrorBody,
-      'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid' | 'storageObject' | 'left'
+      'errors' | 'currentVersion' | 'transactionUid' | 'until' | 'ticketUid' | 'userUid' | 'storageObject' | 'left' | 'limit'
     > = {},
     readonly retryAfterSeconds?: number,
   ) {

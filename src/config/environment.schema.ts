@@ -186,6 +186,25 @@ export class Environment {
   DEVICE_ID_KEY?: string;
 
   @Variable({
+    default: '50',
+    meaning:
+      'Guest accounts (first sign-ins of a device, `POST /auth/device`) one client address may make in a `GUEST_ACCOUNT_WINDOW` ' +
+      '(an IPv6 address counts by its /64); one more is 429 `GUEST_ACCOUNT_LIMIT` with `Retry-After`, while devices that have ' +
+      'an account sign in as ever. Raise it where many players share an address (carrier NAT); `0`: no bound.',
+    comment: 'guest accounts one address may make per GUEST_ACCOUNT_WINDOW; 0: no bound',
+  })
+  @Integer(0, 1_000_000)
+  GUEST_ACCOUNTS_PER_ADDRESS: number;
+
+  @Variable({
+    default: '86400',
+    meaning: 'Seconds of the windows (from the Unix epoch: UTC days by default) in which `GUEST_ACCOUNTS_PER_ADDRESS` counts.',
+    comment: 'seconds of the window GUEST_ACCOUNTS_PER_ADDRESS counts in (a UTC day)',
+  })
+  @Integer(60, 31 * 24 * 3600)
+  GUEST_ACCOUNT_WINDOW: number;
+
+  @Variable({
     default: '2592000',
     meaning: 'Seconds a player session lives past its sign-in or last refresh (sliding; 30 days).',
     comment: 'seconds a player session lives past its last refresh (sliding)',
@@ -426,6 +445,16 @@ export class Environment {
   SESSION_PASSWORD_ATTEMPTS_PER_SESSION: number;
 
   @Variable({
+    default: '10',
+    meaning:
+      'Personas one user may have (the first, made at sign-in, included); one more is 409 `PERSONA_LIMIT` with the limit. ' +
+      'Each persona holds an inventory, progress and leaderboard records of its own.',
+    comment: 'personas one user may have (409 PERSONA_LIMIT past it)',
+  })
+  @Integer(1, 1000)
+  PERSONAS_PER_USER: number;
+
+  @Variable({
     default: '4194304',
     meaning:
       'The most bytes of records one list answer holds (lists and `GET /notifications`): a page that would pass it ends ' +
@@ -473,6 +502,18 @@ export class Environment {
   })
   @Integer(60, 86_400)
   LEADERBOARD_LOG_RETENTION: number;
+
+  @Variable({
+    default: '500000',
+    meaning:
+      "The most ranked records of open periods this instance's in-process rank structure holds (each costs memory on every " +
+      'instance: [docs/PERFORMANCE.md](docs/PERFORMANCE.md#leaderboards)). Past it, the largest periods are ranked from ' +
+      'PostgreSQL instead, on its index, until they close: a rank then costs a walk of the records before it. With `REDIS_URL` ' +
+      'the sets in Redis hold every period and the instance none, but while Redis is away.',
+    comment: 'ranked records held in memory per instance; past it the largest periods rank from PostgreSQL',
+  })
+  @Integer(0, 100_000_000)
+  LEADERBOARD_RANKS_IN_MEMORY: number;
 
   @Variable({
     default: '5',
@@ -541,6 +582,24 @@ export class Environment {
   })
   @Integer(1024, 2 ** 40)
   STORAGE_BYTES_PER_OWNER: number;
+
+  @Variable({
+    default: '100',
+    meaning:
+      'Storage objects a guest may own: an account whose only ways in are devices, until it links an identity provider ' +
+      '(`POST /account/link/idp1`); a larger value counts as `STORAGE_OBJECTS_PER_OWNER`.',
+    comment: 'storage objects per guest (no provider identity linked)',
+  })
+  @Integer(0, 10_000_000)
+  STORAGE_GUEST_OBJECTS_PER_OWNER: number;
+
+  @Variable({
+    default: '1048576',
+    meaning: 'Bytes of storage values a guest may own, 1 MiB; a larger value counts as `STORAGE_BYTES_PER_OWNER`.',
+    comment: 'bytes of storage values per guest (1 MiB)',
+  })
+  @Integer(0, 2 ** 40)
+  STORAGE_GUEST_BYTES_PER_OWNER: number;
 
   @Variable({
     default: '52428800',

@@ -117,6 +117,8 @@ export interface AppConfig {
     perUser: number;
     perSession: number;
   };
+  /** Personas one user may have; one more is 409 PERSONA_LIMIT. */
+  personasPerUser: number;
   /** The most bytes of records a list answer holds: a page ends early rather than pass it (X-Next-Skip says where to go on). */
   listMaxBytes: number;
   leaderboards: {
@@ -127,6 +129,8 @@ export interface AppConfig {
     closeDelayMs: number;
     /** How long the rank-change log is kept: how far behind a rank structure may catch up, and a page cursor's life. */
     logRetentionSeconds: number;
+    /** Ranked records the in-process rank structure holds at most; larger periods are ranked from PostgreSQL. */
+    ranksInMemory: number;
   };
   /** Requests per minute, counted in Redis when REDIS_URL is set, else by each instance on its own. */
   rateLimit: {
@@ -163,6 +167,14 @@ export interface AppConfig {
     valueMaxBytes: number;
     objectsPerOwner: number;
     bytesPerOwner: number;
+    /** The quotas of a guest: an account whose only identities are devices. */
+    guestObjectsPerOwner: number;
+    guestBytesPerOwner: number;
+  };
+  /** Guest accounts (first device sign-ins) one address may make per window; 0: no bound. */
+  guestAccounts: {
+    perAddress: number;
+    windowSeconds: number;
   };
 }
 
@@ -301,12 +313,14 @@ function toAppConfig(environment: Environment): AppConfig {
       perUser: environment.SESSION_PASSWORD_ATTEMPTS,
       perSession: environment.SESSION_PASSWORD_ATTEMPTS_PER_SESSION,
     },
+    personasPerUser: environment.PERSONAS_PER_USER,
     listMaxBytes: environment.LIST_MAX_BYTES,
     leaderboards: {
       workerEnabled: environment.LEADERBOARD_WORKER_ENABLED,
       intervalMs: environment.LEADERBOARD_INTERVAL,
       closeDelayMs: environment.LEADERBOARD_CLOSE_DELAY,
       logRetentionSeconds: environment.LEADERBOARD_LOG_RETENTION,
+      ranksInMemory: environment.LEADERBOARD_RANKS_IN_MEMORY,
     },
     rateLimit: {
       enabled: environment.RATE_LIMIT_ENABLED,
@@ -349,6 +363,13 @@ function toAppConfig(environment: Environment): AppConfig {
       valueMaxBytes: environment.STORAGE_VALUE_MAX_BYTES,
       objectsPerOwner: environment.STORAGE_OBJECTS_PER_OWNER,
       bytesPerOwner: environment.STORAGE_BYTES_PER_OWNER,
+      // A guest never holds more than a player.
+      guestObjectsPerOwner: Math.min(environment.STORAGE_GUEST_OBJECTS_PER_OWNER, environment.STORAGE_OBJECTS_PER_OWNER),
+      guestBytesPerOwner: Math.min(environment.STORAGE_GUEST_BYTES_PER_OWNER, environment.STORAGE_BYTES_PER_OWNER),
+    },
+    guestAccounts: {
+      perAddress: environment.GUEST_ACCOUNTS_PER_ADDRESS,
+      windowSeconds: environment.GUEST_ACCOUNT_WINDOW,
     },
   };
 }

@@ -16,6 +16,7 @@ import { LeaderboardPeriod } from './leaderboard-period.entity.js';
 @Index('leaderboard_records_userUid_idx', ['userUid'])
 @Index('leaderboard_records_personaUid_idx', ['personaUid'])
 @Index('leaderboard_records_hidden_idx', ['userUid'], { where: `"hidden"` })
+@Index('leaderboard_records_period_user_key', ['periodUid', 'userUid'], { unique: true, where: `"perUser"` })
 export class LeaderboardRecord extends RecordEntity {
   @Column({ type: 'uuid' })
   leaderboardUid: string;
@@ -55,4 +56,8 @@ export class LeaderboardRecord extends RecordEntity {
 
   @Column({ type: 'integer', nullable: true })
   rank: number | null;
+
+  /** Its user's one entry in the period (a board whose entrant is USER): unique per period and user. */
+  @Column({ type: 'boolean', default: false })
+  perUser: boolean;
 }

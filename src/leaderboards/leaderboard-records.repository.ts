@@ -24,6 +24,8 @@ export interface Submission {
   subscoreOperator: Operator;
   subscoreSortOrder: SortOrder;
   maxNumScore: number | null;
+  /** The record is its user's one entry in the period (a board whose entrant is USER). */
+  perUser: boolean;
 }
 
 /** What a submission did: the record as it now is, its rank key before, and the log number of its change (if its key changed). */
@@ -54,6 +56,7 @@ interface SubmitParameters {
   subscoreOperator: Operator;
   subDesc: boolean;
   maxNumScore: number | null;
+  perUser: boolean;
 }
 
 /** The other ranked records of a period around a key, as a write sees them (rank-reader.ts: standingBeforeWrite). */
@@ -160,9 +163,9 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
         subDesc: p.subDesc,
       });
       return `WITH written AS (
-        INSERT INTO leaderboard_records AS r ("leaderboardUid", "periodUid", "personaUid", "userUid", score, subscore, "numScore", metadata, reached, "rankKey", hidden)
+        INSERT INTO leaderboard_records AS r ("leaderboardUid", "periodUid", "personaUid", "userUid", score, subscore, "numScore", metadata, reached, "rankKey", hidden, "perUser")
         SELECT ${p.board}, ${p.period}, ${p.persona}, ${p.user}, first.score, first.subscore, 1, ${p.metadata}::jsonb, n.reached,
-               CASE WHEN b.banned THEN NULL ELSE ${insertKey} END, b.banned
+               CASE WHEN b.banned THEN NULL ELSE ${insertKey} END, b.banned, ${p.perUser}
         FROM (SELECT nextval('leaderboard_reached_seq') AS reached) n,
              (SELECT ${bannedNow(p.user)} AS banned) b,
              (SELECT CASE WHEN ${p.operator} = 'DECREMENT' THEN -${p.score}::bigint ELSE ${p.score}::bigint END AS score,
@@ -213,6 +216,7 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
         subscoreOperator: submission.subscoreOperator,
         subDesc: submission.subscoreSortOrder === 'DESC',
         maxNumScore: submission.maxNumScore,
+        perUser: submission.perUser,
       });
     } catch (error) {
       // numeric_value_out_of_range: an INCREMENT or DECREMENT would leave 64 bits.
@@ -221,7 +225,7 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
           { field: 'score', message: 'the result would leave the 64-bit range' },
         ]);
       }
-      throw error;
+      throw enteredByAnother(error, submission.board);
     }
     const [row] = rows;
     if (!row) return undefined;
@@ -267,13 +271,17 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
   /**
    * Seats a persona in a period (a join, or the first score on a board with maxSize): a record
    * without a score. The period's `size` counts seats under its row lock, so that of two personas
-   * racing for the last seat one gets it. 'present' when the persona had a record already.
+   * racing for the last seat one gets it. 'present' when the persona had a record already; 409
+   * ALREADY_ENTERED when `perUser` and another persona of its user has a record of the period (the
+   * unique key of entries per user decides between two racing).
    */
   async join(
     transaction: Transaction,
-    seat: { board: string; period: string; persona: string; user: string; maxSize: number | null },
+    seat: { board: string; period: string; persona: string; user: string; maxSize: number | null; perUser: boolean },
   ): Promise<'joined' | 'present' | 'full'> {
-    const [row] = await this.run(transaction, JOIN, seat);
+    const [row] = await this.run(transaction, JOIN, seat).catch((error: unknown) => {
+      throw enteredByAnother(error, seat.board);
+    });
     if (row.present) return 'present';
     if (row.joined) return 'joined';
     if (!row.seated) return 'full';
@@ -450,7 +458,7 @@ export class LeaderboardRecordsRepository extends RecordRepository<LeaderboardRe
 }
 
 const JOIN = statement<
-  { board: string; period: string; persona: string; user: string; maxSize: number | null },
+  { board: string; period: string; persona: string; user: string; maxSize: number | null; perUser: boolean },
   { present: boolean; seated: boolean; joined: boolean }
 >(
   'leaderboard_join',
@@ -460,8 +468,8 @@ const JOIN = statement<
               AND NOT EXISTS (SELECT 1 FROM leaderboard_records WHERE "periodUid" = ${p.period} AND "personaUid" = ${p.persona})
             RETURNING uid
           ), joined AS (
-            INSERT INTO leaderboard_records ("leaderboardUid", "periodUid", "personaUid", "userUid", hidden)
-            SELECT ${p.board}, ${p.period}, ${p.persona}, ${p.user}, ${bannedNow(p.user)} FROM seat
+            INSERT INTO leaderboard_records ("leaderboardUid", "periodUid", "personaUid", "userUid", hidden, "perUser")
+            SELECT ${p.board}, ${p.period}, ${p.persona}, ${p.user}, ${bannedNow(p.user)}, ${p.perUser} FROM seat
             ON CONFLICT ("periodUid", "personaUid") DO NOTHING
             RETURNING uid
           )
@@ -484,6 +492,21 @@ const UNBANNED_BUT_HIDDEN = statement<{ limit: number }, { userUid: string }>(
   (p) => `SELECT DISTINCT r."userUid" FROM leaderboard_records r JOIN users u ON u.uid = r."userUid"
           WHERE r.hidden AND (u."bannedAt" IS NULL OR u."bannedUntil" <= now()) LIMIT ${p.limit}`,
 );
+
+/**
+ * A write that would give a user a second entry in a period of a board whose entrant is USER breaks the
+ * unique key of entries per user: 409 ALREADY_ENTERED. Any other error is given back as it is.
+ */
+function enteredByAnother(error: unknown, board: string): unknown {
+  const { code, constraint } = (error instanceof QueryFailedError ? error.driverError : {}) as { code?: string; constraint?: string };
+  if (code !== '23505' || constraint !== 'leaderboard_records_period_user_key') return error;
+  return new ApiException(
+    HttpStatus.CONFLICT,
+    ErrorCode.ALREADY_ENTERED,
+    `another of your personas entered this period of leaderboard ${board}: on this board a user plays one persona a period ` +
+      `(GET /leaderboards/${board}/records/me says which)`,
+  );
+}
 
 export const noAttemptsLeft = (maxNumScore: number) =>
   new ApiException(HttpStatus.CONFLICT, ErrorCode.NO_ATTEMPTS_LEFT, `this persona has used its ${maxNumScore} submissions in this period`);

@@ -23,7 +23,7 @@ import { requireMaySubmit, requireOwnPersona } from './leaderboards.policy.js';
 import { entryOfKey, personaOfKey } from './operators.js';
 import { decodeCursor, encodeCursor, type PageCursor } from './page-cursor.js';
 import { isOpen, periodAt } from './periods.js';
-import { appliedAt, standingBeforeWrite } from './rank-reader.js';
+import { appliedAt, pageAtMoment, standingBeforeWrite } from './rank-reader.js';
 import { RankStructure } from './rank-structure.js';
 import { int64Json, parseInt64 } from './scores.js';
 
@@ -67,7 +67,8 @@ export class LeaderboardRecordsService {
    * Applies a score to the caller's persona's record in the period open now, and answers the record
    * with its rank. 403 on an authoritative board for players and for another player's persona; 409
    * outside the board's periods (NOT_ACTIVE), when the persona must join first (NOT_JOINED), has no
-   * attempt left (NO_ATTEMPTS_LEFT) or the period is full (LEADERBOARD_FULL); 400 for a score outside
+   * attempt left (NO_ATTEMPTS_LEFT) or the period is full (LEADERBOARD_FULL), and on a board whose
+   * entrant is USER when another persona of the owner entered the period (ALREADY_ENTERED); 400 for a score outside
    * the board's bounds or past 64 bits.
    */
   async submit(boardUid: string, body: SubmitScoreDto, caller: Caller): Promise<LeaderboardRecordView> {
@@ -94,6 +95,7 @@ export class LeaderboardRecordsService {
               persona: persona.uid,
               user: persona.owner,
               maxSize: board.maxSize,
+              perUser: board.entrant === 'USER',
             });
             if (seat === 'full') throw full(board);
           }
@@ -110,6 +112,7 @@ export class LeaderboardRecordsService {
             subscoreOperator: board.subscoreOperator,
             subscoreSortOrder: board.subscoreSortOrder,
             maxNumScore: board.maxNumScore,
+            perUser: board.entrant === 'USER',
           };
           return this.records.submit(db, submission, mustExist, (written, db) => this.standing(board, written, db));
         }),
@@ -128,7 +131,14 @@ export class LeaderboardRecordsService {
     const persona = await this.actingPersona(caller, body.personaUid);
     const period = await this.openPeriod(board);
     const seat = await this.records.transaction((db) =>
-      this.records.join(db, { board: board.uid, period, persona: persona.uid, user: persona.owner, maxSize: board.maxSize }),
+      this.records.join(db, {
+        board: board.uid,
+        period,
+        persona: persona.uid,
+        user: persona.owner,
+        maxSize: board.maxSize,
+        perUser: board.entrant === 'USER',
+      }),
     );
     if (seat === 'full') throw full(board);
     const [record] = await this.ranked(
@@ -313,25 +323,13 @@ export class LeaderboardRecordsService {
     // out of the structure's page, so it is read with that many more (tried again if more came).
     for (let extra = 0; ;) {
       const { keys: current, size, moment } = await this.ranks.page(period, cursor.k, limit + extra);
-      const since = await this.log.periodChangesSince(period, cursor.s!, cursor.g!);
-      const delta = new Map<string, number>();
-      for (const change of since) {
-        if (!appliedAt(moment, change.seq)) continue;
-        if (change.removed !== null) delta.set(change.removed, (delta.get(change.removed) ?? 0) + 1);
-        if (change.added !== null) delta.set(change.added, (delta.get(change.added) ?? 0) - 1);
-      }
-      const added = new Set([...delta].filter(([, count]) => count < 0).map(([key]) => key));
-      if (added.size > extra && current.length === limit + extra) {
-        extra = added.size * 2;
+      const since = (await this.log.periodChangesSince(period, cursor.s!, cursor.g!)).filter((change) => appliedAt(moment, change.seq));
+      const then = pageAtMoment({ keys: current, size }, since, cursor.k, limit, extra);
+      if ('readAgainWith' in then) {
+        extra = then.readAgainWith;
         continue;
       }
-      const then = [...delta]
-        .filter(([key, count]) => count > 0 && key > cursor.k!)
-        .map(([key]) => key)
-        .sort();
-      const now = current.filter((key) => !added.has(key));
-      const keys = [...now, ...then].sort().slice(0, limit);
-      const rankCount = size + [...delta.values()].reduce((sum, count) => sum + Math.sign(count), 0);
+      const { keys, size: rankCount } = then;
       const records = await this.pageOf(board, period, keys, cursor.r + 1, rankCount, true);
       const more = keys.length === limit && cursor.r + limit < rankCount;
       const nextCursor = more ? encodeCursor({ ...cursor, r: cursor.r + limit, k: keys.at(-1) }) : undefined;

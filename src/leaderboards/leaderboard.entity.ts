@@ -8,6 +8,10 @@ import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from './operato
 import { Int64Property } from './dto/int64.validators.js';
 import { int64Json, type Int64Json } from './scores.js';
 
+/** Who enters a board's periods: each user once, with one of their personas, or each persona on its own. */
+export const ENTRANTS = ['USER', 'PERSONA'] as const;
+export type Entrant = (typeof ENTRANTS)[number];
+
 /** What the personas ranked `rankFrom` to `rankTo` (inclusive) of a closed period receive. */
 export class RewardTier {
   @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
@@ -32,6 +36,7 @@ export class RewardTier {
 @Check('leaderboards_operator_check', `"operator" IN ('BEST', 'SET', 'INCREMENT', 'DECREMENT')`)
 @Check('leaderboards_subscoreSortOrder_check', `"subscoreSortOrder" IN ('DESC', 'ASC')`)
 @Check('leaderboards_subscoreOperator_check', `"subscoreOperator" IN ('BEST', 'SET', 'INCREMENT', 'DECREMENT')`)
+@Check('leaderboards_entrant_check', `"entrant" IN ('USER', 'PERSONA')`)
 export class Leaderboard extends RecordEntity {
   @ApiProperty({ example: 'Weekly high scores' })
   @Column({ type: 'text' })
@@ -129,6 +134,16 @@ export class Leaderboard extends RecordEntity {
   @ApiProperty({ type: [RewardTier] })
   @Column({ type: 'jsonb', default: () => "'[]'" })
   rewards: RewardTier[];
+
+  /**
+   * Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+   * are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+   * PERSONA: each persona on its own.
+   */
+  @ApiProperty({ enum: ENTRANTS, enumName: 'LeaderboardEntrant' })
+  @Column({ type: 'text', default: 'PERSONA' })
+  @Filterable({ enum: ENTRANTS })
+  entrant: Entrant;
 
   /** A player pushed out of this many first places is told (`leaderboard.rank_lost`); 0: nobody is. */
   @ApiProperty({ type: 'integer', minimum: 0, maximum: 100 })

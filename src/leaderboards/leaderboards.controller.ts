@@ -108,7 +108,7 @@ export class LeaderboardsController {
     Leaderboard,
     'leaderboard',
     'Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, ' +
-      'subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).',
+      'subscoreOperator, resetSchedule, startAt, endAt, duration or entrant (their stored value may be sent back).',
   )
   @AdminOnly()
   @BodyNodes('large')
@@ -198,7 +198,11 @@ export class LeaderboardsController {
     [400, "VALIDATION_FAILED: a score that is not a 64-bit integer, outside the board's bounds, or whose result would leave 64 bits."],
     [403, 'FORBIDDEN: an authoritative board (admins only), or a persona that is not yours.'],
     404,
-    [409, 'NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL.'],
+    [
+      409,
+      'NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT, LEADERBOARD_FULL, or ALREADY_ENTERED (a board whose ' +
+        'entrant is USER, where another persona of the same user entered the period).',
+    ],
   )
   @HttpCode(200)
   @Post(':id/records')
@@ -213,7 +217,10 @@ export class LeaderboardsController {
   @ApiUidParam('id', 'leaderboard')
   @ApiBody({ type: JoinLeaderboardDto, required: false })
   @ApiOkResponse({ type: LeaderboardRecordView })
-  @ApiErrors(400, [403, 'FORBIDDEN: a persona that is not yours.'], 404, [409, 'LEADERBOARD_FULL, or NOT_ACTIVE.'])
+  @ApiErrors(400, [403, 'FORBIDDEN: a persona that is not yours.'], 404, [
+    409,
+    'LEADERBOARD_FULL, NOT_ACTIVE, or ALREADY_ENTERED (entrant USER: another persona of the same user entered the period).',
+  ])
   @HttpCode(200)
   @Post(':id/join')
   join(

@@ -24,6 +24,7 @@ export const IMMUTABLE_SETTINGS = [
   'startAt',
   'endAt',
   'duration',
+  'entrant',
 ] as const;
 
 /** Boards: admins write them (the controller checks), every signed-in player reads them. */
@@ -48,6 +49,8 @@ export class LeaderboardsService extends RecordService<Leaderboard> {
       operator,
       subscoreSortOrder: fields.subscoreSortOrder ?? sortOrder,
       subscoreOperator: fields.subscoreOperator ?? operator,
+      // What one player's personas could otherwise take several of: prizes and seats.
+      entrant: fields.entrant ?? (fields.rewards?.length || (fields.maxSize ?? null) !== null ? 'USER' : 'PERSONA'),
     };
     await this.check(board);
     return this.boards.insert({ ...this.stored(board), ownerUid: caller.uid });

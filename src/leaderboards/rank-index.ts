@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
 import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
-import type { RankMoment, RankReader, StandingRead } from './rank-reader.js';
+import { pageAtMoment, type RankMoment, type RankReader, type StandingRead } from './rank-reader.js';
 import { RankSet } from './rank-set.js';
 import { SharedRun } from './shared-run.js';
 
@@ -23,11 +23,21 @@ const MAX_AWAITED = 100_000;
  * instance that fell further behind than the log keeps (LEADERBOARD_LOG_RETENTION), or whose awaited
  * numbers overflow, rebuilds from PostgreSQL. docs/GUIDE.md (Leaderboards) and docs/PERFORMANCE.md
  * have the design's figures. RankStructure starts it: without REDIS_URL, and while Redis is away.
+ *
+ * It holds at most LEADERBOARD_RANKS_IN_MEMORY ranked records: a rebuild loads the smallest periods
+ * that fit together, and a period whose growth would pass the bound is let go, the largest first. The
+ * periods let go are ranked from PostgreSQL (LeaderboardRanksRepository: counts on the index of ranked
+ * records) until they close or the structure is rebuilt; their changes in the log are passed over.
  */
 @Injectable()
 export class RankIndex implements RankReader {
   private readonly logger = new Logger('RankIndex');
   private sets = new Map<string, RankSet>();
+  /** The open periods ranked from PostgreSQL: they would have passed `maxRecords` here. */
+  private inDatabase = new Set<string>();
+  /** Ranked records held in `sets`. */
+  private held = 0;
+  private readonly maxRecords: number;
   private cursor = new ChangeCursor();
   private readonly catchUps = new SharedRun(() => this.run());
   private caughtUpAt = 0;
@@ -42,6 +52,7 @@ export class RankIndex implements RankReader {
     @InjectConfig() config: AppConfig,
   ) {
     this.retentionMs = config.leaderboards.logRetentionSeconds * 1000;
+    this.maxRecords = config.leaderboards.ranksInMemory;
   }
 
   /** Whether it is built and following the log. */
@@ -70,16 +81,20 @@ export class RankIndex implements RankReader {
     this.timer = this.sweeper = undefined;
     await this.catchUps.settled();
     this.sets = new Map();
+    this.inDatabase = new Set();
+    this.held = 0;
     this.rebuildWanted = true;
   }
 
   async ranks(period: string, keys: string[]): Promise<{ size: number; ranks: number[] }> {
     await this.catchUp();
+    if (this.inDatabase.has(period)) return this.log.ranksOf(period, keys);
     return { size: this.size(period), ranks: keys.map((key) => this.rankOf(period, key)) };
   }
 
   async around(period: string, key: string, limit: number): Promise<{ keys: string[]; firstRank: number; size: number }> {
     await this.catchUp();
+    if (this.inDatabase.has(period)) return this.aroundInDatabase(period, key, limit);
     let before = this.before(period, key, Math.floor((limit - 1) / 2));
     const after = this.after(period, key, limit - 1 - before.length);
     if (before.length + after.length < limit - 1) before = this.before(period, key, limit - 1 - after.length);
@@ -89,10 +104,31 @@ export class RankIndex implements RankReader {
 
   async page(period: string, after: string | undefined, count: number): Promise<{ keys: string[]; size: number; moment: RankMoment }> {
     await this.catchUp();
-    return { keys: this.after(period, after, count), size: this.size(period), moment: this.moment() };
+    const moment = this.moment();
+    if (!this.inDatabase.has(period)) return { keys: this.after(period, after, count), size: this.size(period), moment };
+    // PostgreSQL answers as it is now: the changes it holds that the moment had not applied are undone, so
+    // that the page is the moment's, as a later page's cursor expects.
+    for (let extra = 0; ;) {
+      const now = await this.log.pageSince(period, after ?? '', count + extra, moment);
+      const then = pageAtMoment(now, now.changes, after, count, extra);
+      if ('readAgainWith' in then) extra = then.readAgainWith;
+      else return { ...then, moment };
+    }
+  }
+
+  /** around() of a period ranked from PostgreSQL: the same walk, on its index. */
+  private async aroundInDatabase(period: string, key: string, limit: number): Promise<{ keys: string[]; firstRank: number; size: number }> {
+    let before = await this.log.keysBefore(period, key, Math.floor((limit - 1) / 2));
+    const after = await this.log.keysAfter(period, key, limit - 1 - before.length);
+    if (before.length + after.length < limit - 1) before = await this.log.keysBefore(period, key, limit - 1 - after.length);
+    const keys = [...before, key, ...after];
+    const { size, ranks } = await this.log.ranksOf(period, [keys[0]]);
+    return { keys, firstRank: ranks[0], size };
   }
 
   standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead | undefined> {
+    // A period ranked from PostgreSQL: the write counts the others in its own transaction.
+    if (this.inDatabase.has(period)) return Promise.resolve(undefined);
     const present = oldKey !== null && this.has(period, oldKey);
     return Promise.resolve({
       size: this.size(period),
@@ -157,6 +193,7 @@ export class RankIndex implements RankReader {
       if (batch.length < CHANGE_BATCH) break;
     }
     this.cursor.forget(Date.now() - this.retentionMs);
+    this.metrics.leaderboardRankedRecords.set(this.held);
     if (this.cursor.awaited.length >= MAX_AWAITED) {
       this.logger.warn(`${this.cursor.awaited.length} rank changes awaited: rebuilding from PostgreSQL`);
       this.rebuildWanted = true;
@@ -165,15 +202,35 @@ export class RankIndex implements RankReader {
   }
 
   private apply({ periodUid, removed, added }: RankChange): void {
+    if (this.inDatabase.has(periodUid)) return;
     let set = this.sets.get(periodUid);
     if (!set) this.sets.set(periodUid, (set = new RankSet()));
+    const before = set.size;
     if (removed !== null) set.remove(removed);
     if (added !== null) set.add(added);
+    this.held += set.size - before;
+    while (this.held > this.maxRecords && this.sets.size > 0) this.letGoOfLargest();
+  }
+
+  /** Ranks the largest period held from PostgreSQL from now on, and lets its memory go. */
+  private letGoOfLargest(): void {
+    let largest: [string, RankSet] | undefined;
+    for (const entry of this.sets) if (!largest || entry[1].size > largest[1].size) largest = entry;
+    if (!largest) return;
+    const [period, set] = largest;
+    this.sets.delete(period);
+    this.inDatabase.add(period);
+    this.held -= set.size;
+    this.metrics.leaderboardPeriodsInDatabase.set(this.inDatabase.size);
+    this.logger.warn(
+      `leaderboard period ${period} (${set.size} ranked records) is ranked from PostgreSQL from now on: this instance holds ` +
+        `LEADERBOARD_RANKS_IN_MEMORY (${this.maxRecords}) ranked records at most`,
+    );
   }
 
   private async load(): Promise<void> {
     const started = Date.now();
-    const snapshot = await this.log.snapshot();
+    const snapshot = await this.log.snapshot(this.maxRecords);
     const sets = new Map<string, RankSet>();
     let keys = 0;
     for (const [period, sorted] of snapshot.periods) {
@@ -181,18 +238,28 @@ export class RankIndex implements RankReader {
       keys += sorted.length;
     }
     this.sets = sets;
+    this.inDatabase = new Set(snapshot.left.keys());
+    this.held = keys;
     this.cursor = new ChangeCursor(snapshot.after);
     this.rebuildWanted = false;
     this.caughtUpAt = Date.now();
     this.metrics.countLeaderboardRebuild(Date.now() - started, keys);
-    this.logger.log(`rank structure built: ${keys} records in ${sets.size} open periods, ${Date.now() - started} ms`);
+    this.metrics.leaderboardPeriodsInDatabase.set(this.inDatabase.size);
+    const left = snapshot.left.size === 0 ? '' : `; ${snapshot.left.size} larger ones ranked from PostgreSQL (LEADERBOARD_RANKS_IN_MEMORY)`;
+    this.logger.log(`rank structure built: ${keys} records in ${sets.size} open periods${left}, ${Date.now() - started} ms`);
   }
 
   /** Drops the structures of periods that closed or were deleted (their ranks are final in PostgreSQL). */
   private async sweep(): Promise<void> {
-    const open = await this.log.stillOpen([...this.sets.keys()]);
-    for (const period of this.sets.keys()) if (!open.has(period)) this.sets.delete(period);
-    this.metrics.leaderboardRankedRecords.set([...this.sets.values()].reduce((sum, set) => sum + set.size, 0));
+    const open = await this.log.stillOpen([...this.sets.keys(), ...this.inDatabase]);
+    for (const [period, set] of this.sets) {
+      if (open.has(period)) continue;
+      this.sets.delete(period);
+      this.held -= set.size;
+    }
+    for (const period of this.inDatabase) if (!open.has(period)) this.inDatabase.delete(period);
+    this.metrics.leaderboardRankedRecords.set(this.held);
+    this.metrics.leaderboardPeriodsInDatabase.set(this.inDatabase.size);
   }
 
   private failed(error: unknown): void {

@@ -1,4 +1,4 @@
-import { appliedAt, standingBeforeWrite } from './rank-reader.js';
+import { appliedAt, pageAtMoment, standingBeforeWrite } from './rank-reader.js';
 
 describe('what a rank structure answers', () => {
   it('says which changes a moment had applied: up to its last, less the awaited', () => {
@@ -21,5 +21,35 @@ describe('what a rank structure answers', () => {
       atTop: 'b',
     });
     expect(standingBeforeWrite(others, null, 'e', 0).atTop).toBeUndefined();
+  });
+
+  it('turns a page read now back into the page of an earlier moment, from the changes made since', () => {
+    // Then: a b c d e f. Since: "b" moved to "g", "x" was added, "d" was removed.
+    const since = [
+      { removed: 'b', added: 'g' },
+      { removed: null, added: 'x' },
+      { removed: 'd', added: null },
+    ];
+    // Now: a c e f g x. The page of 3 after "a", as it was then: b c d.
+    expect(pageAtMoment({ keys: ['c', 'e', 'f', 'g', 'x'], size: 6 }, since, 'a', 3, 2)).toEqual({ keys: ['b', 'c', 'd'], size: 6 });
+    expect(pageAtMoment({ keys: ['a', 'c', 'e'], size: 6 }, since, undefined, 2, 2)).toEqual({ keys: ['a', 'b'], size: 6 });
+    // Two keys came since and the page read was full with room for none: read again with more.
+    expect(pageAtMoment({ keys: ['c', 'e', 'f'], size: 6 }, since, 'a', 3, 0)).toEqual({ readAgainWith: 4 });
+    // A key added then removed since nets out: it was not there then, nor is it now.
+    expect(
+      pageAtMoment(
+        { keys: ['a'], size: 1 },
+        [
+          { removed: null, added: 'q' },
+          { removed: 'q', added: null },
+        ],
+        undefined,
+        5,
+        0,
+      ),
+    ).toEqual({
+      keys: ['a'],
+      size: 1,
+    });
   });
 });

@@ -1,3 +1,5 @@
+import type { RankChange } from './change-cursor.js';
+
 /** A consistent moment of a rank structure, for a page cursor: the log's changes applied then. */
 export interface RankMoment {
   after: number;
@@ -69,4 +71,31 @@ export function standingBeforeWrite(
     oldRank: present ? others.beforeOld + 1 : 0,
     atTop: top > 0 ? first[top - 1] : undefined,
   };
+}
+
+/**
+ * A page of keys as it stood at an earlier moment, from what is read now (up to `count + extra` keys
+ * after `after`, and the ranked records) and the changes made since that moment, every one of them
+ * applied in what was read: a key such a change added was not there then, a key it removed was. What
+ * it answers is the page of `count` keys after `after`, and the ranked records, of that moment; or, when
+ * more keys were added since than `extra` left room for (the page read may end too early), how many
+ * extra keys to read it again with.
+ */
+export function pageAtMoment(
+  now: { keys: string[]; size: number },
+  since: ReadonlyArray<Pick<RankChange, 'removed' | 'added'>>,
+  after: string | undefined,
+  count: number,
+  extra: number,
+): { keys: string[]; size: number } | { readAgainWith: number } {
+  const delta = new Map<string, number>();
+  for (const { removed, added } of since) {
+    if (removed !== null) delta.set(removed, (delta.get(removed) ?? 0) + 1);
+    if (added !== null) delta.set(added, (delta.get(added) ?? 0) - 1);
+  }
+  const added = new Set([...delta].filter(([, net]) => net < 0).map(([key]) => key));
+  if (added.size > extra && now.keys.length === count + extra) return { readAgainWith: added.size * 2 };
+  const then = [...delta].filter(([key, net]) => net > 0 && (after === undefined || key > after)).map(([key]) => key);
+  const keys = [...now.keys.filter((key) => !added.has(key)), ...then].sort().slice(0, count);
+  return { keys, size: now.size + [...delta.values()].reduce((sum, net) => sum + Math.sign(net), 0) };
 }

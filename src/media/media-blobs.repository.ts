@@ -19,6 +19,11 @@ const TRY_LOCK_DIGEST = statement<{ sha256: string }, { locked: boolean }>(
   (p) => `SELECT pg_try_advisory_xact_lock(hashtextextended('media:' || ${p.sha256}, 0)) AS locked`,
 );
 
+const TOTALS = statement<Record<string, never>, { files: string; bytes: string }>(
+  'media_totals',
+  () => `SELECT count(*)::bigint AS files, coalesce(sum("size"), 0)::bigint AS bytes FROM "media_blobs"`,
+);
+
 const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM "media_blob_references" "reference" WHERE "reference"."sha256" = "blob"."sha256")`;
 
 const FORGET_UNREFERENCED = statement<{ sha256: string }, { sha256: string }>(
@@ -37,6 +42,12 @@ export class MediaBlobsRepository {
 
   transaction<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> {
     return transact(this.dataSource, work);
+  }
+
+  /** The files the store keeps, and their bytes: one row per distinct file, uploaded by admins. */
+  async totals(): Promise<{ objects: number; bytes: number }> {
+    const [row] = await runStatement(this.dataSource, TOTALS, {});
+    return { objects: Number(row.files), bytes: Number(row.bytes) };
   }
 
   /** Waits for the digest's lock, held until the transaction ends. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig, MediaConfig } from '../config/environment.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { MediaBlobsRepository } from './media-blobs.repository.js';
 import { MediaStore } from './media-store.js';
 import { MediaUploadsRepository } from './media-uploads.repository.js';
@@ -38,9 +39,11 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly store: MediaStore,
     private readonly blobs: MediaBlobsRepository,
     private readonly uploads: MediaUploadsRepository,
+    metrics: MetricsService,
     @InjectConfig() config: AppConfig,
   ) {
     this.media = config.media;
+    metrics.readStoredTotalsFrom('media', () => blobs.totals());
   }
 
   onApplicationBootstrap(): void {

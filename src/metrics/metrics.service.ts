@@ -2,6 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RequestWindow } from './request-window.js';
 
+/** What a store holds in all: cloud save's objects and the bytes of their values, or media's files and their bytes. */
+export interface StoredTotals {
+  objects: number;
+  bytes: number;
+}
+
+/** The stores whose totals are shown (`store` label): cloud save, and uploaded media files. */
+export type Store = 'storage' | 'media';
+
+/** How long totals read from the database serve scrapes and the console before they are read again. */
+const STORED_TOTALS_MS = 60_000;
+
 /** Prometheus metrics: request counts and latency by route and status, and the process's own figures. */
 @Injectable()
 export class MetricsService {
@@ -172,6 +184,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly leaderboardPeriodsInDatabase = new Gauge({
+    name: 'leaderboard_periods_ranked_from_database',
+    help: 'Open periods this instance ranks from PostgreSQL: held in its rank structure they would pass LEADERBOARD_RANKS_IN_MEMORY',
+    registers: [this.registry],
+  });
+
   readonly leaderboardRanksInRedis = new Gauge({
     name: 'leaderboard_ranks_in_redis',
     help: 'Whether this instance answers ranks from Redis sorted sets (1) or from its in-process structure (0: no REDIS_URL, or Redis away)',
@@ -205,11 +223,39 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** Where each store's totals are read from (the features register it), and the last reading, shared by every caller for a minute. */
+  private readonly storedSources = new Map<Store, () => Promise<StoredTotals>>();
+  private storedReading: { at: number; totals: Promise<Map<Store, StoredTotals>> } | undefined;
+
   /** SEARCHING tickets by shape, read from the database at each scrape (the queue is shared by every instance). */
   private queueDepthSource: (() => Promise<Array<{ numTeams: number; teamSize: number; tickets: number }>>) | undefined;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    const stored = () => this.storedTotals();
+    for (const [name, field, help] of [
+      [
+        'stored_objects',
+        'objects',
+        'What every instance stores in all, by store: cloud-save objects (storage), uploaded media files (media)',
+      ],
+      [
+        'stored_bytes',
+        'bytes',
+        'Bytes stored in all, by store: of cloud-save values as the quotas count them (storage), of media files (media)',
+      ],
+    ] as const) {
+      new Gauge({
+        name,
+        help: `${help}; read from the database at most once a minute`,
+        labelNames: ['store'] as const,
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const [store, totals] of await stored()) this.set({ store }, totals[field]);
+        },
+      });
+    }
     const source = () => this.queueDepthSource;
     new Gauge({
       name: 'matchmaker_searching_tickets',
@@ -225,6 +271,31 @@ export class MetricsService {
         for (const { numTeams, teamSize, tickets } of depth) this.set({ numTeams, teamSize }, tickets);
       },
     });
+  }
+
+  /** Where a store's totals are read from (its feature registers it: a sum over a small table, read at most once a minute). */
+  readStoredTotalsFrom(store: Store, source: () => Promise<StoredTotals>): void {
+    this.storedSources.set(store, source);
+  }
+
+  /**
+   * What every store holds, as last read (at most a minute ago): for the gauges and the console. A store
+   * whose read fails (the database away) is left out rather than failing the scrape.
+   */
+  storedTotals(): Promise<Map<Store, StoredTotals>> {
+    const now = Date.now();
+    if (!this.storedReading || now - this.storedReading.at > STORED_TOTALS_MS) {
+      const read = async () => {
+        const totals = new Map<Store, StoredTotals>();
+        for (const [store, source] of this.storedSources) {
+          const figures = await source().catch(() => undefined);
+          if (figures) totals.set(store, figures);
+        }
+        return totals;
+      };
+      this.storedReading = { at: now, totals: read() };
+    }
+    return this.storedReading.totals;
   }
 
   /** Where the queue depth gauge reads from (the tickets repository registers it). */

@@ -12,6 +12,8 @@ import { ENTITIES } from '../database/data-source-options.js';
 import { documentRateLimits } from '../security/rate-limit.openapi.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { documentGuestAccountLimit } from '../auth/guest-accounts.openapi.js';
+import { documentPersonaLimit } from '../personas/personas.openapi.js';
 import { documentStorageLimits } from '../storage/storage.openapi.js';
 import {
   declareAlternatives,
@@ -34,6 +36,8 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, documentConfig(), { extraModels: [ErrorBody], operationIdFactory });
   documentRateLimits(document);
   documentStorageLimits(document, app.get<AppConfig>(APP_CONFIG));
+  documentPersonaLimit(document, app.get<AppConfig>(APP_CONFIG));
+  documentGuestAccountLimit(document);
   declareSecurity(document);
   declareAuditReasons(document);
   declareCommonErrors(document);

@@ -28,10 +28,10 @@ export class PersonasController {
     return this.personas.findOne(id, caller);
   }
 
-  /** Creates another persona for the caller. */
-  @ApiOperation({ summary: 'Create a persona' })
+  /** Creates another persona for the caller (documentPersonaLimit adds how many a user may have). */
+  @ApiOperation({ summary: 'Create a persona', description: 'Another persona for the caller.' })
   @RecordResponse(Persona, { status: 201 })
-  @ApiErrors(400)
+  @ApiErrors(400, [409, 'PERSONA_LIMIT: the caller has PERSONAS_PER_USER personas already (`limit` says how many); nothing was created.'])
   @Post()
   create(@Body() body: CreatePersonaDto, @CurrentCaller() caller: Caller): Promise<Persona> {
     return this.personas.create(body.name, caller);

@@ -2,7 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { statement } from '../database/statement.js';
 import { Persona } from './persona.entity.js';
+
+// NO KEY UPDATE: two creations for one user take turns; sign-ins (FOR SHARE) wait the few ms one takes,
+// and foreign key checks (FOR KEY SHARE) not at all.
+const LOCK_USER = statement<{ user: string }>('personas_lock_user', (p) => `SELECT 1 FROM users WHERE uid = ${p.user} FOR NO KEY UPDATE`);
+
+const COUNT_OF_USER = statement<{ user: string }, { count: number }>(
+  'personas_count_of_user',
+  (p) => `SELECT count(*)::int AS count FROM personas WHERE "userUid" = ${p.user}`,
+);
 
 @Injectable()
 export class PersonasRepository extends RecordRepository<Persona> {
@@ -13,6 +23,16 @@ export class PersonasRepository extends RecordRepository<Persona> {
   /** A persona is its owner's (and the admins'): everyone else is told it does not exist. */
   protected override scope(query: SelectQueryBuilder<Persona>, caller: Caller | undefined): void {
     if (!caller?.isAdmin) query.andWhere(`${column('userUid')} = :callerUid`, { callerUid: caller?.uid ?? null });
+  }
+
+  /**
+   * Locks the user's row until the transaction ends, then counts their personas: of two creations for
+   * one user, the second waits for the first and counts its persona. The count is a statement of its
+   * own because a statement's snapshot predates the lock waits it makes.
+   */
+  async lockUserAndCount(transaction: Transaction, user: string): Promise<number> {
+    await this.run(transaction, LOCK_USER, { user });
+    return (await this.run(transaction, COUNT_OF_USER, { user }))[0].count;
   }
 
   /** The owners of the given personas, by persona uid; unknown personas are absent. */

@@ -1,20 +1,32 @@
-import { Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
-import { notFound } from '../common/errors.js';
+import { ApiException, ErrorCode, notFound } from '../common/errors.js';
 import { RecordService } from '../common/record.service.js';
+import { InjectConfig } from '../config/config.module.js';
+import type { AppConfig } from '../config/environment.js';
 import type { Persona } from './persona.entity.js';
 import { requireMayActFor, requireTokenToActForPersona } from './personas.policy.js';
 import { PersonasRepository } from './personas.repository.js';
 
 @Injectable()
 export class PersonasService extends RecordService<Persona> {
-  constructor(private readonly personas: PersonasRepository) {
+  constructor(
+    private readonly personas: PersonasRepository,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
     super(personas);
   }
 
-  /** Another persona for the caller. */
+  /**
+   * Another persona for the caller, unless they have PERSONAS_PER_USER already (409 PERSONA_LIMIT):
+   * counted under a lock on the user, so that creations racing at the limit make one, not several.
+   */
   create(name: string, caller: Caller): Promise<Persona> {
-    return this.personas.insert({ name, userUid: caller.uid });
+    const limit = this.config.personasPerUser;
+    return this.personas.transaction(async (db) => {
+      if ((await this.personas.lockUserAndCount(db, caller.uid)) >= limit) throw personaLimit(limit);
+      return this.personas.insert({ name, userUid: caller.uid }, db);
+    });
   }
 
   /** The caller may act for the persona (personas.policy.ts); an unknown persona is 404. */
@@ -29,3 +41,6 @@ export class PersonasService extends RecordService<Persona> {
     if ((await this.personas.ownerOf(personaUid)) === undefined) throw notFound('persona', personaUid);
   }
 }
+
+const personaLimit = (limit: number) =>
+  new ApiException(HttpStatus.CONFLICT, ErrorCode.PERSONA_LIMIT, `a user may have ${limit} personas, and you have them all`, { limit });

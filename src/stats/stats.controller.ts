@@ -16,7 +16,8 @@ export class StatsController {
   @ApiOperation({
     summary: 'Live figures of the service (admins)',
     description:
-      'Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. ' +
+      'Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance; ' +
+      'what cloud save and media hold in all (read at most a minute ago). ' +
       'The matchmaking queue is GET /tickets/stats.',
   })
   @ApiOkResponse({ type: AdminStatsDto })

@@ -15,6 +15,7 @@ export class StatsService {
 
   async current(): Promise<AdminStatsDto> {
     const { requests, clientErrors, serverErrors } = this.metrics.lastMinute();
+    const stored = await this.metrics.storedTotals();
     return {
       socketsOnline: this.hub.size,
       signInsPerMinute: await this.stats.signInsLastMinute(),
@@ -22,6 +23,10 @@ export class StatsService {
       clientErrorsPerMinute: clientErrors,
       serverErrorsPerMinute: serverErrors,
       errorRate: requests === 0 ? 0 : serverErrors / requests,
+      storageObjects: stored.get('storage')?.objects ?? 0,
+      storageBytes: stored.get('storage')?.bytes ?? 0,
+      mediaFiles: stored.get('media')?.objects ?? 0,
+      mediaBytes: stored.get('media')?.bytes ?? 0,
       measuredAt: new Date(),
     };
   }

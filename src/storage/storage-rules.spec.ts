@@ -90,7 +90,7 @@ describe('storage rules', () => {
         state([[write('b'), stored({ size: 30, permissionRead: 'OWNER', permissionWrite: 'OWNER' })]]),
         usage(1, 30),
         false,
-        { objects: 10, bytes: 1000 },
+        () => ({ objects: 10, bytes: 1000 }),
       );
       if (isRefusal(plan)) throw new Error(`refused: ${JSON.stringify(plan)}`);
       expect(plan.usage).toEqual(
@@ -127,7 +127,7 @@ describe('storage rules', () => {
     it("refuses a player's write of a protected object, before anything else, and lets an admin through", () => {
       const current = state([[write('b'), stored({ permissionWrite: 'NONE' })]]);
       const batch = [write('a', { version: V2 }), write('b')];
-      expect(planWrites(batch, current, usage(1, 100), false, { objects: 10, bytes: 1000 })).toEqual({
+      expect(planWrites(batch, current, usage(1, 100), false, () => ({ objects: 10, bytes: 1000 }))).toEqual({
         kind: 'protected',
         index: 1,
         ref: { ownerUid: ALICE, collection: 'saves', key: 'b' },
@@ -165,13 +165,14 @@ describe('storage rules', () => {
 
     it('holds the quotas exactly: at the limit is fine, one past it is refused with what is left', () => {
       const quota = { objects: 3, bytes: 100 };
-      expect(isRefusal(planWrites([write('a', { size: 40 })], new Map(), usage(2, 60), false, quota))).toBe(false);
-      expect(planWrites([write('a', { size: 41 })], new Map(), usage(2, 60), false, quota)).toEqual({
+      expect(isRefusal(planWrites([write('a', { size: 40 })], new Map(), usage(2, 60), false, () => quota))).toBe(false);
+      expect(planWrites([write('a', { size: 41 })], new Map(), usage(2, 60), false, () => quota)).toEqual({
         kind: 'quota',
         ownerUid: ALICE,
         left: { objects: 1, bytes: 40 },
+        guest: false,
       });
-      expect(planWrites([write('a', { size: 1 }), write('b', { size: 1 })], new Map(), usage(2, 60), false, quota)).toMatchObject({
+      expect(planWrites([write('a', { size: 1 }), write('b', { size: 1 })], new Map(), usage(2, 60), false, () => quota)).toMatchObject({
         kind: 'quota',
         left: { objects: 1, bytes: 40 },
       });
@@ -181,12 +182,26 @@ describe('storage rules', () => {
       const quota = { objects: 3, bytes: 100 };
       const over = usage(5, 500);
       const current = state([[write('a'), stored({ size: 200 })]]);
-      expect(isRefusal(planWrites([write('a', { size: 10 })], current, over, false, quota))).toBe(false);
-      expect(planWrites([write('z', { size: 10 })], current, over, false, quota)).toMatchObject({
+      expect(isRefusal(planWrites([write('a', { size: 10 })], current, over, false, () => quota))).toBe(false);
+      expect(planWrites([write('z', { size: 10 })], current, over, false, () => quota)).toMatchObject({
         kind: 'quota',
         left: { objects: 0, bytes: 0 },
       });
       expect(isRefusal(planWrites([write('z', { size: 10 })], current, over, true, undefined))).toBe(false);
+    });
+  });
+
+  describe('quotas per owner', () => {
+    it("hold each owner to their own quota: a guest's smaller one, a player's larger one", () => {
+      const quotaOf = (owner: string) => (owner === BOB ? { objects: 2, bytes: 50, guest: true } : { objects: 10, bytes: 1000 });
+      const both = [write('a', { size: 60 }), write('b', { ownerUid: BOB, size: 60 })];
+      expect(planWrites(both, new Map(), new Map(), false, quotaOf)).toEqual({
+        kind: 'quota',
+        ownerUid: BOB,
+        left: { objects: 2, bytes: 50 },
+        guest: true,
+      });
+      expect(isRefusal(planWrites(both.slice(0, 1), new Map(), new Map(), false, quotaOf))).toBe(false);
     });
   });
 

@@ -64,6 +64,8 @@ export interface Usage {
 export interface Quota {
   objects: number;
   bytes: number;
+  /** The smaller quota of a guest (an account that has linked no identity provider yet). */
+  guest?: boolean;
 }
 
 export interface StorageWrite extends StorageRef {
@@ -83,7 +85,7 @@ export interface StorageDelete extends StorageRef {
 export type BatchRefusal =
   | { kind: 'protected'; index: number; ref: StorageRef }
   | { kind: 'conflict'; conflicts: Array<{ index: number; ref: StorageRef; currentVersion: string | null }> }
-  | { kind: 'quota'; ownerUid: string; left: Usage };
+  | { kind: 'quota'; ownerUid: string; left: Usage; guest: boolean };
 
 /** A write as it will be stored: permissions resolved (what it states, else what the object has, else OWNER). */
 export type PlannedWrite = StorageWrite & { permissionRead: ReadPermission; permissionWrite: WritePermission };
@@ -103,16 +105,16 @@ export interface DeletePlan {
 /**
  * Decides a batch of writes against the objects it touches (`current`, by refKey) and the owners'
  * usage: all of it, or a refusal. A player may not change an object whose permissionWrite is NONE
- * (`byAdmin` may); every stated version must hold; and, unless `quota` is undefined, no owner may end
- * past it. A player's write that shrinks usage is never refused for a quota that an admin's writes had
- * already passed.
+ * (`byAdmin` may); every stated version must hold; and, unless `quotaOf` is undefined, no owner may end
+ * past their quota. A player's write that shrinks usage is never refused for a quota that an admin's
+ * writes had already passed (or that shrank when the account became a guest again).
  */
 export function planWrites(
   writes: readonly StorageWrite[],
   current: ReadonlyMap<string, StoredState>,
   usage: ReadonlyMap<string, Usage>,
   byAdmin: boolean,
-  quota: Quota | undefined,
+  quotaOf: ((ownerUid: string) => Quota) | undefined,
 ): WritePlan | BatchRefusal {
   const locked = firstProtected(writes, current, byAdmin);
   if (locked) return locked;
@@ -135,8 +137,9 @@ export function planWrites(
       permissionWrite: write.permissionWrite ?? stored?.permissionWrite ?? 'OWNER',
     };
   });
-  if (quota) {
+  if (quotaOf) {
     for (const [ownerUid, delta] of deltas) {
+      const quota = quotaOf(ownerUid);
       const before = usage.get(ownerUid) ?? { objects: 0, bytes: 0 };
       const growsPast = (field: keyof Usage) => delta[field] > 0 && before[field] + delta[field] > quota[field];
       if (growsPast('objects') || growsPast('bytes')) {
@@ -144,6 +147,7 @@ export function planWrites(
           kind: 'quota',
           ownerUid,
           left: { objects: Math.max(0, quota.objects - before.objects), bytes: Math.max(0, quota.bytes - before.bytes) },
+          guest: quota.guest === true,
         };
       }
     }

@@ -18,6 +18,7 @@ export function documentStorageLimits(document: OpenAPIObject, { storage }: Pick
   if (write) {
     write.description +=
       ` Quotas per player: ${storage.objectsPerOwner} objects and ${storage.bytesPerOwner} bytes of values ` +
-      '(STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.';
+      `(STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); a guest, until it links an identity provider, ${storage.guestObjectsPerOwner} ` +
+      `objects and ${storage.guestBytesPerOwner} bytes (STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER); admins write past them.`;
   }
 }

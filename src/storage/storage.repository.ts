@@ -56,11 +56,12 @@ export class StorageRepository {
 
   /**
    * Locks the usage rows of `owners` until the transaction ends, in uid order, creating those of owners
-   * who have none yet; answers the owners that are users (the others have no row to lock).
+   * who have none yet; answers the owners that are users (the others have no row to lock), each with
+   * whether it is a guest: an account that has linked no identity provider, only devices.
    */
-  async lockOwners(transaction: Transaction, owners: string[]): Promise<Set<string>> {
+  async lockOwners(transaction: Transaction, owners: string[]): Promise<Map<string, { guest: boolean }>> {
     const rows = await this.run(transaction, LOCK_OWNERS, { owners });
-    return new Set(rows.map((row) => row.ownerUid));
+    return new Map(rows.map((row) => [row.ownerUid, { guest: row.guest }]));
   }
 
   /** The owners' usage and the objects of `refs` that exist, as they are now (after lockOwners). */
@@ -136,6 +137,15 @@ export class StorageRepository {
     let kept = 0;
     while (kept < Math.min(rows.length, limit) && (kept === 0 || Number(rows[kept].running) <= budget)) kept++;
     return { objects: objectsOf(rows.slice(0, kept)), more: rows.length > kept };
+  }
+
+  /**
+   * What cloud save holds in all, as the quotas count it: a sum over the usage rows (one per owner, a
+   * few dozen bytes each), which the writes keep equal to the objects, rather than a pass over the objects.
+   */
+  async totals(): Promise<{ objects: number; bytes: number }> {
+    const [row] = await this.run(undefined, TOTALS, {});
+    return { objects: Number(row.objects), bytes: Number(row.bytes) };
   }
 
   /** How many objects a collection holds (of one owner, when given). */
@@ -216,14 +226,22 @@ type UsageDeltas = ReturnType<typeof usageOf>;
 
 // ON CONFLICT DO UPDATE ... WHERE false locks the existing rows without writing them; a SELECT ... FOR
 // UPDATE would miss a row another batch inserts and commits while this one waits (its snapshot is older).
-const LOCK_OWNERS = statement<{ owners: string[] }, { ownerUid: string }>(
+const TOTALS = statement<Record<string, never>, { objects: string; bytes: string }>(
+  'storage_totals',
+  () => `SELECT coalesce(sum(objects), 0)::bigint AS objects, coalesce(sum(bytes), 0)::bigint AS bytes FROM storage_usage`,
+);
+
+// A guest has no identity but devices: read from the partial unique key of provider identities.
+const LOCK_OWNERS = statement<{ owners: string[] }, { ownerUid: string; guest: boolean }>(
   'storage_lock_owners',
   (p) => `WITH wanted AS (SELECT uid FROM users WHERE uid = ANY(${p.owners}::uuid[])),
        created AS (
          INSERT INTO storage_usage ("ownerUid") SELECT uid FROM wanted ORDER BY uid
          ON CONFLICT ("ownerUid") DO UPDATE SET objects = storage_usage.objects WHERE false
        )
-       SELECT uid AS "ownerUid" FROM wanted`,
+       SELECT uid AS "ownerUid",
+              NOT EXISTS (SELECT 1 FROM user_identities i WHERE i."userUid" = wanted.uid AND i.provider <> 'device') AS guest
+       FROM wanted`,
 );
 
 const LOCKED_STATE = statement<

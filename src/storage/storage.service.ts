@@ -19,6 +19,7 @@ import {
   isRefusal,
   planDeletes,
   planWrites,
+  type Quota,
   refKey,
   type StorageDelete,
   type StorageRef,
@@ -45,7 +46,9 @@ export class StorageService {
     private readonly storage: StorageRepository,
     private readonly metrics: MetricsService,
     @InjectConfig() private readonly config: AppConfig,
-  ) {}
+  ) {
+    metrics.readStoredTotalsFrom('storage', () => storage.totals());
+  }
 
   async write(caller: Caller, items: StorageWriteDto[]): Promise<StorageAck[]> {
     const batch = this.prepareWrites(caller, items, 'objects');
@@ -90,14 +93,12 @@ export class StorageService {
     const unknown = owners.filter((owner) => !users.has(owner));
     if (unknown.length > 0) throw unknownUsers(unknown, `${batch.field}.ownerUid`);
     const { usage, current } = await this.storage.lockedState(db, owners, batch.writes);
-    const { objectsPerOwner, bytesPerOwner } = this.config.storage;
-    const plan = planWrites(
-      batch.writes,
-      current,
-      usage,
-      batch.byAdmin,
-      batch.byAdmin ? undefined : { objects: objectsPerOwner, bytes: bytesPerOwner },
-    );
+    const { objectsPerOwner, bytesPerOwner, guestObjectsPerOwner, guestBytesPerOwner } = this.config.storage;
+    const quotaOf = (owner: string): Quota =>
+      users.get(owner)?.guest
+        ? { objects: guestObjectsPerOwner, bytes: guestBytesPerOwner, guest: true }
+        : { objects: objectsPerOwner, bytes: bytesPerOwner };
+    const plan = planWrites(batch.writes, current, usage, batch.byAdmin, batch.byAdmin ? undefined : quotaOf);
     if (isRefusal(plan)) throw refusalError(plan, batch.field, 'write');
     return this.storage.write(db, plan);
   }
@@ -197,13 +198,15 @@ function refusalError(refusal: BatchRefusal, field: string, action: 'write' | 'd
         },
       );
     }
-    case 'quota':
+    case 'quota': {
+      const whose = refusal.guest ? "a guest's quota (link an identity provider, POST /account/link/idp1, for a player's)" : 'its quota';
       return new ApiException(
         HttpStatus.CONFLICT,
         ErrorCode.QUOTA_EXCEEDED,
-        `the storage of ${refusal.ownerUid} would pass its quota: ${refusal.left.objects} objects and ${refusal.left.bytes} bytes ` +
+        `the storage of ${refusal.ownerUid} would pass ${whose}: ${refusal.left.objects} objects and ${refusal.left.bytes} bytes ` +
           'of values are left; nothing was written',
         { left: refusal.left },
       );
+    }
   }
 }

@@ -102,6 +102,8 @@ export class Cluster {
         JWT_SECRET,
         LOG_LEVEL: 'warn',
         RATE_LIMIT_ENABLED: 'false',
+        // Every player of a fault test signs in from 127.0.0.1.
+        GUEST_ACCOUNTS_PER_ADDRESS: '0',
         ...this.extraEnvironment,
       },
     });

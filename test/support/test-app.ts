@@ -49,6 +49,8 @@ const BASE_ENVIRONMENT: Record<string, string | undefined> = {
   MEDIA_SWEEP_INTERVAL: '0',
   // Suites send many requests from one address; test/limits.e2e-spec.ts turns rate limiting on.
   RATE_LIMIT_ENABLED: 'false',
+  // Likewise the guest accounts one address makes; test/account.e2e-spec.ts bounds them.
+  GUEST_ACCOUNTS_PER_ADDRESS: '0',
   // Jest's process holds every suite's apps: a compaction would pause them all whenever a test waits;
   // test/startup.e2e-spec.ts measures it on the service as a process of its own.
   MEMORY_COMPACT_IDLE: '0',

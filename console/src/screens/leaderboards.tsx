@@ -126,8 +126,8 @@ function Settings({ board }: { board: Board }) {
       <dd>{board.resetAt ? <Time value={board.resetAt} /> : 'never by an admin'}</dd>
       <dt>Entry</dt>
       <dd>
-        {board.joinRequired ? 'join first' : 'open'}
-        {board.maxSize ? `, at most ${board.maxSize} personas` : ''}
+        {board.entrant === 'USER' ? 'one persona per player' : 'each persona on its own'}, {board.joinRequired ? 'join first' : 'open'}
+        {board.maxSize ? `, at most ${board.maxSize} ${board.entrant === 'USER' ? 'players' : 'personas'}` : ''}
         {board.maxNumScore ? `, ${board.maxNumScore} attempts each` : ''}
       </dd>
     </dl>

@@ -2,6 +2,13 @@ import { useQuery } from '@tanstack/preact-query';
 import { api, must } from '../api.js';
 import { Loaded, Table, Time } from '../ui.js';
 
+/** A size as people read it: 1.5 MiB, 730 KiB, 12 B. */
+const bytes = (count: number) => {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  const power = count > 0 ? Math.min(units.length - 1, Math.floor(Math.log2(count) / 10)) : 0;
+  return `${(count / 1024 ** power).toFixed(power === 0 ? 0 : 1)} ${units[power]}`;
+};
+
 /** How often the figures are read again while the overview is open. */
 const REFRESH_MS = 5_000;
 
@@ -26,6 +33,14 @@ export function Overview() {
               <article>
                 <p class="figure">{figures.requestsPerMinute}</p>
                 <p>requests a minute (this instance)</p>
+              </article>
+              <article>
+                <p class="figure">{figures.storageObjects}</p>
+                <p>cloud-save objects ({bytes(figures.storageBytes)} of values)</p>
+              </article>
+              <article>
+                <p class="figure">{figures.mediaFiles}</p>
+                <p>media files ({bytes(figures.mediaBytes)})</p>
               </article>
               <article>
                 <p class="figure">{(figures.errorRate * 100).toFixed(2)} %</p>

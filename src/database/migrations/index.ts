@@ -12,6 +12,8 @@ import { Identities1764600000000 } from './1764600000000-Identities.js';
 import { MediaStorage1764700000033 } from './1764700000033-MediaStorage.js';
 import { AdminConsole1764800000000 } from './1764800000000-AdminConsole.js';
 import { LeaderboardReset1765300000001 } from './1765300000001-LeaderboardReset.js';
+import { LeaderboardEntrants1765400000047 } from './1765400000047-LeaderboardEntrants.js';
+import { GuestAccounts1765400000048 } from './1765400000048-GuestAccounts.js';
 
 // Listed, not globbed: globs also match index.js and .d.ts files and TypeORM then reports
 // "Duplicate migrations". The service, the CLI (ormconfig.ts) and the test set-up read this list.
@@ -30,4 +32,6 @@ export const MIGRATIONS = [
   MediaStorage1764700000033,
   AdminConsole1764800000000,
   LeaderboardReset1765300000001,
+  LeaderboardEntrants1765400000047,
+  GuestAccounts1765400000048,
 ];

@@ -19,6 +19,7 @@ import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { ReadOnlyField } from '../../common/fields.js';
 import { ItemQuantityDto } from '../../economy/dto/create-transaction.dto.js';
+import { ENTRANTS, type Entrant } from '../leaderboard.entity.js';
 import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from '../operators.js';
 import { IsInt64, IsSmallObject } from './int64.validators.js';
 
@@ -47,8 +48,9 @@ export class RewardTierDto {
 
 /**
  * A leaderboard, or a tournament. `sortOrder`, `operator`, `subscoreSortOrder`, `subscoreOperator`,
- * `resetSchedule`, `startAt`, `endAt` and `duration` cannot change once the board exists (409
- * IMMUTABLE_SETTING naming them): they decide what stored scores mean and which period they belong to.
+ * `resetSchedule`, `startAt`, `endAt`, `duration` and `entrant` cannot change once the board exists (409
+ * IMMUTABLE_SETTING naming them): they decide what stored scores mean, which period they belong to and
+ * whose they are.
  */
 export class CreateLeaderboardDto extends RecordBodyDto {
   @ApiProperty({ example: 'Weekly high scores' })
@@ -165,6 +167,17 @@ export class CreateLeaderboardDto extends RecordBodyDto {
   @EachNested()
   @Type(() => RewardTierDto)
   rewards?: RewardTierDto[];
+
+  /**
+   * Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+   * are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+   * each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+   * otherwise.
+   */
+  @ApiProperty({ enum: ENTRANTS, enumName: 'LeaderboardEntrant', required: false, example: 'USER' })
+  @IsOmittable()
+  @IsIn(ENTRANTS)
+  entrant?: Entrant;
 
   @ApiProperty({ type: 'integer', required: false, default: 10, minimum: 0, maximum: 100, example: 10 })
   @IsOmittable()

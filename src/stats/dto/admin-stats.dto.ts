@@ -26,6 +26,22 @@ export class AdminStatsDto {
   @ApiProperty({ type: 'number', minimum: 0, maximum: 1, example: 0 })
   errorRate: number;
 
+  /** Cloud-save objects stored, on every instance (read at most a minute ago). */
+  @ApiProperty({ type: 'integer', minimum: 0, example: 120000 })
+  storageObjects: number;
+
+  /** Bytes of their values, as the quotas count them. */
+  @ApiProperty({ type: 'integer', minimum: 0, example: 734003200 })
+  storageBytes: number;
+
+  /** Uploaded media files stored (each distinct file once). */
+  @ApiProperty({ type: 'integer', minimum: 0, example: 420 })
+  mediaFiles: number;
+
+  /** Their bytes. */
+  @ApiProperty({ type: 'integer', minimum: 0, example: 52428800 })
+  mediaBytes: number;
+
   @ApiProperty({ type: 'string', format: 'date-time' })
   measuredAt: Date;
 }

@@ -85,7 +85,7 @@ namespace GameBackend.Api
         /// Sign in with a device id (guest)
         /// </summary>
         /// <remarks>
-        /// The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
+        /// The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions). One client address (an IPv6 address by its /64) makes at most GUEST_ACCOUNTS_PER_ADDRESS guest accounts a GUEST_ACCOUNT_WINDOW (a UTC day by default); a device that has an account signs in whatever the count.
         /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<TokenDto> AuthSignInWithDeviceAsync(DeviceSignInDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -374,7 +374,7 @@ namespace GameBackend.Api
         /// Create a persona
         /// </summary>
         /// <remarks>
-        /// Creates another persona for the caller.
+        /// Another persona for the caller. A user may have 10 personas (PERSONAS_PER_USER), the one made at their first sign-in included; one more is 409 PERSONA_LIMIT.
         /// </remarks>
         /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -1209,7 +1209,7 @@ namespace GameBackend.Api
         /// Write storage objects (a batch: all or nothing)
         /// </summary>
         /// <remarks>
-        /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
+        /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); a guest, until it links an identity provider, 100 objects and 1048576 bytes (STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER); admins write past them.
         /// </remarks>
         /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -1749,7 +1749,7 @@ namespace GameBackend.Api
         /// Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
         /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
-        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -1762,6 +1762,7 @@ namespace GameBackend.Api
         /// <param name="sortauthoritative">Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
@@ -1774,8 +1775,9 @@ namespace GameBackend.Api
         /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
         /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1796,7 +1798,7 @@ namespace GameBackend.Api
         /// How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
         /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
-        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -1809,6 +1811,7 @@ namespace GameBackend.Api
         /// <param name="sortauthoritative">Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
@@ -1821,8 +1824,9 @@ namespace GameBackend.Api
         /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
         /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+        System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1841,7 +1845,7 @@ namespace GameBackend.Api
         /// Update a leaderboard (admins)
         /// </summary>
         /// <remarks>
-        /// Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).
+        /// Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt, duration or entrant (their stored value may be sent back).
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
@@ -2068,7 +2072,7 @@ namespace GameBackend.Api
         /// Live figures of the service (admins)
         /// </summary>
         /// <remarks>
-        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance; what cloud save and media hold in all (read at most a minute ago). The matchmaking queue is GET /tickets/stats.
         /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AdminStatsDto> StatsCurrentAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -2627,7 +2631,7 @@ namespace GameBackend.Api
         /// Sign in with a device id (guest)
         /// </summary>
         /// <remarks>
-        /// The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions).
+        /// The first sign-in of a device creates an account and its default persona (unless `create` is false); later ones sign in to the same account, as long as the device stays linked to it (POST /account/link/device, /account/unlink/device). Link an identity provider (POST /account/link/idp1) to keep the account on a new device. Opens a player session: `token` lasts JWT_TTL seconds (`expiresIn`); trade `refreshToken` at POST /auth/refresh for the next pair. The client address and User-Agent are recorded on the session (GET /auth/sessions). One client address (an IPv6 address by its /64) makes at most GUEST_ACCOUNTS_PER_ADDRESS guest accounts a GUEST_ACCOUNT_WINDOW (a UTC day by default); a device that has an account signs in whatever the count.
         /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<TokenDto> AuthSignInWithDeviceAsync(DeviceSignInDto body, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -2743,7 +2747,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. GUEST_ACCOUNT_LIMIT: this address has made its guest accounts of the window (`limit` says how many); `Retry-After` is when the next window begins.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 431)
@@ -6124,7 +6128,7 @@ namespace GameBackend.Api
         /// Create a persona
         /// </summary>
         /// <remarks>
-        /// Creates another persona for the caller.
+        /// Another persona for the caller. A user may have 10 personas (PERSONAS_PER_USER), the one made at their first sign-in included; one more is 409 PERSONA_LIMIT.
         /// </remarks>
         /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -6205,6 +6209,16 @@ namespace GameBackend.Api
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 409)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("PERSONA_LIMIT: the caller has PERSONAS_PER_USER personas already (`limit` says how many); nothing was created.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -14738,7 +14752,7 @@ namespace GameBackend.Api
         /// Write storage objects (a batch: all or nothing)
         /// </summary>
         /// <remarks>
-        /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
+        /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); a guest, until it links an identity provider, 100 objects and 1048576 bytes (STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER); admins write past them.
         /// </remarks>
         /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
@@ -14838,7 +14852,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner\'s quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER) would be passed; `left` says what is left.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner\'s quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER; a guest\'s: STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER) would be passed; `left` says what is left.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -20832,7 +20846,7 @@ namespace GameBackend.Api
         /// Records the caller may see, by the list rules: `limit` and `skip`, `sort`, and a filter per field (docs/CONTRACT.md section 2).
         /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
-        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -20845,6 +20859,7 @@ namespace GameBackend.Api
         /// <param name="sortauthoritative">Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
@@ -20857,8 +20872,9 @@ namespace GameBackend.Api
         /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
         /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -20934,6 +20950,10 @@ namespace GameBackend.Api
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("sort[endAt]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortendAt, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
                     }
+                    if (sortentrant != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[entrant]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortentrant, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
                     if (uid != null)
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("uid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(uid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
@@ -20981,6 +21001,10 @@ namespace GameBackend.Api
                     if (endAt != null)
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("endAt")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(endAt, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (entrant != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("entrant")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(entrant, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
                     }
                     urlBuilder_.Length--;
 
@@ -21253,7 +21277,7 @@ namespace GameBackend.Api
         /// How many records the caller may see match the filters (the list rules; `limit` and `skip` do not cap it).
         /// </remarks>
         /// <param name="limit">Records at most. An answer also holds at most LIST_MAX_BYTES of records (4 MiB by default): a page that would pass it ends early and says where the next starts in `X-Next-Skip`.</param>
-        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
+        /// <param name="sort">A sortable field's name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. Sortable: uid, dateCreated, dateModified, version, name, description, sortOrder, operator, resetSchedule, authoritative, startAt, endAt, entrant. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].</param>
         /// <param name="sortuid">Sorts on uid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateCreated">Sorts on dateCreated, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdateModified">Sorts on dateModified, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
@@ -21266,6 +21290,7 @@ namespace GameBackend.Api
         /// <param name="sortauthoritative">Sorts on authoritative, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
+        /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
@@ -21278,8 +21303,9 @@ namespace GameBackend.Api
         /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
         /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        public virtual async System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
             var client_ = _httpClient;
             var disposeClient_ = false;
@@ -21355,6 +21381,10 @@ namespace GameBackend.Api
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("sort[endAt]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortendAt, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
                     }
+                    if (sortentrant != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("sort[entrant]")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(sortentrant, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
                     if (uid != null)
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("uid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(uid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
@@ -21402,6 +21432,10 @@ namespace GameBackend.Api
                     if (endAt != null)
                     {
                         urlBuilder_.Append(System.Uri.EscapeDataString("endAt")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(endAt, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    if (entrant != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("entrant")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(entrant, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
                     }
                     urlBuilder_.Length--;
 
@@ -21646,7 +21680,7 @@ namespace GameBackend.Api
         /// Update a leaderboard (admins)
         /// </summary>
         /// <remarks>
-        /// Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt or duration (their stored value may be sent back).
+        /// Merges the given fields. 409 IMMUTABLE_SETTING, naming them, for a new value of sortOrder, operator, subscoreSortOrder, subscoreOperator, resetSchedule, startAt, endAt, duration or entrant (their stored value may be sent back).
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
@@ -22706,7 +22740,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT, LEADERBOARD_FULL, or ALREADY_ENTERED (a board whose entrant is USER, where another persona of the same user entered the period).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -23050,7 +23084,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("LEADERBOARD_FULL, or NOT_ACTIVE.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("LEADERBOARD_FULL, NOT_ACTIVE, or ALREADY_ENTERED (entrant USER: another persona of the same user entered the period).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 413)
@@ -24517,7 +24551,7 @@ namespace GameBackend.Api
         /// Live figures of the service (admins)
         /// </summary>
         /// <remarks>
-        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance. The matchmaking queue is GET /tickets/stats.
+        /// Sockets open and the last minute of requests and errors on the instance that answers; sign-ins of the last minute on every instance; what cloud save and media hold in all (read at most a minute ago). The matchmaking queue is GET /tickets/stats.
         /// </remarks>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AdminStatsDto> StatsCurrentAsync(System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -24863,56 +24897,65 @@ namespace GameBackend.Api
         [System.Runtime.Serialization.EnumMember(Value = @"QUOTA_EXCEEDED")]
         QUOTA_EXCEEDED = 16,
 
+        [System.Runtime.Serialization.EnumMember(Value = @"PERSONA_LIMIT")]
+        PERSONA_LIMIT = 17,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"GUEST_ACCOUNT_LIMIT")]
+        GUEST_ACCOUNT_LIMIT = 18,
+
         [System.Runtime.Serialization.EnumMember(Value = @"IDEMPOTENCY_KEY_REUSED")]
-        IDEMPOTENCY_KEY_REUSED = 17,
+        IDEMPOTENCY_KEY_REUSED = 19,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IMMUTABLE_SETTING")]
-        IMMUTABLE_SETTING = 18,
+        IMMUTABLE_SETTING = 20,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_ACTIVE")]
-        NOT_ACTIVE = 19,
+        NOT_ACTIVE = 21,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_JOINED")]
-        NOT_JOINED = 20,
+        NOT_JOINED = 22,
 
         [System.Runtime.Serialization.EnumMember(Value = @"LEADERBOARD_FULL")]
-        LEADERBOARD_FULL = 21,
+        LEADERBOARD_FULL = 23,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NO_ATTEMPTS_LEFT")]
-        NO_ATTEMPTS_LEFT = 22,
+        NO_ATTEMPTS_LEFT = 24,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"ALREADY_ENTERED")]
+        ALREADY_ENTERED = 25,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PAYLOAD_TOO_LARGE")]
-        PAYLOAD_TOO_LARGE = 23,
+        PAYLOAD_TOO_LARGE = 26,
 
         [System.Runtime.Serialization.EnumMember(Value = @"UNSUPPORTED_MEDIA_TYPE")]
-        UNSUPPORTED_MEDIA_TYPE = 24,
+        UNSUPPORTED_MEDIA_TYPE = 27,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIGEST_MISMATCH")]
-        DIGEST_MISMATCH = 25,
+        DIGEST_MISMATCH = 28,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RANGE_NOT_SATISFIABLE")]
-        RANGE_NOT_SATISFIABLE = 26,
+        RANGE_NOT_SATISFIABLE = 29,
 
         [System.Runtime.Serialization.EnumMember(Value = @"REQUEST_TIMEOUT")]
-        REQUEST_TIMEOUT = 27,
+        REQUEST_TIMEOUT = 30,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIRECT_UPLOAD_UNAVAILABLE")]
-        DIRECT_UPLOAD_UNAVAILABLE = 28,
+        DIRECT_UPLOAD_UNAVAILABLE = 31,
 
         [System.Runtime.Serialization.EnumMember(Value = @"STORAGE_UNAVAILABLE")]
-        STORAGE_UNAVAILABLE = 29,
+        STORAGE_UNAVAILABLE = 32,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RATE_LIMITED")]
-        RATE_LIMITED = 30,
+        RATE_LIMITED = 33,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DATABASE_UNAVAILABLE")]
-        DATABASE_UNAVAILABLE = 31,
+        DATABASE_UNAVAILABLE = 34,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PROVIDER_UNAVAILABLE")]
-        PROVIDER_UNAVAILABLE = 32,
+        PROVIDER_UNAVAILABLE = 35,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
-        INTERNAL_ERROR = 33,
+        INTERNAL_ERROR = 36,
 
     }
 
@@ -25070,6 +25113,12 @@ namespace GameBackend.Api
         /// </summary>
         [Newtonsoft.Json.JsonProperty("left", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public StorageQuotaLeft Left { get; set; }
+
+        /// <summary>
+        /// On PERSONA_LIMIT: the personas a user may have (PERSONAS_PER_USER); on GUEST_ACCOUNT_LIMIT: the guest accounts one address may make in a window (GUEST_ACCOUNTS_PER_ADDRESS).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("limit", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
+        public int? Limit { get; set; }
 
         private System.Collections.Generic.IDictionary<string, object> _additionalProperties;
 
@@ -28117,6 +28166,23 @@ namespace GameBackend.Api
 
     }
 
+    /// <summary>
+    /// Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+    /// <br/>are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+    /// <br/>PERSONA: each persona on its own.
+    /// </summary>
+    [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
+    public enum LeaderboardEntrant
+    {
+
+        [System.Runtime.Serialization.EnumMember(Value = @"USER")]
+        USER = 0,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"PERSONA")]
+        PERSONA = 1,
+
+    }
+
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
     public partial class Leaderboard
     {
@@ -28220,6 +28286,15 @@ namespace GameBackend.Api
 
         [Newtonsoft.Json.JsonProperty("rewards", Required = Newtonsoft.Json.Required.Always)]
         public System.Collections.Generic.List<RewardTier> Rewards { get; set; } = new System.Collections.Generic.List<RewardTier>();
+
+        /// <summary>
+        /// Who enters a period. USER: one persona per user, the first of theirs to join or score (the others
+        /// <br/>are refused, 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once.
+        /// <br/>PERSONA: each persona on its own.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("entrant", Required = Newtonsoft.Json.Required.Always)]
+        [Newtonsoft.Json.JsonConverter(typeof(Newtonsoft.Json.Converters.StringEnumConverter))]
+        public LeaderboardEntrant Entrant { get; set; }
 
         /// <summary>
         /// A player pushed out of this many first places is told (`leaderboard.rank_lost`); 0: nobody is.
@@ -28394,6 +28469,16 @@ namespace GameBackend.Api
         [Newtonsoft.Json.JsonProperty("rewards", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public System.Collections.Generic.List<RewardTierDto> Rewards { get; set; }
 
+        /// <summary>
+        /// Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+        /// <br/>are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+        /// <br/>each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+        /// <br/>otherwise.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("entrant", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
+        [Newtonsoft.Json.JsonConverter(typeof(Newtonsoft.Json.Converters.StringEnumConverter))]
+        public LeaderboardEntrant? Entrant { get; set; }
+
         [Newtonsoft.Json.JsonProperty("rankLostTop", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public int? RankLostTop { get; set; } = 10;
 
@@ -28509,6 +28594,16 @@ namespace GameBackend.Api
 
         [Newtonsoft.Json.JsonProperty("rewards", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public System.Collections.Generic.List<RewardTierDto> Rewards { get; set; }
+
+        /// <summary>
+        /// Who enters a period: USER, one persona per user (the first of theirs to join or score; the others
+        /// <br/>are 409 ALREADY_ENTERED), so that seats, attempts, ranks and prizes are each user's once; PERSONA,
+        /// <br/>each persona on its own. Default: USER on a board created with `rewards` or a `maxSize`, PERSONA
+        /// <br/>otherwise.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("entrant", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
+        [Newtonsoft.Json.JsonConverter(typeof(Newtonsoft.Json.Converters.StringEnumConverter))]
+        public LeaderboardEntrant? Entrant { get; set; }
 
         [Newtonsoft.Json.JsonProperty("rankLostTop", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public int? RankLostTop { get; set; }
@@ -29493,6 +29588,30 @@ namespace GameBackend.Api
         /// </summary>
         [Newtonsoft.Json.JsonProperty("errorRate", Required = Newtonsoft.Json.Required.Always)]
         public double ErrorRate { get; set; }
+
+        /// <summary>
+        /// Cloud-save objects stored, on every instance (read at most a minute ago).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("storageObjects", Required = Newtonsoft.Json.Required.Always)]
+        public int StorageObjects { get; set; }
+
+        /// <summary>
+        /// Bytes of their values, as the quotas count them.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("storageBytes", Required = Newtonsoft.Json.Required.Always)]
+        public int StorageBytes { get; set; }
+
+        /// <summary>
+        /// Uploaded media files stored (each distinct file once).
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("mediaFiles", Required = Newtonsoft.Json.Required.Always)]
+        public int MediaFiles { get; set; }
+
+        /// <summary>
+        /// Their bytes.
+        /// </summary>
+        [Newtonsoft.Json.JsonProperty("mediaBytes", Required = Newtonsoft.Json.Required.Always)]
+        public int MediaBytes { get; set; }
 
         [Newtonsoft.Json.JsonProperty("measuredAt", Required = Newtonsoft.Json.Required.Always)]
         public System.DateTimeOffset MeasuredAt { get; set; }
