@@ -1309,26 +1309,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/storage/{collection}/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count the objects of a collection (admins)
-         * @description Of every owner, or of `ownerUid`.
-         */
-        get: operations["storageCount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/storage/{collection}/{key}": {
         parameters: {
             query?: never;
@@ -1341,6 +1321,26 @@ export interface paths {
          * @description The caller's unless `ownerUid` names another's. 404 when it does not exist or the caller may not read it.
          */
         get: operations["storageFindOne"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/storage/{collection}/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the objects of a collection (admins)
+         * @description Of every owner, or of `ownerUid`.
+         */
+        get: operations["adminStorageCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3203,8 +3203,6 @@ export interface components {
         StorageWritePermission: "NONE" | "OWNER";
         /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         StorageWriteDto: {
-            /** @example saves */
-            collection: string;
             /** @example slot-1 */
             key: string;
             /**
@@ -3212,6 +3210,8 @@ export interface components {
              * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
              */
             ownerUid?: string;
+            /** @example saves */
+            collection: string;
             /**
              * @description A JSON object of at most 65536 bytes of compact JSON (STORAGE_VALUE_MAX_BYTES): larger is 413 and nothing of the batch is written. Numbers must be finite; strings and keys may not hold U+0000.
              * @example {
@@ -11959,78 +11959,6 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
-    storageCount: {
-        parameters: {
-            query?: {
-                /** @description Count only the objects of this owner. */
-                ownerUid?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The object's collection. */
-                collection: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: signed in, but not allowed to do this. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "code": "FORBIDDEN",
-                     *       "message": "only admins may change the catalog",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
-            503: components["responses"]["DatabaseUnavailable"];
-        };
-    };
     storageFindOne: {
         parameters: {
             query?: {
@@ -12096,6 +12024,78 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    adminStorageCount: {
+        parameters: {
+            query?: {
+                /** @description Count only the objects of this owner. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The object's collection. */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */

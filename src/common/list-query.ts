@@ -72,6 +72,7 @@ function single(raw: RawQuery, key: string): string | undefined {
   if (Array.isArray(value)) {
     throw badRequest(`${key} is given more than once`, [{ field: key, message: 'given more than once' }]);
   }
+  if (value !== undefined && typeof value !== 'string') throw badRequest(`${key} must be text`, [{ field: key, message: 'must be text' }]);
   return value;
 }
 

@@ -1,7 +1,7 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, type PipeTransform, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, type PipeTransform, Query } from '@nestjs/common';
 import { Delete, Post, Put } from '../audit/audited-routes.js';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';
 import { LIMITS } from '../common/limits.js';
@@ -12,53 +12,40 @@ import { DeleteStorageDto, ReadStorageDto } from './dto/read-storage.dto.js';
 import { StorageAcksDto, StorageCollectionsDto, StorageObjectsDto, StoragePageDto } from './dto/storage-answers.dto.js';
 import { WriteStorageDto } from './dto/write-storage.dto.js';
 import { StorageObject } from './storage-object.entity.js';
-import { decodeCursor, encodeCursor, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
+import { encodeCursor, RESERVED_COLLECTIONS, STORAGE_COLLECTION_RULE, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
+import { CollectionsQuery, CountQuery, ObjectsQuery, OwnerQuery } from './dto/storage-query.js';
 import { StorageService } from './storage.service.js';
-import { UUID } from '../common/validators.js';
 
-/** What a list's cursor looks like (base64url of a key). */
-const CURSOR = /^[A-Za-z0-9_-]{2,172}$/;
-
-/** A collection or key in the path: 1 to 128 of A-Z a-z 0-9 _ . - (400 otherwise). */
+/** A collection or key in the path: 1 to 128 of A-Z a-z 0-9 _ . - (400 otherwise), and not a name it may not take. */
 class StorageNamePipe implements PipeTransform<string, string> {
-  constructor(private readonly name: string) {}
+  constructor(
+    private readonly name: string,
+    private readonly reserved: readonly string[] = [],
+  ) {}
   transform(value: string): string {
-    if (!STORAGE_NAME.test(value))
-      throw badRequest(`${this.name} must be ${STORAGE_NAME_RULE}`, [{ field: this.name, message: 'malformed' }]);
+    if (!STORAGE_NAME.test(value) || this.reserved.includes(value)) {
+      const rule = this.reserved.length > 0 ? STORAGE_COLLECTION_RULE : STORAGE_NAME_RULE;
+      throw badRequest(`${this.name} must be ${rule}`, [{ field: this.name, message: 'malformed' }]);
+    }
     return value;
   }
 }
 
-function CollectionParam(): ParameterDecorator {
-  return Param('collection', new StorageNamePipe('collection'));
+/** A collection, or (`listed`) one a list names: not one a fixed route holds (`read`). */
+function CollectionParam(listed = false): ParameterDecorator {
+  return Param('collection', new StorageNamePipe('collection', listed ? RESERVED_COLLECTIONS : []));
 }
 
 function KeyParam(): ParameterDecorator {
   return Param('key', new StorageNamePipe('key'));
 }
 
-const ApiNameParam = (name: 'collection' | 'key') =>
-  ApiParam({ name, schema: { type: 'string', pattern: STORAGE_NAME.source }, description: `The object's ${name}.` });
-const ApiOwnerQuery = (description: string) =>
-  ApiQuery({ name: 'ownerUid', required: false, schema: { type: 'string', format: 'uuid' }, description });
-
-/** A page's `cursor` (the previous page's) and `limit` (1 to LIMITS.storageBatch). */
-const ApiPageQueries = () =>
-  // In this order the document lists cursor before limit, as it always has (the generated SDKs keep their signatures).
-  applyDecorators(
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: LIMITS.storageBatch, default: LIMITS.storageBatch },
-    }),
-    ApiQuery({
-      name: 'cursor',
-      required: false,
-      schema: { type: 'string', pattern: CURSOR.source },
-      description: 'The previous page’s cursor.',
-    }),
-  );
-
+const ApiNameParam = (name: 'collection' | 'key', reserved: readonly string[] = []) =>
+  ApiParam({
+    name,
+    schema: { type: 'string', pattern: STORAGE_NAME.source, ...(reserved.length > 0 && { not: { enum: [...reserved] } }) },
+    description: `The object's ${name}.`,
+  });
 const BATCH_ERRORS: Array<[400 | 403, string]> = [
   [400, 'VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice).'],
   [403, "FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it)."],
@@ -133,14 +120,14 @@ export class StorageController {
       `The collections that hold objects of \`ownerUid\` (the caller's when absent), in name order, with how many objects and ` +
       `bytes each holds, ${LIMITS.storageBatch} at most: go on with \`cursor\` while the answer has one.`,
   })
-  @ApiOwnerQuery("Whose collections: the caller's when absent.")
-  @ApiPageQueries()
   @ApiOkResponse({ type: StorageCollectionsDto })
   @ApiErrors(400, 403)
   @AdminOnly()
   @Get()
-  async collections(@Query() query: Record<string, unknown>, @CurrentCaller() caller: Caller): Promise<StorageCollectionsDto> {
-    const { ownerUid, cursor, limit } = listQuery(query);
+  async collections(
+    @Query() { ownerUid, cursor, limit }: CollectionsQuery,
+    @CurrentCaller() caller: Caller,
+  ): Promise<StorageCollectionsDto> {
     const { collections, more } = await this.storage.collectionsOf(ownerUid ?? caller.uid, cursor, limit);
     return { collections, cursor: more ? encodeCursor(collections.at(-1)!.collection) : null };
   }
@@ -151,42 +138,25 @@ export class StorageController {
       "The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, " +
       `${LIMITS.storageBatch} at most, and at most LIST_MAX_BYTES of values: go on with \`cursor\` while the answer has one.`,
   })
-  @ApiNameParam('collection')
-  @ApiOwnerQuery("Whose objects: the caller's when absent.")
-  @ApiPageQueries()
+  @ApiNameParam('collection', RESERVED_COLLECTIONS)
   @ApiOkResponse({ type: StoragePageDto })
   @ApiErrors(400)
   @Get(':collection')
   async list(
-    @CollectionParam() collection: string,
-    @Query() query: Record<string, unknown>,
+    @CollectionParam(true) collection: string,
+    @Query() { ownerUid, cursor, limit }: ObjectsQuery,
     @CurrentCaller() caller: Caller,
   ): Promise<StoragePageDto> {
-    const { ownerUid, cursor, limit } = listQuery(query);
     const { objects, more } = await this.storage.page(caller, collection, ownerUid ?? caller.uid, cursor, limit);
     return { objects, cursor: more ? encodeCursor(objects.at(-1)!.key) : null };
   }
 
-  @ApiOperation({ summary: 'Count the objects of a collection (admins)', description: 'Of every owner, or of `ownerUid`.' })
-  @ApiNameParam('collection')
-  @ApiOwnerQuery('Count only the objects of this owner.')
-  @ApiOkResponse({ type: CountDto })
-  @ApiErrors(400, 403)
-  @AdminOnly()
-  @Get(':collection/count')
-  async count(@CollectionParam() collection: string, @Query() query: Record<string, unknown>): Promise<CountDto> {
-    const { ownerUid } = ownerQuery(query);
-    return { count: await this.storage.count(collection, ownerUid) };
-  }
-
-  /** `count` is not a key this route reads (the route above has it): read such an object with POST /storage/read. */
   @ApiOperation({
     summary: 'Read one storage object, with its version as ETag',
     description: "The caller's unless `ownerUid` names another's. 404 when it does not exist or the caller may not read it.",
   })
   @ApiNameParam('collection')
   @ApiNameParam('key')
-  @ApiOwnerQuery("Whose object: the caller's when absent.")
   @ApiOkResponse({
     type: StorageObject,
     headers: { ETag: { required: true, description: 'The object\'s version, quoted (`"9f86…"`).', schema: { type: 'string' } } },
@@ -197,54 +167,31 @@ export class StorageController {
   findOne(
     @CollectionParam() collection: string,
     @KeyParam() key: string,
-    @Query() query: Record<string, unknown>,
+    @Query() { ownerUid }: OwnerQuery,
     @CurrentCaller() caller: Caller,
   ): Promise<StorageObject> {
-    const { ownerUid } = ownerQuery(query);
     return this.storage.findOne(caller, { ownerUid: ownerUid ?? caller.uid, collection, key });
   }
 }
 
-/** The query of the one-object routes: `ownerUid` at most. */
-function ownerQuery(query: Record<string, unknown>): { ownerUid?: string } {
-  return readQuery(query, ['ownerUid']);
-}
+/**
+ * Counts, for admins, under a path of their own: under /storage/{collection}/ every name is a key
+ * (an object whose key is `count` is read as any other).
+ */
+@ApiTags('storage')
+@ApiSecurity('jwt')
+@ApiErrors(401)
+@Controller('admin/storage')
+export class AdminStorageController {
+  constructor(private readonly storage: StorageService) {}
 
-/** The list's query: `ownerUid`, `cursor` and `limit` (1 to LIMITS.storageBatch). */
-function listQuery(query: Record<string, unknown>): { ownerUid?: string; cursor?: string; limit: number } {
-  const { ownerUid, cursor, limit } = readQuery(query, ['ownerUid', 'cursor', 'limit']);
-  const after = cursor === undefined ? undefined : decodeCursor(cursor);
-  if (cursor !== undefined && after === undefined) {
-    throw badRequest('cursor must be the cursor of a previous page', [{ field: 'cursor', message: 'not a cursor this service made' }]);
+  @ApiOperation({ summary: 'Count the objects of a collection (admins)', description: 'Of every owner, or of `ownerUid`.' })
+  @ApiNameParam('collection')
+  @ApiOkResponse({ type: CountDto })
+  @ApiErrors(400, 403)
+  @AdminOnly()
+  @Get(':collection/count')
+  async count(@CollectionParam() collection: string, @Query() { ownerUid }: CountQuery): Promise<CountDto> {
+    return { count: await this.storage.count(collection, ownerUid) };
   }
-  const count = limit === undefined ? LIMITS.storageBatch : /^\d{1,3}$/.test(limit) ? Number(limit) : NaN;
-  if (!(count >= 1 && count <= LIMITS.storageBatch)) {
-    throw badRequest(`limit must be an integer from 1 to ${LIMITS.storageBatch}`, [
-      { field: 'limit', message: `must be 1 to ${LIMITS.storageBatch}` },
-    ]);
-  }
-  return { ownerUid, cursor: after, limit: count };
-}
-
-/** The named parameters, each once, `ownerUid` a uuid (in lower case); anything else is a 400 naming it. */
-function readQuery<N extends string>(query: Record<string, unknown>, names: readonly N[]): Partial<Record<N, string>> {
-  const unknown = Object.keys(query).find((name) => !(names as readonly string[]).includes(name));
-  if (unknown !== undefined) {
-    throw badRequest(`unknown query parameter "${unknown}": this route takes ${names.join(', ')}`, [
-      { field: unknown, message: 'not a parameter of this route' },
-    ]);
-  }
-  const read: Partial<Record<N, string>> = {};
-  for (const name of names) {
-    const value = query[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'string') throw badRequest(`${name} must be given once`, [{ field: name, message: 'given more than once' }]);
-    read[name] = value;
-  }
-  const owner = read['ownerUid' as N];
-  if (owner !== undefined) {
-    if (!UUID.test(owner)) throw badRequest('ownerUid must be a UUID', [{ field: 'ownerUid', message: 'must be a UUID' }]);
-    read['ownerUid' as N] = owner.toLowerCase();
-  }
-  return read;
 }

@@ -7,6 +7,9 @@ import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { SESSION_STATUSES, SESSION_VISIBILITIES, type SessionStatus, type SessionVisibility } from '../session.entity.js';
 
+/** Characters of a session's join password. */
+export const MAX_SESSION_PASSWORD = 200;
+
 export class TeamDto {
   @ApiProperty({ type: 'integer', example: 0 })
   @IsInt()
@@ -94,7 +97,7 @@ export class CreateSessionDto extends RecordBodyDto {
   @ApiProperty({ type: 'string', nullable: true, required: false, writeOnly: true, example: 'open sesame' })
   @IsOptional()
   @IsString()
-  @Length(1, 200)
+  @Length(1, MAX_SESSION_PASSWORD)
   password?: string | null;
 
   // Set by the service; a client may send them back with a session it read.
