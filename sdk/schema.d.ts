@@ -13755,7 +13755,7 @@ export interface operations {
                 "If-Range"?: components["parameters"]["IfRange"];
             };
             path: {
-                /** @description The top-level media type, `image` of `image/png`. */
+                /** @description The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as. */
                 type: string;
                 /** @description The subtype, `png` of `image/png`. */
                 subtype: string;
@@ -13808,7 +13808,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters. */
+            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13833,7 +13833,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized2"];
-            /** @description NOT_FOUND: no such file, or a type that is not served. */
+            /** @description NOT_FOUND: no such file, none uploaded as this type, or a type that is not served. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13884,7 +13884,7 @@ export interface operations {
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
-                /** @description The top-level media type, `image` of `image/png`. */
+                /** @description The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as. */
                 type: string;
                 /** @description The subtype, `png` of `image/png`. */
                 subtype: string;
@@ -13937,7 +13937,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters. */
+            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13962,7 +13962,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized2"];
-            /** @description NOT_FOUND: no such file, or a type that is not served. */
+            /** @description NOT_FOUND: no such file, none uploaded as this type, or a type that is not served. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

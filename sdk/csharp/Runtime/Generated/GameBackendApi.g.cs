@@ -1564,7 +1564,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// As GET, without the bytes.
         /// </remarks>
-        /// <param name="type">The top-level media type, `image` of `image/png`.</param>
+        /// <param name="type">The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.</param>
         /// <param name="subtype">The subtype, `png` of `image/png`.</param>
         /// <param name="sha256">The SHA-256 of the bytes, lower-case hex.</param>
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
@@ -1582,7 +1582,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The bytes of a file uploaded to a media asset, at the `uri` of its variant. The URL is content-addressed: `ETag` is the digest, the answer may be cached for a year, `If-None-Match` answers 304 and `Range` 206. Never sniffed (`nosniff`), sandboxed (`Content-Security-Policy`), and served as an attachment when its type could run script in a browser. Public unless MEDIA_PUBLIC=false (then 401 without a token).
         /// </remarks>
-        /// <param name="type">The top-level media type, `image` of `image/png`.</param>
+        /// <param name="type">The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.</param>
         /// <param name="subtype">The subtype, `png` of `image/png`.</param>
         /// <param name="sha256">The SHA-256 of the bytes, lower-case hex.</param>
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
@@ -18893,7 +18893,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// As GET, without the bytes.
         /// </remarks>
-        /// <param name="type">The top-level media type, `image` of `image/png`.</param>
+        /// <param name="type">The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.</param>
         /// <param name="subtype">The subtype, `png` of `image/png`.</param>
         /// <param name="sha256">The SHA-256 of the bytes, lower-case hex.</param>
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
@@ -18996,7 +18996,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: the digest is not 64 lower-case hex characters.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -19016,7 +19016,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("NOT_FOUND: no such file, or a type that is not served.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such file, none uploaded as this type, or a type that is not served.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 416)
@@ -19081,7 +19081,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The bytes of a file uploaded to a media asset, at the `uri` of its variant. The URL is content-addressed: `ETag` is the digest, the answer may be cached for a year, `If-None-Match` answers 304 and `Range` 206. Never sniffed (`nosniff`), sandboxed (`Content-Security-Policy`), and served as an attachment when its type could run script in a browser. Public unless MEDIA_PUBLIC=false (then 401 without a token).
         /// </remarks>
-        /// <param name="type">The top-level media type, `image` of `image/png`.</param>
+        /// <param name="type">The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.</param>
         /// <param name="subtype">The subtype, `png` of `image/png`.</param>
         /// <param name="sha256">The SHA-256 of the bytes, lower-case hex.</param>
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
@@ -19180,7 +19180,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: the digest is not 64 lower-case hex characters.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -19200,7 +19200,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("NOT_FOUND: no such file, or a type that is not served.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such file, none uploaded as this type, or a type that is not served.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 416)
