@@ -9,8 +9,8 @@ import { nonFiniteNumberPath } from '../common/json-values.js';
 /** The largest magnitude a numeric progress may reach: the largest finite double, exactly as JSON writes it. */
 export const PROGRESS_LIMIT = Number.MAX_VALUE;
 
-const MAX_STRING_LENGTH = 10_000;
-const MAX_OBJECT_BYTES = 16 * 1024;
+export const MAX_PROGRESS_TEXT = 10_000;
+export const MAX_PROGRESS_OBJECT_BYTES = 16 * 1024;
 
 /** Why `value` (the body's `value`) cannot be progress, or undefined when it can. */
 export function progressValueProblem(value: unknown): string | undefined {
@@ -20,12 +20,15 @@ export function progressValueProblem(value: unknown): string | undefined {
   if (beyond) return `value holds a number beyond the finite range (±${PROGRESS_LIMIT}) at ${beyond.join('.')}`;
   const accepted =
     typeof value === 'number' ||
-    (typeof value === 'string' && value.length <= MAX_STRING_LENGTH) ||
+    (typeof value === 'string' && value.length <= MAX_PROGRESS_TEXT) ||
     typeof value === 'boolean' ||
-    (value !== null && typeof value === 'object' && !Array.isArray(value) && Buffer.byteLength(JSON.stringify(value)) <= MAX_OBJECT_BYTES);
+    (value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      Buffer.byteLength(JSON.stringify(value)) <= MAX_PROGRESS_OBJECT_BYTES);
   return accepted
     ? undefined
-    : 'value must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)';
+    : `value must be a finite number, a string (up to ${MAX_PROGRESS_TEXT} characters), a boolean or a JSON object (up to ${MAX_PROGRESS_OBJECT_BYTES} bytes)`;
 }
 
 /** Why an add of `value` was refused: its sum would leave the range. */

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { LIMITS } from '../../common/limits.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
-import { EachNested, IsOmittable } from '../../common/validators.js';
+import { EachNested, IsOmittable, jsonObjectBounds } from '../../common/validators.js';
 import { ReadOnlyField } from '../../common/fields.js';
 import { ItemQuantityDto } from '../../economy/dto/create-transaction.dto.js';
 import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from '../operators.js';
@@ -112,6 +112,7 @@ export class CreateLeaderboardDto extends RecordBodyDto {
     nullable: true,
     selfRequired: false,
     additionalProperties: true,
+    ...jsonObjectBounds(LIMITS.leaderboardMetadataBytes),
     description: `At most ${LIMITS.leaderboardMetadataBytes} bytes of JSON.`,
     example: { season: 3 },
   })
