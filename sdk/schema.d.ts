@@ -1250,7 +1250,7 @@ export interface paths {
         };
         /**
          * List an owner's collections (admins)
-         * @description The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one.
+         * @description The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
          */
         get: operations["storageCollections"];
         /**
@@ -1298,7 +1298,7 @@ export interface paths {
         };
         /**
          * List an owner's objects in a collection
-         * @description The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
+         * @description The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
          */
         get: operations["storageList"];
         put?: never;
@@ -1858,7 +1858,7 @@ export interface paths {
         };
         /**
          * Read records in rank order, or a friends list
-         * @description A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.
+         * @description A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change). A cursor is signed and lasts nine tenths of LEADERBOARD_LOG_RETENTION from its first page: past that 400 CURSOR_EXPIRED, and one the service did not make 400 INVALID_CURSOR (start from the first page). With `personaUids`, the records of those personas instead.
          */
         get: operations["leaderboardsPage"];
         put?: never;
@@ -2101,7 +2101,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_CURSOR" | "CURSOR_EXPIRED";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -11584,7 +11584,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageCollectionsDto"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            /** @description VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11929,7 +11929,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoragePageDto"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            /** @description VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15662,6 +15662,7 @@ export interface operations {
                 personaUids?: string;
                 /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
                 period?: string;
+                /** @description The previous page's `X-Next-Cursor`. */
                 cursor?: string;
                 limit?: components["parameters"]["Limit4"];
             };
@@ -15685,7 +15686,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaderboardRecordView"][];
                 };
             };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            /** @description VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

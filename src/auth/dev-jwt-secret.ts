@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AppConfig } from '../config/environment.js';
 
 /**
  * Outside production JWT_SECRET may be left unset: a random secret is kept in the data directory, so
@@ -22,4 +23,9 @@ export async function loadOrCreateDevJwtSecret(dataDir: string): Promise<string>
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return (await readFile(file, 'utf8')).trim();
   }
+}
+
+/** The key our tokens are signed with: JWT_SECRET, or (outside production) the one kept in the data directory. */
+export async function jwtSecretOf(config: Pick<AppConfig, 'jwt' | 'dataDir'>): Promise<string> {
+  return config.jwt.secret ?? (await loadOrCreateDevJwtSecret(config.dataDir));
 }

@@ -196,11 +196,13 @@ export class LeaderboardsController {
     summary: 'Read records in rank order, or a friends list',
     description:
       "A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated " +
-      'while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.',
+      'while scores change). A cursor is signed and lasts nine tenths of LEADERBOARD_LOG_RETENTION from its first page: past that ' +
+      '400 CURSOR_EXPIRED, and one the service did not make 400 INVALID_CURSOR (start from the first page). With `personaUids`, ' +
+      'the records of those personas instead.',
   })
   @ApiUidParam('id', 'leaderboard')
   @ApiOkResponse({ type: [LeaderboardRecordView], headers: NEXT_CURSOR })
-  @ApiErrors(400, 404)
+  @ApiErrors([400, 'VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.'], 404)
   @Get(':id/records')
   async page(
     @UidParam() id: string,

@@ -236,18 +236,3 @@ export function firstRepeat(refs: readonly StorageRef[]): number | undefined {
 }
 
 const refOf = ({ ownerUid, collection, key }: StorageRef): StorageRef => ({ ownerUid, collection, key });
-
-/** What a list's cursor looks like (base64url of a key). */
-export const STORAGE_CURSOR = /^[A-Za-z0-9_-]{2,172}$/;
-
-/** A list's cursor: the key it continues after, opaque to clients (base64url). */
-export function encodeCursor(key: string): string {
-  return Buffer.from(key).toString('base64url');
-}
-
-/** The key a cursor continues after, or undefined when it is not one this service made. */
-export function decodeCursor(cursor: string): string | undefined {
-  if (!STORAGE_CURSOR.test(cursor)) return undefined;
-  const key = Buffer.from(cursor, 'base64url').toString();
-  return STORAGE_NAME.test(key) && encodeCursor(key) === cursor ? key : undefined;
-}

@@ -12,7 +12,8 @@ import { DeleteStorageDto, ReadStorageDto } from './dto/read-storage.dto.js';
 import { StorageAcksDto, StorageCollectionsDto, StorageObjectsDto, StoragePageDto } from './dto/storage-answers.dto.js';
 import { WriteStorageDto } from './dto/write-storage.dto.js';
 import { StorageObject } from './storage-object.entity.js';
-import { encodeCursor, RESERVED_COLLECTIONS, STORAGE_COLLECTION_RULE, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
+import { type CursorKind, DEFAULT_CURSOR_LIFE_MS, SignedCursors } from '../common/signed-cursors.js';
+import { RESERVED_COLLECTIONS, STORAGE_COLLECTION_RULE, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
 import { CollectionsQuery, CountQuery, ObjectsQuery, OwnerQuery } from './dto/storage-query.js';
 import { StorageService } from './storage.service.js';
 
@@ -46,6 +47,7 @@ const ApiNameParam = (name: 'collection' | 'key', reserved: readonly string[] = 
     schema: { type: 'string', pattern: STORAGE_NAME.source, ...(reserved.length > 0 && { not: { enum: [...reserved] } }) },
     description: `The object's ${name}.`,
   });
+const CURSOR_ERRORS: [400, string] = [400, 'VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.'];
 const BATCH_ERRORS: Array<[400 | 403, string]> = [
   [400, 'VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice).'],
   [403, "FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it)."],
@@ -61,7 +63,24 @@ const BATCH_ERRORS: Array<[400 | 403, string]> = [
 @ApiErrors(401)
 @Controller('storage')
 export class StorageController {
-  constructor(private readonly storage: StorageService) {}
+  constructor(
+    private readonly storage: StorageService,
+    private readonly cursors: SignedCursors,
+  ) {}
+
+  /** A list's cursor: the name (key or collection) the next page starts after, signed, for an hour (DEFAULT_CURSOR_LIFE_MS). */
+  private cursorAfter(kind: CursorKind, name: string): string {
+    return this.cursors.sign(kind, name, Date.now() + DEFAULT_CURSOR_LIFE_MS);
+  }
+
+  /** The name a list's cursor starts after (400 INVALID_CURSOR or CURSOR_EXPIRED unless this service made it for this list). */
+  private nameAfter(kind: CursorKind, cursor: string): string {
+    const name = this.cursors.read(kind, cursor);
+    if (typeof name !== 'string' || !STORAGE_NAME.test(name)) {
+      throw badRequest('cursor must be the cursor of a previous page', [{ field: 'cursor', message: 'not a cursor this service made' }]);
+    }
+    return name;
+  }
 
   @ApiOperation({
     summary: 'Write storage objects (a batch: all or nothing)',
@@ -118,37 +137,39 @@ export class StorageController {
     summary: "List an owner's collections (admins)",
     description:
       `The collections that hold objects of \`ownerUid\` (the caller's when absent), in name order, with how many objects and ` +
-      `bytes each holds, ${LIMITS.storageBatch} at most: go on with \`cursor\` while the answer has one.`,
+      `bytes each holds, ${LIMITS.storageBatch} at most: go on with \`cursor\` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).`,
   })
   @ApiOkResponse({ type: StorageCollectionsDto })
-  @ApiErrors(400, 403)
+  @ApiErrors(CURSOR_ERRORS, 403)
   @AdminOnly()
   @Get()
   async collections(
     @Query() { ownerUid, cursor, limit }: CollectionsQuery,
     @CurrentCaller() caller: Caller,
   ): Promise<StorageCollectionsDto> {
-    const { collections, more } = await this.storage.collectionsOf(ownerUid ?? caller.uid, cursor, limit);
-    return { collections, cursor: more ? encodeCursor(collections.at(-1)!.collection) : null };
+    const after = cursor === undefined ? undefined : this.nameAfter('storage-collections', cursor);
+    const { collections, more } = await this.storage.collectionsOf(ownerUid ?? caller.uid, after, limit);
+    return { collections, cursor: more ? this.cursorAfter('storage-collections', collections.at(-1)!.collection) : null };
   }
 
   @ApiOperation({
     summary: "List an owner's objects in a collection",
     description:
       "The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, " +
-      `${LIMITS.storageBatch} at most, and at most LIST_MAX_BYTES of values: go on with \`cursor\` while the answer has one.`,
+      `${LIMITS.storageBatch} at most, and at most LIST_MAX_BYTES of values: go on with \`cursor\` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).`,
   })
   @ApiNameParam('collection', RESERVED_COLLECTIONS)
   @ApiOkResponse({ type: StoragePageDto })
-  @ApiErrors(400)
+  @ApiErrors(CURSOR_ERRORS)
   @Get(':collection')
   async list(
     @CollectionParam(true) collection: string,
     @Query() { ownerUid, cursor, limit }: ObjectsQuery,
     @CurrentCaller() caller: Caller,
   ): Promise<StoragePageDto> {
-    const { objects, more } = await this.storage.page(caller, collection, ownerUid ?? caller.uid, cursor, limit);
-    return { objects, cursor: more ? encodeCursor(objects.at(-1)!.key) : null };
+    const after = cursor === undefined ? undefined : this.nameAfter('storage-objects', cursor);
+    const { objects, more } = await this.storage.page(caller, collection, ownerUid ?? caller.uid, after, limit);
+    return { objects, cursor: more ? this.cursorAfter('storage-objects', objects.at(-1)!.key) : null };
   }
 
   @ApiOperation({

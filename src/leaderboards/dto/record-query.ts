@@ -1,7 +1,7 @@
 import { LIMITS } from '../../common/limits.js';
 import { QueryInteger, QueryParam, refuse } from '../../common/query-params.js';
 import { UUID } from '../../common/validators.js';
-import { MAX_CURSOR_LENGTH } from '../page-cursor.js';
+import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../../common/signed-cursors.js';
 import type { PeriodChoice } from '../leaderboard-records.service.js';
 
 export const DEFAULT_RECORDS = 20;
@@ -9,6 +9,7 @@ export const DEFAULT_RECORDS = 20;
 export const MAX_SKIP = LIMITS.leaderboardRewardRank;
 /** Characters of `personaUids`: a hundred uids, their commas and some spaces. */
 const PERSONA_UIDS_LENGTH = 3800;
+const CURSOR = new RegExp(CURSOR_PATTERN);
 const PERIOD = /^(?:current|previous|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 const Limit = () => QueryInteger({ min: 1, max: LIMITS.leaderboardPage, default: DEFAULT_RECORDS });
@@ -63,11 +64,12 @@ export class RecordsQuery {
   period: PeriodChoice;
 
   @QueryParam<string>({
-    schema: { type: 'string', maxLength: MAX_CURSOR_LENGTH },
+    schema: { type: 'string', pattern: CURSOR_PATTERN, maxLength: MAX_CURSOR_LENGTH },
+    description: "The previous page's `X-Next-Cursor`.",
     means: 'is not a cursor this service gave',
     parse: (text, query) => {
       if (query.personaUids !== undefined) return refuse('does not go with personaUids');
-      return text.length > 0 && text.length <= MAX_CURSOR_LENGTH ? text : undefined;
+      return text.length <= MAX_CURSOR_LENGTH && CURSOR.test(text) ? text : undefined;
     },
   })
   cursor?: string;

@@ -1,6 +1,6 @@
 import { LIMITS } from '../../common/limits.js';
-import { QueryInteger, QueryParam, QueryUuid } from '../../common/query-params.js';
-import { decodeCursor, STORAGE_CURSOR } from '../storage-rules.js';
+import { QueryInteger, QueryPattern, QueryUuid } from '../../common/query-params.js';
+import { CURSOR_PATTERN } from '../../common/signed-cursors.js';
 
 /** The query of a read of one object, or of a count: whose (the caller's when absent). */
 export class OwnerQuery {
@@ -13,17 +13,12 @@ export class CountQuery {
   ownerUid?: string;
 }
 
-/** A page's `limit` (1 to LIMITS.storageBatch) and `cursor` (the previous page's: the name it continues after). */
+/** A page's `limit` (1 to LIMITS.storageBatch) and `cursor` (the previous page's: signed, it holds the name it continues after). */
 class PageQuery {
   @QueryInteger({ min: 1, max: LIMITS.storageBatch, default: LIMITS.storageBatch })
   limit: number;
 
-  @QueryParam<string>({
-    schema: { type: 'string', pattern: STORAGE_CURSOR.source },
-    description: 'The previous page’s cursor.',
-    means: 'must be the cursor of a previous page',
-    parse: decodeCursor,
-  })
+  @QueryPattern(new RegExp(CURSOR_PATTERN), { means: 'must be the cursor of a previous page', description: 'The previous page’s cursor.' })
   cursor?: string;
 }
 

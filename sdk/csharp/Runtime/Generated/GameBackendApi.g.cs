@@ -1232,7 +1232,7 @@ namespace GameBackend.Api
         /// List an owner's collections (admins)
         /// </summary>
         /// <remarks>
-        /// The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one.
+        /// The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
         /// </remarks>
         /// <param name="cursor">The previous page’s cursor.</param>
         /// <param name="ownerUid">Whose collections: the caller's when absent.</param>
@@ -1255,7 +1255,7 @@ namespace GameBackend.Api
         /// List an owner's objects in a collection
         /// </summary>
         /// <remarks>
-        /// The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
+        /// The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
         /// </remarks>
         /// <param name="collection">The object's collection.</param>
         /// <param name="cursor">The previous page’s cursor.</param>
@@ -1934,11 +1934,12 @@ namespace GameBackend.Api
         /// Read records in rank order, or a friends list
         /// </summary>
         /// <remarks>
-        /// A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.
+        /// A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change). A cursor is signed and lasts nine tenths of LEADERBOARD_LOG_RETENTION from its first page: past that 400 CURSOR_EXPIRED, and one the service did not make 400 INVALID_CURSOR (start from the first page). With `personaUids`, the records of those personas instead.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="personaUids">Comma-separated persona uids (at most 100): their records, in rank order.</param>
         /// <param name="period">`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).</param>
+        /// <param name="cursor">The previous page's `X-Next-Cursor`.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<LeaderboardRecordView>> LeaderboardsPageAsync(System.Guid id, string personaUids = null, string period = null, string cursor = null, int? limit = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -15079,7 +15080,7 @@ namespace GameBackend.Api
         /// List an owner's collections (admins)
         /// </summary>
         /// <remarks>
-        /// The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one.
+        /// The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
         /// </remarks>
         /// <param name="cursor">The previous page’s cursor.</param>
         /// <param name="ownerUid">Whose collections: the caller's when absent.</param>
@@ -15154,7 +15155,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -15380,7 +15381,7 @@ namespace GameBackend.Api
         /// List an owner's objects in a collection
         /// </summary>
         /// <remarks>
-        /// The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
+        /// The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
         /// </remarks>
         /// <param name="collection">The object's collection.</param>
         /// <param name="cursor">The previous page’s cursor.</param>
@@ -15460,7 +15461,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -22779,11 +22780,12 @@ namespace GameBackend.Api
         /// Read records in rank order, or a friends list
         /// </summary>
         /// <remarks>
-        /// A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.
+        /// A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change). A cursor is signed and lasts nine tenths of LEADERBOARD_LOG_RETENTION from its first page: past that 400 CURSOR_EXPIRED, and one the service did not make 400 INVALID_CURSOR (start from the first page). With `personaUids`, the records of those personas instead.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="personaUids">Comma-separated persona uids (at most 100): their records, in rank order.</param>
         /// <param name="period">`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).</param>
+        /// <param name="cursor">The previous page's `X-Next-Cursor`.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<LeaderboardRecordView>> LeaderboardsPageAsync(System.Guid id, string personaUids = null, string period = null, string cursor = null, int? limit = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -22864,7 +22866,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -24913,6 +24915,12 @@ namespace GameBackend.Api
 
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
         INTERNAL_ERROR = 33,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"INVALID_CURSOR")]
+        INVALID_CURSOR = 34,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"CURSOR_EXPIRED")]
+        CURSOR_EXPIRED = 35,
 
     }
 
