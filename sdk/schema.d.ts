@@ -1250,7 +1250,7 @@ export interface paths {
         };
         /**
          * List an owner's collections (admins)
-         * @description The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one.
+         * @description The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
          */
         get: operations["storageCollections"];
         /**
@@ -1298,29 +1298,9 @@ export interface paths {
         };
         /**
          * List an owner's objects in a collection
-         * @description The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
+         * @description The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
          */
         get: operations["storageList"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/storage/{collection}/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count the objects of a collection (admins)
-         * @description Of every owner, or of `ownerUid`.
-         */
-        get: operations["storageCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1341,6 +1321,26 @@ export interface paths {
          * @description The caller's unless `ownerUid` names another's. 404 when it does not exist or the caller may not read it.
          */
         get: operations["storageFindOne"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/storage/{collection}/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the objects of a collection (admins)
+         * @description Of every owner, or of `ownerUid`.
+         */
+        get: operations["adminStorageCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1858,7 +1858,7 @@ export interface paths {
         };
         /**
          * Read records in rank order, or a friends list
-         * @description A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.
+         * @description A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change). A cursor is signed and lasts nine tenths of LEADERBOARD_LOG_RETENTION from its first page: past that 400 CURSOR_EXPIRED, and one the service did not make 400 INVALID_CURSOR (start from the first page). With `personaUids`, the records of those personas instead.
          */
         get: operations["leaderboardsPage"];
         put?: never;
@@ -2101,7 +2101,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "PERSONA_LIMIT" | "GUEST_ACCOUNT_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "ALREADY_ENTERED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "PERSONA_LIMIT" | "GUEST_ACCOUNT_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "ALREADY_ENTERED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_CURSOR" | "CURSOR_EXPIRED";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -3208,8 +3208,6 @@ export interface components {
         StorageWritePermission: "NONE" | "OWNER";
         /** @description A record read back whole is taken too: its read-only fields (`dateCreated`, `dateModified`) are ignored, whatever their type, except `uid`, which must then be a UUID and, on an update, the id of the record updated. */
         StorageWriteDto: {
-            /** @example saves */
-            collection: string;
             /** @example slot-1 */
             key: string;
             /**
@@ -3217,6 +3215,8 @@ export interface components {
              * @description Whose: the caller's when absent. Only admins write or delete another user's objects (403).
              */
             ownerUid?: string;
+            /** @example saves */
+            collection: string;
             /**
              * @description A JSON object of at most 65536 bytes of compact JSON (STORAGE_VALUE_MAX_BYTES): larger is 413 and nothing of the batch is written. Numbers must be finite; strings and keys may not hold U+0000.
              * @example {
@@ -3522,7 +3522,7 @@ export interface components {
             /**
              * @description A number is added to a numeric progress (which starts at 0); anything else replaces the progress.
              *     A sum beyond ±1.7976931348623157e308 (the largest finite double) is refused with 400 and adds nothing;
-             *     every number, in an object too, must be finite. A number, a string, a boolean or an object.
+             *     every number, in an object too, must be finite. A number, a string, a boolean or an object (a string of at most 10000 characters).
              * @example 5
              */
             value: unknown;
@@ -4076,9 +4076,9 @@ export interface components {
             rank: number | null;
             /** @description How many records are ranked in the period (on a page: at the page's moment). */
             rankCount: number;
-            /** @description An integer or a string. */
+            /** @description An integer or a string (a string of at most 20 characters). */
             score: unknown | null;
-            /** @description An integer or a string. */
+            /** @description An integer or a string (a string of at most 20 characters). */
             subscore: unknown | null;
             /** @description Submissions made in the period. */
             numScore: number;
@@ -4143,9 +4143,9 @@ export interface components {
             readonly resetAt: string | null;
             /** @description Only admins (game servers) submit scores. */
             authoritative: boolean;
-            /** @description Submitted scores below it are refused (400). An integer or a string. */
+            /** @description Submitted scores below it are refused (400). An integer or a string (a string of at most 20 characters). */
             minScore: unknown | null;
-            /** @description Submitted scores above it are refused (400). An integer or a string. */
+            /** @description Submitted scores above it are refused (400). An integer or a string (a string of at most 20 characters). */
             maxScore: unknown | null;
             metadata: {
                 [key: string]: unknown;
@@ -4245,12 +4245,12 @@ export interface components {
              */
             authoritative?: boolean;
             /**
-             * @description Submitted scores below it are refused. An integer or a string.
+             * @description Submitted scores below it are refused. An integer or a string (a string of at most 20 characters).
              * @example 0
              */
             minScore?: unknown | null;
             /**
-             * @description Submitted scores above it are refused. An integer or a string.
+             * @description Submitted scores above it are refused. An integer or a string (a string of at most 20 characters).
              * @example 1000000000
              */
             maxScore?: unknown | null;
@@ -4340,12 +4340,12 @@ export interface components {
              */
             authoritative?: boolean;
             /**
-             * @description Submitted scores below it are refused. An integer or a string.
+             * @description Submitted scores below it are refused. An integer or a string (a string of at most 20 characters).
              * @example 0
              */
             minScore?: unknown | null;
             /**
-             * @description Submitted scores above it are refused. An integer or a string.
+             * @description Submitted scores above it are refused. An integer or a string (a string of at most 20 characters).
              * @example 1000000000
              */
             maxScore?: unknown | null;
@@ -4468,12 +4468,12 @@ export interface components {
         };
         SubmitScoreDto: {
             /**
-             * @description A 64-bit integer, negative too: a JSON number up to 2^53 - 1, a string of digits beyond. An integer or a string.
+             * @description A 64-bit integer, negative too: a JSON number up to 2^53 - 1, a string of digits beyond. An integer or a string (a string of at most 20 characters).
              * @example 1200
              */
             score: unknown;
             /**
-             * @description Default 0. Ranks equal scores (its own sort order and operator). An integer or a string.
+             * @description Default 0. Ranks equal scores (its own sort order and operator). An integer or a string (a string of at most 20 characters).
              * @example 0
              */
             subscore?: unknown;
@@ -4516,9 +4516,9 @@ export interface components {
             rank: number | null;
             /** @description How many records are ranked in the period (on a page: at the page's moment). */
             rankCount: number;
-            /** @description An integer or a string. */
+            /** @description An integer or a string (a string of at most 20 characters). */
             score: unknown | null;
-            /** @description An integer or a string. */
+            /** @description An integer or a string (a string of at most 20 characters). */
             subscore: unknown | null;
             /** @description Submissions made in the period. */
             numScore: number;
@@ -4770,9 +4770,9 @@ export interface components {
             periodUid: string;
             /** Format: uuid */
             personaUid: string;
-            /** @description An integer or a string. */
+            /** @description An integer or a string (a string of at most 20 characters). */
             score: unknown;
-            /** @description An integer or a string. */
+            /** @description An integer or a string (a string of at most 20 characters). */
             subscore: unknown;
             numScore: number;
             /** @description The rank at the write, as the instance that took it saw the board (null: hidden, the user is banned). */
@@ -4842,9 +4842,9 @@ export interface components {
             personaUid: string;
             /** @description Final rank (null: joined without a score). */
             rank: number | null;
-            /** @description An integer or a string. */
+            /** @description An integer or a string (a string of at most 20 characters). */
             score: unknown | null;
-            /** @description An integer or a string. */
+            /** @description An integer or a string (a string of at most 20 characters). */
             subscore: unknown | null;
             rankCount: number;
             /** @description The prize awarded for the rank (an AWARD transaction follows, with `inventory.updated`), or null. */
@@ -6479,21 +6479,21 @@ export interface operations {
                 "sort[name]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on bannedAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[bannedAt]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 provider?: string;
-                /** @description Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 subject?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 bannedAt?: string;
             };
             header?: never;
@@ -7073,17 +7073,17 @@ export interface operations {
                 "sort[achievementUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[userUid]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 achievementUid?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 userUid?: string;
             };
             header?: never;
@@ -7282,17 +7282,17 @@ export interface operations {
                 "sort[userUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[name]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 userUid?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
             };
             header?: never;
@@ -7520,25 +7520,25 @@ export interface operations {
                 "sort[iconAssetId]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[parentUID]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
-                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 cost?: string;
-                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 assetId?: string;
-                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 iconAssetId?: string;
-                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 parentUID?: string;
             };
             header?: never;
@@ -7999,25 +7999,25 @@ export interface operations {
                 "sort[iconAssetId]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[parentUID]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
-                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 cost?: string;
-                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 assetId?: string;
-                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 iconAssetId?: string;
-                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 parentUID?: string;
             };
             header?: never;
@@ -8095,27 +8095,27 @@ export interface operations {
                 "sort[hostUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[serverUid]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096. */
                 backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 serverUid?: string;
             };
             header?: never;
@@ -8609,27 +8609,27 @@ export interface operations {
                 "sort[hostUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[serverUid]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 status?: string;
-                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 visibility?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 teamSize?: string;
-                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                /** @description Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096. */
                 backfill?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 hostUid?: string;
-                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 serverUid?: string;
             };
             header?: never;
@@ -8994,29 +8994,29 @@ export interface operations {
                 "sort[reason]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[sessionUid]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 sessionUid?: string;
             };
             header?: never;
@@ -9530,29 +9530,29 @@ export interface operations {
                 "sort[reason]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[sessionUid]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 status?: string;
-                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 numTeams?: string;
-                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 teamSize?: string;
-                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 numUsers?: string;
-                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 hostUid?: string;
-                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 expiresAt?: string;
-                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 reason?: string;
-                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 sessionUid?: string;
             };
             header?: never;
@@ -9874,19 +9874,19 @@ export interface operations {
                 "sort[itemUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[quantity]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 quantity?: string;
             };
             header?: never;
@@ -10099,19 +10099,19 @@ export interface operations {
                 "sort[itemUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[quantity]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 personaUid?: string;
-                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 itemUid?: string;
-                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 quantity?: string;
             };
             header?: never;
@@ -10283,21 +10283,21 @@ export interface operations {
                 "sort[personaOneUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[personaTwoUid]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 personaTwoUid?: string;
             };
             header?: never;
@@ -10441,21 +10441,21 @@ export interface operations {
                 "sort[personaOneUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[personaTwoUid]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 status?: string;
-                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 type?: string;
-                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 personaOneUid?: string;
-                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 personaTwoUid?: string;
             };
             header?: never;
@@ -10867,19 +10867,19 @@ export interface operations {
                 "sort[skillUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[enabled]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096. */
                 enabled?: string;
             };
             header?: never;
@@ -11069,19 +11069,19 @@ export interface operations {
                 "sort[skillUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[enabled]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096. */
                 enabled?: string;
             };
             header?: never;
@@ -11465,19 +11465,19 @@ export interface operations {
                 "sort[skillUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[enabled]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096. */
                 enabled?: string;
             };
             header?: never;
@@ -11569,19 +11569,19 @@ export interface operations {
                 "sort[skillUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[enabled]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 archetypeUid?: string;
-                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 skillUid?: string;
-                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                /** @description Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096. */
                 enabled?: string;
             };
             header?: never;
@@ -11674,7 +11674,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageCollectionsDto"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            /** @description VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12019,7 +12019,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoragePageDto"];
                 };
             };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            /** @description VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12044,78 +12044,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
-            503: components["responses"]["DatabaseUnavailable"];
-        };
-    };
-    storageCount: {
-        parameters: {
-            query?: {
-                /** @description Count only the objects of this owner. */
-                ownerUid?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The object's collection. */
-                collection: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CountDto"];
-                };
-            };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 400,
-                     *       "code": "VALIDATION_FAILED",
-                     *       "message": "limit must not exceed 1000",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
-                     *       "errors": [
-                     *         {
-                     *           "field": "limit",
-                     *           "message": "must not exceed 1000"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: signed in, but not allowed to do this. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 403,
-                     *       "code": "FORBIDDEN",
-                     *       "message": "only admins may change the catalog",
-                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["Status431"];
             503: components["responses"]["DatabaseUnavailable"];
@@ -12197,6 +12125,78 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    adminStorageCount: {
+        parameters: {
+            query?: {
+                /** @description Count only the objects of this owner. */
+                ownerUid?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The object's collection. */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 400,
+                     *       "code": "VALIDATION_FAILED",
+                     *       "message": "limit must not exceed 1000",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15",
+                     *       "errors": [
+                     *         {
+                     *           "field": "limit",
+                     *           "message": "must not exceed 1000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 403,
+                     *       "code": "FORBIDDEN",
+                     *       "message": "only admins may change the catalog",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["Status431"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     mediaAssetsFindAll: {
         parameters: {
             query?: {
@@ -12217,17 +12217,17 @@ export interface operations {
                 "sort[name]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[description]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
             };
             header?: never;
@@ -12662,17 +12662,17 @@ export interface operations {
                 "sort[name]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[description]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
             };
             header?: never;
@@ -13251,17 +13251,17 @@ export interface operations {
                 "sort[name]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[description]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
             };
             header?: never;
@@ -13696,17 +13696,17 @@ export interface operations {
                 "sort[name]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[description]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
             };
             header?: never;
@@ -13845,7 +13845,7 @@ export interface operations {
                 "If-Range"?: components["parameters"]["IfRange"];
             };
             path: {
-                /** @description The top-level media type, `image` of `image/png`. */
+                /** @description The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as. */
                 type: string;
                 /** @description The subtype, `png` of `image/png`. */
                 subtype: string;
@@ -13898,7 +13898,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters. */
+            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13923,7 +13923,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized2"];
-            /** @description NOT_FOUND: no such file, or a type that is not served. */
+            /** @description NOT_FOUND: no such file, none uploaded as this type, or a type that is not served. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13974,7 +13974,7 @@ export interface operations {
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
             };
             path: {
-                /** @description The top-level media type, `image` of `image/png`. */
+                /** @description The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as. */
                 type: string;
                 /** @description The subtype, `png` of `image/png`. */
                 subtype: string;
@@ -14027,7 +14027,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters. */
+            /** @description VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14052,7 +14052,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized2"];
-            /** @description NOT_FOUND: no such file, or a type that is not served. */
+            /** @description NOT_FOUND: no such file, none uploaded as this type, or a type that is not served. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14108,19 +14108,19 @@ export interface operations {
                 "sort[description]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[badge]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
-                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 badge?: string;
             };
             header?: never;
@@ -14641,19 +14641,19 @@ export interface operations {
                 "sort[description]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[badge]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
-                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 badge?: string;
             };
             header?: never;
@@ -14721,17 +14721,17 @@ export interface operations {
                 "sort[achievementUid]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[userUid]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 achievementUid?: string;
-                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 userUid?: string;
             };
             header?: never;
@@ -14890,31 +14890,31 @@ export interface operations {
                 "sort[endAt]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[entrant]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
-                /** @description Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 sortOrder?: string;
-                /** @description Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 operator?: string;
-                /** @description Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 resetSchedule?: string;
-                /** @description Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                /** @description Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096. */
                 authoritative?: string;
-                /** @description Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 startAt?: string;
-                /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 endAt?: string;
-                /** @description Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 entrant?: string;
             };
             header?: never;
@@ -15077,31 +15077,31 @@ export interface operations {
                 "sort[endAt]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[entrant]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 name?: string;
-                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 description?: string;
-                /** @description Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 sortOrder?: string;
-                /** @description Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 operator?: string;
-                /** @description Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters. */
+                /** @description Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096. */
                 resetSchedule?: string;
-                /** @description Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters. */
+                /** @description Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096. */
                 authoritative?: string;
-                /** @description Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 startAt?: string;
-                /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 endAt?: string;
-                /** @description Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 entrant?: string;
             };
             header?: never;
@@ -15669,21 +15669,21 @@ export interface operations {
                 "sort[endsAt]"?: components["schemas"]["SortDirection"];
                 /** @description Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort. */
                 "sort[status]"?: components["schemas"]["SortDirection"];
-                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 uid?: string;
-                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateCreated?: string;
-                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 dateModified?: string;
-                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 version?: string;
-                /** @description Filters on leaderboardUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on leaderboardUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 leaderboardUid?: string;
-                /** @description Filters on startsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on startsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 startsAt?: string;
-                /** @description Filters on endsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on endsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 endsAt?: string;
-                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters. */
+                /** @description Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096. */
                 status?: string;
             };
             header?: never;
@@ -15760,6 +15760,7 @@ export interface operations {
                 personaUids?: string;
                 /** @description `current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods). */
                 period?: string;
+                /** @description The previous page's `X-Next-Cursor`. */
                 cursor?: string;
                 limit?: components["parameters"]["Limit4"];
             };
@@ -15783,7 +15784,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaderboardRecordView"][];
                 };
             };
-            /** @description VALIDATION_FAILED: bad input (body, query or a malformed id). */
+            /** @description VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -71,7 +71,8 @@ export function configureApp(app: NestFastifyApplication): void {
   enableCors(app, app.get<AppConfig>(APP_CONFIG).corsOrigins);
   const fastify = app.getHttpAdapter().getInstance();
   app.useGlobalPipes(new RequestValidationPipe());
-  app.useGlobalFilters(new ApiExceptionFilter(new AllowedMethods(fastify)));
+  const allowedMethods = new AllowedMethods(fastify);
+  app.useGlobalFilters(new ApiExceptionFilter(allowedMethods));
 
   // Clients send `Content-Type: application/json` with an empty body on DELETE; Fastify would refuse
   // that (nestjs/nest#15743), so an empty JSON body counts as no body. Only JSON is parsed: anything
@@ -96,6 +97,7 @@ export function configureApp(app: NestFastifyApplication): void {
     void reply.header('X-Request-Id', request.id);
     done();
   });
+  allowedMethods.refuseShadowedPaths(fastify);
 
   const metrics = app.get(MetricsService);
   const logger = app.get<Logger>(ROOT_LOGGER);

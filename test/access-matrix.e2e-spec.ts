@@ -320,7 +320,7 @@ const TABLE: Row[] = [
   { route: 'GET /storage/{collection}/{key}',                         cells: [401,      200,     404,     200], call: storagePath() },
   { route: 'GET /storage/{collection}/{key}', variant: 'permissionRead NONE',
                                                                       cells: [401,      404,     404,     200], call: storagePath({ permissionRead: 'NONE' }) },
-  { route: 'GET /storage/{collection}/count',                         cells: [401,      403,     403,     'sees'], call: storagePath() },
+  { route: 'GET /admin/storage/{collection}/count',                   cells: [401,      403,     403,     'sees'], call: storagePath() },
 
   // Media and text assets: catalog data.
   { route: 'GET /assets/media',                                       cells: [401,      'sees',  'sees',  'sees'], call: listOf((w) => w.mediaAsset()) },

@@ -288,6 +288,42 @@ describe('media files', () => {
       );
     });
 
+    it('serves a file only as a type it was uploaded as: any other is 404, and a malformed one 400, not 500', async () => {
+      const asset = await newAsset();
+      const bytes = randomBytes(512);
+      const uploaded = await uploadTo(api, `/assets/media/${asset.uid}/files/sound`, { bytes, type: 'audio/ogg', token: admin });
+      expect(uploaded.status).toBe(200);
+      const digest = sha256(bytes);
+      expect((await inject(api, 'GET', `/media/audio/ogg/${digest}`)).status).toBe(200);
+      expect((await inject(api, 'GET', `/media/AUDIO/Ogg/${digest}`)).headers['content-type']).toBe('audio/ogg');
+      // On the allow-list (audio/*, image/*), but not what these bytes were uploaded as.
+      for (const type of ['audio/mpeg', 'image/png', 'image/svg+xml']) {
+        expectErrorBody(await inject(api, 'GET', `/media/${type}/${digest}`), 404, 'NOT_FOUND');
+        expect((await inject(api, 'HEAD', `/media/${type}/${digest}`)).status).toBe(404);
+      }
+      // A list of types that a browser may read as text/html, and a header split.
+      for (const [type, subtype] of [
+        ['audio', 'x,text%2Fhtml'],
+        ['audio', 'ogg%0D%0AX-Injected:%201'],
+        ['audio', 'ogg;%20charset=utf-8'],
+        ['text%2Fhtml', 'ogg'],
+        ['audio', 'x'.repeat(128)],
+      ]) {
+        const response = await inject(api, 'GET', `/media/${type}/${subtype}/${digest}`);
+        expectValidationError(response, type === 'audio' ? 'subtype' : 'type');
+        expect(response.headers['x-injected']).toBeUndefined();
+      }
+      // The same bytes uploaded as another type are served as that one too, and a type that can run
+      // script goes out as an attachment.
+      const asXml = await uploadTo(api, `/assets/media/${asset.uid}/files/vector`, { bytes, type: 'image/svg+xml', token: admin });
+      expect(asXml.status).toBe(200);
+      const served = await inject(api, 'GET', `/media/image/svg+xml/${digest}`);
+      expect({ status: served.status, disposition: served.headers['content-disposition'] }).toEqual({
+        status: 200,
+        disposition: 'attachment',
+      });
+    });
+
     it('answers Range with 206, an unsatisfiable one with 416, If-None-Match with 304, and HEAD without bytes', async () => {
       const asset = await newAsset();
       const bytes = randomBytes(10_000);

@@ -130,6 +130,59 @@ describe('the OpenAPI document', () => {
     expect((await api.put(`/items/${created.body.uid}`, { uid: {} }, { token: admin })).status).toBe(400);
   });
 
+  it('bounds every list, text and map a request may carry: in bodies, queries and paths', () => {
+    // A pattern bounds its text when it is anchored and repeats nothing without a limit (outside a class).
+    const bounding = (pattern: unknown) =>
+      typeof pattern === 'string' &&
+      pattern.startsWith('^') &&
+      pattern.endsWith('$') &&
+      !/[*+]|\{\d+,\}/.test(pattern.replace(/\\./g, '').replace(/\[[^\]]*\]/g, ''));
+    const unbounded: string[] = [];
+    const visit = (node: unknown, where: string, seen: ReadonlySet<string>): void => {
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as Json;
+      if (typeof schema.$ref === 'string') {
+        if (!seen.has(schema.$ref)) visit(deref(schema), `${where}>${schema.$ref.split('/').pop()}`, new Set([...seen, schema.$ref]));
+        return;
+      }
+      for (const keyword of ['oneOf', 'anyOf', 'allOf'])
+        for (const part of (schema[keyword] as Json[] | undefined) ?? []) visit(part, where, seen);
+      const types = [schema.type].flat();
+      const bytes = typeof schema['x-max-bytes'] === 'number';
+      if (types.includes('array')) {
+        if (schema.maxItems === undefined) unbounded.push(`${where}: a list without maxItems`);
+        visit(schema.items, `${where}[]`, seen);
+      }
+      const free = schema.enum === undefined && schema.const === undefined;
+      if (types.includes('string') && free && schema.maxLength === undefined && !bytes && !bounding(schema.pattern)) {
+        if (!['uuid', 'date-time', 'date'].includes(schema.format)) unbounded.push(`${where}: a text without maxLength`);
+      }
+      const map = schema.additionalProperties !== undefined && schema.additionalProperties !== false;
+      if (map && schema.maxProperties === undefined && !bytes) unbounded.push(`${where}: a map without maxProperties or x-max-bytes`);
+      if (map) visit(schema.additionalProperties, `${where}{}`, seen);
+      for (const [name, property] of Object.entries((schema.properties as Json | undefined) ?? {}))
+        visit(property, `${where}.${name}`, seen);
+      // An open schema (a string, a number or a boolean, as generators read best) bounds its string form.
+      const open = schema.type === undefined && free && ['oneOf', 'anyOf', 'allOf', 'properties'].every((key) => !(key in schema));
+      if (open && schema.maxLength === undefined && !bytes) unbounded.push(`${where}: an open value without maxLength`);
+    };
+    for (const { name, operation } of operations()) {
+      for (const [type, content] of Object.entries((deref(operation.requestBody ?? {}).content as Json | undefined) ?? {})) {
+        visit((content as Json).schema, `${name} body (${type})`, new Set());
+      }
+      for (const parameter of ((operation.parameters as Json[] | undefined) ?? []).map(deref)) {
+        if (parameter.in === 'query' || parameter.in === 'path')
+          visit(parameter.schema, `${name} ${parameter.in} ${parameter.name}`, new Set());
+      }
+    }
+    expect(unbounded).toEqual([]);
+    // The lists the session and ticket bodies carry, as src/common/limits.ts has them.
+    expect(schema('CreateSessionDto').properties.users.maxItems).toBe(100);
+    expect(schema('TeamDto').properties.members.maxItems).toBe(100);
+    expect(schema('CreateTicketDto').properties.criteria.maxItems).toBe(32);
+    expect(schema('SubmitScoreDto').properties.metadata).toMatchObject({ 'x-max-bytes': 2048, maxProperties: 409 });
+  });
+
   it('states the maps that must hold `default`, with their keys and sizes', () => {
     expect(schema('CreateMediaAssetDto').properties.files).toMatchObject({
       required: ['default'],

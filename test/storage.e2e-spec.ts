@@ -338,9 +338,9 @@ describe('cloud save', () => {
         { collection, key: 'rank', value: { rank: 'gold' }, permissionWrite: 'NONE', ownerUid: player.uid },
       ]);
       await written(players.other.token, [{ collection, key: 'xp', value: { xp: 5 } }]);
-      expect((await api.found<{ count: number }>(`/storage/${collection}/count`, admin.token)).count).toBe(3);
-      expect((await api.found<{ count: number }>(`/storage/${collection}/count?ownerUid=${player.uid}`, admin.token)).count).toBe(2);
-      expectErrorBody(await api.get(`/storage/${collection}/count`, { token: player.token }), 403, 'FORBIDDEN');
+      expect((await api.found<{ count: number }>(`/admin/storage/${collection}/count`, admin.token)).count).toBe(3);
+      expect((await api.found<{ count: number }>(`/admin/storage/${collection}/count?ownerUid=${player.uid}`, admin.token)).count).toBe(2);
+      expectErrorBody(await api.get(`/admin/storage/${collection}/count`, { token: player.token }), 403, 'FORBIDDEN');
       // The player reads their protected progress but cannot forge it.
       expect((await read(player.token, [{ collection, key: 'xp' }])).body.objects).toEqual([
         expect.objectContaining({ value: { xp: 1200 } }),

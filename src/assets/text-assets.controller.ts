@@ -1,23 +1,23 @@
 import { Body, Controller, Get, Headers, HttpCode, Query, Res } from '@nestjs/common';
 import { Delete, Post, Put } from '../audit/audited-routes.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
 import type { CountDto } from '../common/record.dto.js';
 import { CatalogDeleteDocs, CatalogUpdateDocs, CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
-import { badRequest } from '../common/errors.js';
 import { AdminOnly } from '../common/policy.js';
 import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { recordUpdate } from '../common/versions.js';
 import { CreateTextAssetDto } from './dto/create-text-asset.dto.js';
+import { ResolveTextQuery } from './dto/resolve-text-query.js';
 import { ResolvedTextDto } from './dto/resolved-text.dto.js';
 import { UpdateTextAssetDto } from './dto/update-text-asset.dto.js';
 import { ASSET_LIST_ADDITION } from './media-assets.controller.js';
 import { TextAsset } from './text-asset.entity.js';
 import { TextAssetsService } from './text-assets.service.js';
-import { DEFAULT_TEXT_KEY, isLanguageTag, LANGUAGE_TAG, parseAcceptLanguage } from './text-language.js';
+import { DEFAULT_TEXT_KEY, parseAcceptLanguage } from './text-language.js';
 
 @ApiTags('text assets')
 @ApiSecurity('jwt')
@@ -84,12 +84,6 @@ export class TextAssetsController {
       'The answer carries `Content-Language` when a language matched, and `Vary: Accept-Language`.',
   })
   @ApiUidParam('id', 'text asset')
-  @ApiQuery({
-    name: 'lang',
-    required: false,
-    description: 'A BCP 47 language tag; when given, Accept-Language is not consulted.',
-    schema: { type: 'string', pattern: LANGUAGE_TAG.source, maxLength: 64, example: 'pt-BR' },
-  })
   @ApiHeader({ name: 'Accept-Language', required: false, description: 'e.g. `pt-BR, pt;q=0.9, en;q=0.5`' })
   @ApiOkResponse({
     type: ResolvedTextDto,
@@ -105,16 +99,13 @@ export class TextAssetsController {
   @Get(':id/resolve')
   async resolve(
     @UidParam() id: string,
-    @Query('lang') lang: unknown,
-    @Headers('accept-language') acceptLanguage: string | undefined,
+    // Typed `string` though it may be absent: so reflected, the document lists it before the query, as it
+    // always has (generated clients keep their parameter order).
+    @Headers('Accept-Language') acceptLanguage: string,
+    @Query() { lang }: ResolveTextQuery,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ResolvedTextDto> {
-    if (lang !== undefined && (typeof lang !== 'string' || !isLanguageTag(lang))) {
-      throw badRequest('lang must be one BCP 47 language tag, such as en or pt-BR', [
-        { field: 'lang', message: 'must be a BCP 47 language tag' },
-      ]);
-    }
     const preferences = lang !== undefined ? [lang] : parseAcceptLanguage(acceptLanguage);
     const resolved = await this.assets.resolve(id, preferences, caller);
     void reply.header('Vary', 'Accept-Language');

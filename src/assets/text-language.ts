@@ -18,7 +18,10 @@ const QUALITY = /^q=(0(\.\d{0,3})?|1(\.0{0,3})?)$/i;
 /** Accept-Language entries read at most: the header is the client's, the work should stay bounded. */
 const MAX_PREFERENCES = 32;
 
-export const isLanguageTag = (value: string): boolean => value.length <= 64 && LANGUAGE_TAG.test(value);
+/** Characters of a language tag. */
+export const MAX_LANGUAGE_TAG = 64;
+
+export const isLanguageTag = (value: string): boolean => value.length <= MAX_LANGUAGE_TAG && LANGUAGE_TAG.test(value);
 
 /**
  * The languages of an Accept-Language header, most wanted first (RFC 9110 section 12.5.4): `q=0`

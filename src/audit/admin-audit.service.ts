@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest, notFound } from '../common/errors.js';
 import { AdminAuditRepository } from './admin-audit.repository.js';
-import { AUDIT_ID, parseAuditQuery } from './audit-rules.js';
+import { AUDIT_ID } from './audit-rules.js';
+import type { AuditListQuery } from './dto/audit-query.js';
 import type { AdminAuditEntryDto, AdminAuditSummaryDto } from './dto/admin-audit-entry.dto.js';
 
 /** Reading the admin audit (writing it is AdminAuditInterceptor's, and nobody changes it). */
@@ -9,14 +10,8 @@ import type { AdminAuditEntryDto, AdminAuditSummaryDto } from './dto/admin-audit
 export class AdminAuditService {
   constructor(private readonly audit: AdminAuditRepository) {}
 
-  list(query: Record<string, unknown>): Promise<AdminAuditSummaryDto[]> {
-    const parsed = parseAuditQuery(query);
-    if ('problems' in parsed)
-      throw badRequest(
-        `bad audit query: ${parsed.problems.map(({ field, message }) => `${field} ${message}`).join('; ')}`,
-        parsed.problems,
-      );
-    return this.audit.list(parsed);
+  list({ limit, before, ...filters }: AuditListQuery): Promise<AdminAuditSummaryDto[]> {
+    return this.audit.list({ filters, before, limit });
   }
 
   async findOne(id: string): Promise<AdminAuditEntryDto> {

@@ -6,9 +6,11 @@ import {
   maskSecrets,
   MAX_AUDIT_PAGE,
   MAX_AUDIT_REASON,
-  parseAuditQuery,
   readAuditReason,
 } from './audit-rules.js';
+import { AuditListQuery } from './dto/audit-query.js';
+import type { ApiException } from '../common/errors.js';
+import { RequestValidationPipe } from '../common/validation.pipe.js';
 
 describe('admin audit rules', () => {
   it('keeps a JSON body as it is, and notes a streamed one instead of its bytes', () => {
@@ -71,10 +73,12 @@ describe('admin audit rules', () => {
 
 describe('the audit list query', () => {
   const uid = '2f1c9a4e-8b7d-4c3a-9e2f-1a2b3c4d5e6f';
+  const pipe = new RequestValidationPipe();
+  const read = (query: Record<string, unknown>) => pipe.transform(query, { type: 'query', metatype: AuditListQuery, data: undefined });
 
-  it('reads every filter, the position and the limit', () => {
-    expect(
-      parseAuditQuery({
+  it('reads every filter, the position and the limit', async () => {
+    await expect(
+      read({
         actorUid: uid.toUpperCase(),
         targetUid: uid,
         action: 'PUT /items',
@@ -83,30 +87,30 @@ describe('the audit list query', () => {
         before: '42',
         limit: '10',
       }),
-    ).toEqual({
-      filters: {
+    ).resolves.toEqual(
+      Object.assign(new AuditListQuery(), {
         actorUid: uid,
         targetUid: uid,
         action: 'PUT /items',
         since: new Date('2026-01-01'),
         until: new Date('2026-02-01T10:00:00Z'),
-      },
-      before: '42',
-      limit: 10,
-    });
-    expect(parseAuditQuery({})).toEqual({ filters: {}, before: undefined, limit: DEFAULT_AUDIT_PAGE });
+        before: '42',
+        limit: 10,
+      }),
+    );
+    await expect(read({})).resolves.toMatchObject({ limit: DEFAULT_AUDIT_PAGE, before: undefined, action: undefined });
   });
 
-  it('names each parameter at fault', () => {
-    const result = parseAuditQuery({
+  it('names each parameter at fault', async () => {
+    const error = (await read({
       actorUid: 'nobody',
       since: 'yesterday',
       before: '-1',
       limit: String(MAX_AUDIT_PAGE + 1),
       color: 'red',
       action: ['a', 'b'],
-    });
-    expect('problems' in result && result.problems.map(({ field }) => field).sort()).toEqual(
+    }).catch((caught: unknown) => caught)) as ApiException;
+    expect(error.extra.errors?.map(({ field }) => field).sort()).toEqual(
       ['action', 'actorUid', 'before', 'color', 'limit', 'since'].sort(),
     );
   });

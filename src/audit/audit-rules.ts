@@ -1,5 +1,3 @@
-import { UUID } from '../common/validators.js';
-
 /**
  * Which requests the admin audit records and what it keeps of them: pure rules, unit-tested beside.
  */
@@ -111,45 +109,12 @@ export const AUDIT_ID = /^[0-9]{1,18}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 export const MAX_ACTION_FILTER = 100;
 
-/** The audit list's query, read from the request's, or the problems that make it a 400 (each naming its parameter). */
-export function parseAuditQuery(query: Record<string, unknown>): AuditQuery | { problems: Array<{ field: string; message: string }> } {
-  const problems: Array<{ field: string; message: string }> = [];
-  const text = (name: string): string | undefined => {
-    const value = query[name];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string') problems.push({ field: name, message: 'must be given once' });
-    return typeof value === 'string' ? value : undefined;
-  };
-  const known = new Set(['actorUid', 'targetUid', 'action', 'since', 'until', 'before', 'limit']);
-  for (const name of Object.keys(query)) if (!known.has(name)) problems.push({ field: name, message: 'not a parameter of this route' });
-
-  const filters: AuditFilters = {};
-  for (const name of ['actorUid', 'targetUid'] as const) {
-    const value = text(name);
-    if (value !== undefined) {
-      if (UUID.test(value)) filters[name] = value.toLowerCase();
-      else problems.push({ field: name, message: 'must be a UUID' });
-    }
-  }
-  const action = text('action');
-  if (action !== undefined) {
-    if (action.length >= 1 && action.length <= MAX_ACTION_FILTER && !/\p{Cc}/u.test(action)) filters.action = action;
-    else problems.push({ field: 'action', message: `must be 1 to ${MAX_ACTION_FILTER} characters` });
-  }
-  for (const name of ['since', 'until'] as const) {
-    const value = text(name);
-    if (value !== undefined) {
-      const date = new Date(value);
-      if (ISO_DATE.test(value) && !Number.isNaN(date.getTime())) filters[name] = date;
-      else problems.push({ field: name, message: 'must be an ISO 8601 date or date-time' });
-    }
-  }
-  const before = text('before');
-  if (before !== undefined && !AUDIT_ID.test(before))
-    problems.push({ field: 'before', message: 'must be the id of an audit entry (digits)' });
-  const limitText = text('limit');
-  const limit = limitText === undefined ? DEFAULT_AUDIT_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : NaN;
-  if (!(limit >= 1 && limit <= MAX_AUDIT_PAGE))
-    problems.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_AUDIT_PAGE}` });
-  return problems.length > 0 ? { problems } : { filters, before, limit };
+/** A time as the audit list's `since` and `until` take it: an ISO 8601 date or date-time, or undefined. */
+export function parseAuditTime(text: string): Date | undefined {
+  const date = new Date(text);
+  return ISO_DATE.test(text) && !Number.isNaN(date.getTime()) ? date : undefined;
 }
+
+/** Part of an operation to look for (`items`, `POST /users`), or undefined. */
+export const parseActionFilter = (text: string): string | undefined =>
+  text.length >= 1 && text.length <= MAX_ACTION_FILTER && !/\p{Cc}/u.test(text) ? text : undefined;

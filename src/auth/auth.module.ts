@@ -9,7 +9,8 @@ import { AuthService } from './auth.service.js';
 import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
 import { DevSignInController } from './dev-sign-in.controller.js';
 import { loadDevIdentityProvider } from './dev-identity-provider.js';
-import { loadOrCreateDevJwtSecret } from './dev-jwt-secret.js';
+import { jwtSecretOf } from './dev-jwt-secret.js';
+import { SignedCursors } from '../common/signed-cursors.js';
 import { Idp1Strategy } from './idp1.strategy.js';
 import { Idp2Strategy } from './idp2.strategy.js';
 import { UsersRepository } from './users.repository.js';
@@ -28,7 +29,7 @@ import { DeviceIds } from './device-ids.js';
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) => {
         const claims = { issuer: config.jwt.issuer, audience: config.jwt.audience };
-        const secret = config.jwt.secret ?? (await loadOrCreateDevJwtSecret(config.dataDir));
+        const secret = await jwtSecretOf(config);
         return {
           // A KeyObject, not the string: given a string, jsonwebtoken first tries to parse it as a public
           // key on every sign and verify, and that failing parse was the largest cost of a
@@ -43,7 +44,7 @@ import { DeviceIds } from './device-ids.js';
   controllers: [AuthController, PlayerSessionsController, DevSignInController],
   // The global guards (AppModule) verify our token: the JwtGuard (with the revocation list), and the
   // rate limiter to count per user. UsersModule and the realtime hub use the sessions' repositories;
-  // AccountModule links identities, checked as sign-in checks them.
+  // AccountModule links identities, checked as sign-in checks them. SignedCursors is keyed from the token secret.
   exports: [
     JwtModule,
     RevocationList,
@@ -52,6 +53,7 @@ import { DeviceIds } from './device-ids.js';
     AuthAuditRepository,
     IdentitiesRepository,
     DeviceIds,
+    SignedCursors,
     Idp1Strategy,
     Idp2Strategy,
   ],
@@ -68,9 +70,13 @@ import { DeviceIds } from './device-ids.js';
               'every guest out of their account. Set DEVICE_ID_KEY before the first guest signs in (SECURITY.md, device ids).',
           );
         }
-        const jwtSecret = config.jwt.secret ?? (await loadOrCreateDevJwtSecret(config.dataDir));
-        return DeviceIds.fromSecrets(config.device.idKey, jwtSecret, config.device.enabled);
+        return DeviceIds.fromSecrets(config.device.idKey, await jwtSecretOf(config), config.device.enabled);
       },
+    },
+    {
+      provide: SignedCursors,
+      inject: [APP_CONFIG],
+      useFactory: async (config: AppConfig) => SignedCursors.fromSecret(await jwtSecretOf(config)),
     },
     PlayerSessionsService,
     UsersRepository,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import type { AppConfig } from '../config/environment.js';
 import { createFileOnce } from '../common/create-file-once.js';
 
 /** Shorter than this, a kept secret was cut short (a write an older version left half-done): never sign with it. */
@@ -21,4 +22,9 @@ export async function loadOrCreateDevJwtSecret(dataDir: string): Promise<string>
     );
   }
   return secret;
+}
+
+/** The key our tokens are signed with: JWT_SECRET, or (outside production) the one kept in the data directory. */
+export async function jwtSecretOf(config: Pick<AppConfig, 'jwt' | 'dataDir'>): Promise<string> {
+  return config.jwt.secret ?? (await loadOrCreateDevJwtSecret(config.dataDir));
 }

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
-import type { AllowedMethods } from './allowed-methods.js';
+import { type AllowedMethods, methodNotAllowed } from './allowed-methods.js';
 import { ApiException, type ErrorBody, ErrorCode } from './errors.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -138,13 +138,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const allowed = this.allowedMethods?.of(request.url) ?? [];
       if (allowed.length > 0) {
         void reply.header('Allow', allowed.join(', '));
-        const path = request.url.split('?')[0];
-        errorBody = {
-          status: 405,
-          code: ErrorCode.METHOD_NOT_ALLOWED,
-          message: `${request.method} is not allowed on ${path}: it answers ${allowed.join(', ')}`,
-          requestId: request.id,
-        };
+        errorBody = methodNotAllowed(request, allowed);
       } else if (errorBody.status !== 404) {
         errorBody = toErrorBody(new NotFoundException(`Cannot ${request.method} ${request.url.split('?')[0]}`), request.id);
       }

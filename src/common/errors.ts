@@ -40,6 +40,10 @@ export enum ErrorCode {
   DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE',
   PROVIDER_UNAVAILABLE = 'PROVIDER_UNAVAILABLE',
   INTERNAL_ERROR = 'INTERNAL_ERROR',
+  /** A cursor this service did not make, or made for another list (400). */
+  INVALID_CURSOR = 'INVALID_CURSOR',
+  /** A cursor past its time (400): start from the first page. */
+  CURSOR_EXPIRED = 'CURSOR_EXPIRED',
 }
 
 // The Swagger plugin reads *.dto.ts and *.entity.ts files only: these classes state their schema.

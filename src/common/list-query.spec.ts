@@ -1,5 +1,5 @@
 import { ApiException, ErrorCode } from './errors.js';
-import { parseListQuery, type QueryableFields } from './list-query.js';
+import { MAX_PARAMETER_LENGTH, parseListQuery, type QueryableFields } from './list-query.js';
 
 const COMMON_FIELDS = { uid: 'uuid', dateCreated: 'date', dateModified: 'date', version: 'integer' } as const satisfies QueryableFields;
 
@@ -232,6 +232,15 @@ describe('parseListQuery', () => {
 
     it('keeps a text value that only looks like SQL as a plain value', () => {
       expect(parse({ name: "x' OR '1'='1" }).filters).toEqual([{ field: 'name', operator: 'eq', values: ["x' OR '1'='1"] }]);
+    });
+
+    it('takes a parameter up to MAX_PARAMETER_LENGTH characters, as the document states: in() of a hundred uuids, spaced', () => {
+      const uids = Array.from({ length: 100 }, (_, index) => `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`);
+      const spaced = `in( ${uids.join(' , ')} )`;
+      expect(spaced.length).toBeLessThanOrEqual(MAX_PARAMETER_LENGTH);
+      expect(parse({ ownerUid: spaced }).filters[0].values).toHaveLength(100);
+      expectRefused({ name: 'x'.repeat(MAX_PARAMETER_LENGTH + 1) }, 'name');
+      expectRefused({ sort: ` ${'name'.padEnd(MAX_PARAMETER_LENGTH, ' ')}` }, 'sort');
     });
 
     it('reads in(...) on a text field as several values', () => {

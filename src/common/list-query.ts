@@ -35,6 +35,8 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 const MAX_IN_VALUES = 100;
 export const MAX_VALUE_LENGTH = 1000;
+/** Characters of one list parameter (a filter or `sort`): in() of a hundred uuids, dates or numbers, spaced, fits. */
+export const MAX_PARAMETER_LENGTH = 4096;
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -71,6 +73,12 @@ function single(raw: RawQuery, key: string): string | undefined {
   const value = raw[key];
   if (Array.isArray(value)) {
     throw badRequest(`${key} is given more than once`, [{ field: key, message: 'given more than once' }]);
+  }
+  if (value !== undefined && typeof value !== 'string') throw badRequest(`${key} must be text`, [{ field: key, message: 'must be text' }]);
+  if (value !== undefined && value.length > MAX_PARAMETER_LENGTH) {
+    throw badRequest(`${key} is longer than ${MAX_PARAMETER_LENGTH} characters`, [
+      { field: key, message: `longer than ${MAX_PARAMETER_LENGTH} characters` },
+    ]);
   }
   return value;
 }

@@ -24,6 +24,7 @@ import {
   DEFAULT_LIMIT,
   filterPattern,
   MAX_LIMIT,
+  MAX_PARAMETER_LENGTH,
   MAX_VALUE_LENGTH,
   parseListQuery,
   type QueryableFields,
@@ -109,7 +110,7 @@ function listQueryDocs(fields: QueryableFields): MethodDecorator[] {
       description:
         'A sortable field\'s name (ascending), or a JSON object of fields and orders, e.g. {"dateCreated":"DESC"}. ' +
         `Sortable: ${names.join(', ')}. Default: dateCreated ASC, uid ASC; uid always breaks ties. Not together with sort[field].`,
-      schema: { type: 'string', pattern: sortPattern(names) },
+      schema: { type: 'string', pattern: sortPattern(names), maxLength: MAX_PARAMETER_LENGTH },
       // Beside the schema, not in it: Swagger UI shows it, but "Try it out" does not send it.
       example: '{"dateCreated":"DESC"}',
     }),
@@ -135,10 +136,10 @@ function listQueryDocs(fields: QueryableFields): MethodDecorator[] {
       return ApiQuery({
         name,
         required: false,
-        description: `Filters on ${name}: a value (equality), or ${operators}. A value is at most ${MAX_VALUE_LENGTH} characters.`,
+        description: `Filters on ${name}: a value (equality), or ${operators}. A value is at most ${MAX_VALUE_LENGTH} characters, the parameter ${MAX_PARAMETER_LENGTH}.`,
         // Text filters have no pattern: the limit the parser puts on a value is their bound (a like() of
         // the longest value is a few characters longer, and taken).
-        schema: { type: 'string', ...(pattern ? { pattern } : { maxLength: MAX_VALUE_LENGTH }) },
+        schema: { type: 'string', ...(pattern ? { pattern, maxLength: MAX_PARAMETER_LENGTH } : { maxLength: MAX_VALUE_LENGTH }) },
       });
     }),
   ];

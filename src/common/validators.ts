@@ -34,3 +34,10 @@ export function IsPrimitiveValue(maxLength = 1000, options?: ValidationOptions):
  */
 export const EachNested = () =>
   applyDecorators(IsObject({ each: true, message: '$property must be a list of objects' }), ValidateNested({ each: true }));
+
+/**
+ * What the document states of a JSON object bounded by its bytes (metadata, storage values, progress):
+ * the bytes as `x-max-bytes`, since JSON Schema has no keyword for them, and the properties such an
+ * object can hold at most (each takes 5 bytes or more, `"":0,`), so that a generic validator sees a bound too.
+ */
+export const jsonObjectBounds = (bytes: number) => ({ maxProperties: Math.floor((bytes - 1) / 5), 'x-max-bytes': bytes });

@@ -1,10 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Query } from '@nestjs/common';
 import { Post } from '../audit/audited-routes.js';
-import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { badRequest } from '../common/errors.js';
-import { keysetQuery } from '../common/keyset-query.js';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/list-query.js';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { LedgerEntryDto } from './dto/ledger-entry.dto.js';
+import { LedgerQuery } from './dto/ledger-query.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
 import type { CountDto } from '../common/record.dto.js';
@@ -15,10 +13,6 @@ import { InventoryItem } from './inventory-item.entity.js';
 import { InventoriesService } from './inventories.service.js';
 import { InventoryTransaction } from './transaction.entity.js';
 import { IDEMPOTENCY_KEY, TransactionsService } from './transactions.service.js';
-import { UUID } from '../common/validators.js';
-
-/** A ledger entry's sequence, as `before` takes it. */
-const LEDGER_SEQUENCE = /^[0-9]{1,18}$/;
 
 @ApiTags('inventories')
 @ApiExtraModels(TradeTransactionDto, AwardTransactionDto, RemovalTransactionDto)
@@ -42,28 +36,11 @@ export class InventoriesController {
     description:
       "Every quantity completed transactions moved in or out of the persona's inventory, newest first. The persona's owner and admins.",
   })
-  @ApiQuery({ name: 'personaUid', required: true, schema: { type: 'string', format: 'uuid' } })
-  @ApiQuery({
-    name: 'before',
-    required: false,
-    schema: { type: 'string', pattern: LEDGER_SEQUENCE.source },
-    description: 'Entries older than this sequence.',
-  })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } })
   @ApiOkResponse({ type: [LedgerEntryDto] })
   @ApiErrors(400, [404, 'NOT_FOUND: no such persona, or not yours.'])
   @Get('ledger')
-  ledger(@Query() query: Record<string, unknown>, @CurrentCaller() caller: Caller): Promise<LedgerEntryDto[]> {
-    const { personaUid, ...page } = query;
-    if (typeof personaUid !== 'string' || !UUID.test(personaUid)) {
-      throw badRequest('personaUid must be a UUID', [{ field: 'personaUid', message: 'must be a UUID' }]);
-    }
-    const { position, limit } = keysetQuery(page, {
-      name: 'before',
-      pattern: LEDGER_SEQUENCE,
-      means: 'the sequence of a ledger entry (digits)',
-    });
-    return this.inventories.ledgerOf(personaUid, caller, limit, position);
+  ledger(@Query() { personaUid, before, limit }: LedgerQuery, @CurrentCaller() caller: Caller): Promise<LedgerEntryDto[]> {
+    return this.inventories.ledgerOf(personaUid, caller, limit, before);
   }
 
   @FindDocs(InventoryItem, 'inventory item')

@@ -22,6 +22,7 @@ import { LeaderboardsRepository } from './leaderboards.repository.js';
 import { requireMaySubmit, requireOwnPersona } from './leaderboards.policy.js';
 import { entryOfKey, personaOfKey } from './operators.js';
 import { decodeCursor, encodeCursor, type PageCursor } from './page-cursor.js';
+import { SignedCursors } from '../common/signed-cursors.js';
 import { isOpen, periodAt } from './periods.js';
 import { appliedAt, pageAtMoment, standingBeforeWrite } from './rank-reader.js';
 import { RankStructure } from './rank-structure.js';
@@ -57,6 +58,7 @@ export class LeaderboardRecordsService {
     private readonly ranks: RankStructure,
     private readonly audit: AuthAuditRepository,
     private readonly metrics: MetricsService,
+    private readonly cursors: SignedCursors,
     @InjectConfig() config: AppConfig,
   ) {
     // A cursor is honoured while the log still holds every change since its moment (with a margin).
@@ -153,7 +155,7 @@ export class LeaderboardRecordsService {
   /** A page of the period's records in rank order; the cursor keeps every page at the first one's moment. */
   async page(boardUid: string, choice: PeriodChoice, limit: number, cursorText: string | undefined): Promise<RecordPage> {
     const board = await this.boards.cached(boardUid);
-    const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText);
+    const cursor = cursorText === undefined ? undefined : decodeCursor(this.cursors, cursorText);
     const period = cursor ? await this.periodByUid(board, cursor.p) : await this.choose(board, choice);
     if (!period) return { records: [], nextCursor: undefined };
     if (period.status === 'CLOSED' || (cursor && cursor.k === undefined)) {
@@ -161,7 +163,7 @@ export class LeaderboardRecordsService {
       const records = rows.map((row) => this.view(board, row, row.rank, period.rankCount ?? 0));
       const last = rows.at(-1);
       const more = last !== undefined && rows.length === limit && last.rank! < (period.rankCount ?? 0);
-      return { records, nextCursor: more ? encodeCursor({ p: period.uid, r: last.rank! }) : undefined };
+      return { records, nextCursor: more ? this.cursor({ p: period.uid, r: last.rank!, t: cursor?.t ?? Date.now() }) : undefined };
     }
     return cursor ? this.laterPage(board, period.uid, cursor, limit) : this.firstPage(board, period.uid, limit);
   }
@@ -296,13 +298,18 @@ export class LeaderboardRecordsService {
     return standing;
   }
 
+  /** A page cursor's text: it expires when the log of its first page's moment may be gone (cursorLifeMs). */
+  private cursor(cursor: PageCursor): string {
+    return encodeCursor(this.cursors, cursor, this.cursorLifeMs);
+  }
+
   private async firstPage(board: Leaderboard, period: string, limit: number): Promise<RecordPage> {
     const { keys, size, moment } = await this.ranks.page(period, undefined, limit);
     const records = await this.pageOf(board, period, keys, 1, size, true);
     // A cursor only where records follow: a full last page leads nowhere.
     const nextCursor =
       keys.length === limit && limit < size
-        ? encodeCursor({ p: period, r: limit, k: keys.at(-1), s: moment.after, g: moment.awaited, t: Date.now() })
+        ? this.cursor({ p: period, r: limit, k: keys.at(-1), s: moment.after, g: moment.awaited, t: Date.now() })
         : undefined;
     return { records, nextCursor };
   }
@@ -313,11 +320,6 @@ export class LeaderboardRecordsService {
    * shown twice. Scores come from the keys, as they stood at that moment.
    */
   private async laterPage(board: Leaderboard, period: string, cursor: PageCursor, limit: number): Promise<RecordPage> {
-    if (Date.now() - cursor.t! > this.cursorLifeMs) {
-      throw badRequest('this cursor has expired (the log of its moment is gone): start from the first page again', [
-        { field: 'cursor', message: 'expired' },
-      ]);
-    }
     // The structure is read first, then the log: every change applied at the structure's moment had
     // committed by then, so the log read after holds it. Keys added since the cursor's moment are left
     // out of the structure's page, so it is read with that many more (tried again if more came).
@@ -332,7 +334,7 @@ export class LeaderboardRecordsService {
       const { keys, size: rankCount } = then;
       const records = await this.pageOf(board, period, keys, cursor.r + 1, rankCount, true);
       const more = keys.length === limit && cursor.r + limit < rankCount;
-      const nextCursor = more ? encodeCursor({ ...cursor, r: cursor.r + limit, k: keys.at(-1) }) : undefined;
+      const nextCursor = more ? this.cursor({ ...cursor, r: cursor.r + limit, k: keys.at(-1) }) : undefined;
       return { records, nextCursor };
     }
   }

@@ -7,7 +7,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiQuery,
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
@@ -33,7 +32,7 @@ import {
 import { expectedVersion, recordUpdate } from '../common/versions.js';
 import { CreateLeaderboardDto } from './dto/create-leaderboard.dto.js';
 import { LeaderboardPayoutView, LeaderboardRecordView, PersonaLeaderboardRecordView } from './dto/leaderboard-record.dto.js';
-import { DEFAULT_RECORDS, MAX_SKIP, PERIOD_PATTERN, readRecordQuery } from './dto/record-query.js';
+import { AroundQuery, PeriodQuery, RecordsQuery, SkipPageQuery } from './dto/record-query.js';
 import { JoinLeaderboardDto, SubmitScoreDto } from './dto/submit-score.dto.js';
 import { UpdateLeaderboardDto } from './dto/update-leaderboard.dto.js';
 import { Leaderboard } from './leaderboard.entity.js';
@@ -43,19 +42,6 @@ import { LeaderboardsService } from './leaderboards.service.js';
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
 
-const PERIOD_QUERY = ApiQuery({
-  name: 'period',
-  required: false,
-  description:
-    '`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).',
-  schema: { type: 'string', pattern: PERIOD_PATTERN, default: 'current' },
-});
-const LIMIT_QUERY = ApiQuery({
-  name: 'limit',
-  required: false,
-  schema: { type: 'integer', minimum: 1, maximum: LIMITS.leaderboardPage, default: DEFAULT_RECORDS },
-});
-const SKIP_QUERY = ApiQuery({ name: 'skip', required: false, schema: { type: 'integer', minimum: 0, maximum: MAX_SKIP, default: 0 } });
 const NEXT_CURSOR = {
   'X-Next-Cursor': {
     description: "When more records follow: send it back as `cursor` for the next page, which shows the ranks of the first page's moment.",
@@ -154,8 +140,6 @@ export class LeaderboardsController {
   })
   @ApiUidParam('id', 'leaderboard')
   @ApiUidParam('periodId', 'period')
-  @LIMIT_QUERY
-  @SKIP_QUERY
   @ApiOkResponse({ type: [LeaderboardPayoutView] })
   @ApiErrors(400, 403, [404, 'NOT_FOUND: no such leaderboard, or no such period of it.'])
   @AdminOnly()
@@ -163,9 +147,8 @@ export class LeaderboardsController {
   payouts(
     @UidParam() id: string,
     @UidParam('periodId') periodId: string,
-    @Query() query: Record<string, unknown>,
+    @Query() { skip, limit }: SkipPageQuery,
   ): Promise<LeaderboardPayoutView[]> {
-    const { skip, limit } = readRecordQuery(query, ['limit', 'skip']);
     return this.boards.prizes(id, periodId.toLowerCase(), skip, limit);
   }
 
@@ -223,39 +206,27 @@ export class LeaderboardsController {
   ])
   @HttpCode(200)
   @Post(':id/join')
-  join(
-    @UidParam() id: string,
-    @Body() body: JoinLeaderboardDto | undefined,
-    @CurrentCaller() caller: Caller,
-  ): Promise<LeaderboardRecordView> {
-    return this.records.join(id, body ?? {}, caller);
+  join(@UidParam() id: string, @Body() body: JoinLeaderboardDto, @CurrentCaller() caller: Caller): Promise<LeaderboardRecordView> {
+    return this.records.join(id, body, caller);
   }
 
   @ApiOperation({
     summary: 'Read records in rank order, or a friends list',
     description:
       "A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated " +
-      'while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.',
+      'while scores change). A cursor is signed and lasts nine tenths of LEADERBOARD_LOG_RETENTION from its first page: past that ' +
+      '400 CURSOR_EXPIRED, and one the service did not make 400 INVALID_CURSOR (start from the first page). With `personaUids`, ' +
+      'the records of those personas instead.',
   })
   @ApiUidParam('id', 'leaderboard')
-  @LIMIT_QUERY
-  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string', maxLength: 4096 } })
-  @PERIOD_QUERY
-  @ApiQuery({
-    name: 'personaUids',
-    required: false,
-    description: `Comma-separated persona uids (at most ${LIMITS.leaderboardPage}): their records, in rank order.`,
-    schema: { type: 'string', maxLength: 3800 },
-  })
   @ApiOkResponse({ type: [LeaderboardRecordView], headers: NEXT_CURSOR })
-  @ApiErrors(400, 404)
+  @ApiErrors([400, 'VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.'], 404)
   @Get(':id/records')
   async page(
     @UidParam() id: string,
-    @Query() query: Record<string, unknown>,
+    @Query() { personaUids, period, cursor, limit }: RecordsQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LeaderboardRecordView[]> {
-    const { limit, period, cursor, personaUids } = readRecordQuery(query, ['limit', 'cursor', 'period', 'personaUids']);
     if (personaUids) return this.records.ofPersonas(id, personaUids, period);
     const page = await this.records.page(id, period, limit, cursor);
     if (page.nextCursor) void reply.header('X-Next-Cursor', page.nextCursor);
@@ -267,12 +238,11 @@ export class LeaderboardsController {
     description: 'In rank order; personas without a record in the period are left out.',
   })
   @ApiUidParam('id', 'leaderboard')
-  @PERIOD_QUERY
   @ApiOkResponse({ type: [LeaderboardRecordView] })
   @ApiErrors(400, 404)
   @Get(':id/records/me')
-  mine(@UidParam() id: string, @Query() query: Record<string, unknown>, @CurrentCaller() caller: Caller): Promise<LeaderboardRecordView[]> {
-    return this.records.mine(id, caller, readRecordQuery(query, ['period']).period);
+  mine(@UidParam() id: string, @Query() { period }: PeriodQuery, @CurrentCaller() caller: Caller): Promise<LeaderboardRecordView[]> {
+    return this.records.mine(id, caller, period);
   }
 
   @ApiOperation({
@@ -281,17 +251,14 @@ export class LeaderboardsController {
   })
   @ApiUidParam('id', 'leaderboard')
   @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
-  @LIMIT_QUERY
-  @PERIOD_QUERY
   @ApiOkResponse({ type: [LeaderboardRecordView] })
   @ApiErrors(400, [404, 'NOT_FOUND: no such leaderboard, or the persona has no ranked record in the period.'])
   @Get(':id/records/around/:personaUid')
   around(
     @UidParam() id: string,
     @UidParam('personaUid') personaUid: string,
-    @Query() query: Record<string, unknown>,
+    @Query() { period, limit }: AroundQuery,
   ): Promise<LeaderboardRecordView[]> {
-    const { limit, period } = readRecordQuery(query, ['limit', 'period']);
     return this.records.around(id, personaUid.toLowerCase(), period, limit);
   }
 
@@ -301,7 +268,6 @@ export class LeaderboardsController {
   })
   @ApiUidParam('id', 'leaderboard')
   @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
-  @PERIOD_QUERY
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 403, 404)
   @AdminOnly()
@@ -310,11 +276,11 @@ export class LeaderboardsController {
   async removeRecord(
     @UidParam() id: string,
     @UidParam('personaUid') personaUid: string,
-    @Query() query: Record<string, unknown>,
+    @Query() { period }: PeriodQuery,
     @CurrentCaller() admin: Caller,
     @Client() client: ClientInfo,
   ): Promise<void> {
-    await this.records.removeRecord(id, personaUid.toLowerCase(), readRecordQuery(query, ['period']).period, admin, client);
+    await this.records.removeRecord(id, personaUid.toLowerCase(), period, admin, client);
   }
 }
 
@@ -334,17 +300,14 @@ export class PersonaLeaderboardRecordsController {
       'has no record of the persona, so it may hold fewer than `limit`: `X-Next-Skip` then says where the next begins.',
   })
   @ApiParam({ name: 'personaUid', format: 'uuid', type: 'string' })
-  @LIMIT_QUERY
-  @SKIP_QUERY
   @ApiOkResponse({ type: [PersonaLeaderboardRecordView], headers: NEXT_SKIP_HEADER })
   @ApiErrors(400, [403, 'FORBIDDEN: a persona that is not yours.'], 404)
   @Get()
   acrossBoards(
     @UidParam('personaUid') personaUid: string,
-    @Query() query: Record<string, unknown>,
+    @Query() { skip, limit }: SkipPageQuery,
     @CurrentCaller() caller: Caller,
   ): Promise<PersonaLeaderboardRecordView[]> {
-    const { skip, limit } = readRecordQuery(query, ['limit', 'skip']);
     return this.records.acrossBoards(personaUid.toLowerCase(), caller, skip, limit);
   }
 

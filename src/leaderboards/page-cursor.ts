@@ -1,58 +1,50 @@
 import { badRequest } from '../common/errors.js';
+import type { SignedCursors } from '../common/signed-cursors.js';
 
 /**
  * Where the next page of a period's records starts, and the moment the first page was read: the last
  * key and rank shown, and (open periods) the log position the rank structure stood at then, so that
  * every page shows the ranks of that one moment (no record skipped or repeated while scores move).
- * Opaque to clients: base64url of a small JSON.
+ * Signed and expiring (SignedCursors): a later page replays the log from the cursor's position, which a
+ * client must not choose, and only while the log still holds it.
  */
 export interface PageCursor {
   /** The period. */
   p: string;
   /** The last rank shown. */
   r: number;
-  /** Open periods: the last key shown, the log position and the awaited numbers of the moment, and when it was (epoch ms). */
+  /** When the first page was read (epoch ms): every cursor after it expires with it. */
+  t: number;
+  /** Open periods: the last key shown, and the log position and the awaited numbers of the moment. */
   k?: string;
   s?: number;
   g?: number[];
-  t?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = /^[0-9a-f]{80}$/;
-export const MAX_CURSOR_LENGTH = 4096;
 
-export const encodeCursor = (cursor: PageCursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+/** The cursor as text, good for `lifeMs` after its first page. */
+export const encodeCursor = (cursors: SignedCursors, cursor: PageCursor, lifeMs: number) =>
+  cursors.sign('leaderboard-records', cursor, cursor.t + lifeMs);
 
-const invalid = () =>
-  badRequest('cursor is not one this service gave: start from the first page', [{ field: 'cursor', message: 'malformed' }]);
-
-export function decodeCursor(text: string): PageCursor {
-  if (text.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(text)) throw invalid();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  const cursor = value as Partial<PageCursor>;
+/** The cursor a text holds: 400 (INVALID_CURSOR, CURSOR_EXPIRED) unless this service made it for a page of records and it is still good. */
+export function decodeCursor(cursors: SignedCursors, text: string): PageCursor {
+  const cursor = cursors.read('leaderboard-records', text) as Partial<PageCursor> | null;
+  // Signed by this service, so well-formed unless an older release made it with another shape.
   const count = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
-  const open = cursor.k !== undefined;
+  const open = cursor?.k !== undefined;
   if (
-    typeof value !== 'object' ||
-    value === null ||
+    typeof cursor !== 'object' ||
+    cursor === null ||
     typeof cursor.p !== 'string' ||
     !UUID.test(cursor.p) ||
     !count(cursor.r) ||
+    !count(cursor.t) ||
     (open &&
-      (typeof cursor.k !== 'string' ||
-        !KEY.test(cursor.k) ||
-        !count(cursor.s) ||
-        !count(cursor.t) ||
-        !Array.isArray(cursor.g) ||
-        !cursor.g.every(count)))
+      (typeof cursor.k !== 'string' || !KEY.test(cursor.k) || !count(cursor.s) || !Array.isArray(cursor.g) || !cursor.g.every(count)))
   ) {
-    throw invalid();
+    throw badRequest('cursor is not one this release gave: start from the first page', [{ field: 'cursor', message: 'malformed' }]);
   }
   return cursor as PageCursor;
 }

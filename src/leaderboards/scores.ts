@@ -44,6 +44,11 @@ export function int64Json(value: bigint | string | number | null): Int64Json | n
 export const INT64_SCHEMA = {
   oneOf: [
     { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
-    { type: 'string', pattern: DECIMAL.source, description: 'Beyond 2^53 - 1: the decimal digits of a 64-bit integer.' },
+    {
+      type: 'string',
+      pattern: DECIMAL.source,
+      maxLength: String(INT64_MIN).length,
+      description: 'Beyond 2^53 - 1: the decimal digits of a 64-bit integer.',
+    },
   ],
 } as const;

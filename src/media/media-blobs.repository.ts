@@ -24,6 +24,17 @@ const TOTALS = statement<Record<string, never>, { files: string; bytes: string }
   () => `SELECT count(*)::bigint AS files, coalesce(sum("size"), 0)::bigint AS bytes FROM "media_blobs"`,
 );
 
+/**
+ * Whether a variant refers to the blob with this type: the type it was uploaded as, which its asset's
+ * `files` holds (a variant whose type changes stops being a stored file and drops its reference).
+ */
+const SERVED_AS = statement<{ sha256: string; mimetype: string }, { served: boolean }>(
+  'media_served_as',
+  (p) =>
+    `SELECT EXISTS (SELECT 1 FROM "media_blob_references" "reference" JOIN "media_assets" "asset" ON "asset"."uid" = "reference"."assetUid" ` +
+    `WHERE "reference"."sha256" = ${p.sha256} AND "asset"."files" -> "reference"."variant" ->> 'mimetype' = ${p.mimetype}) AS served`,
+);
+
 const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM "media_blob_references" "reference" WHERE "reference"."sha256" = "blob"."sha256")`;
 
 const FORGET_UNREFERENCED = statement<{ sha256: string }, { sha256: string }>(
@@ -59,6 +70,12 @@ export class MediaBlobsRepository {
   async tryLockDigest(transaction: Transaction, sha256: string): Promise<boolean> {
     const [{ locked }] = await runStatement(transaction, TRY_LOCK_DIGEST, { sha256 });
     return locked;
+  }
+
+  /** Whether some variant was uploaded with these bytes as this type: the only type its URL serves them as. */
+  async uploadedAs(sha256: string, mimetype: string): Promise<boolean> {
+    const [{ served }] = await runStatement(this.dataSource, SERVED_AS, { sha256, mimetype });
+    return served;
   }
 
   /** Records that the store keeps the blob (it may already). */

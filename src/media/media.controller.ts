@@ -6,6 +6,7 @@ import { ApiException, ErrorCode } from '../common/errors.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { MediaServingService } from './media-serving.service.js';
 import { matchesEntityTag, rangeStillApplies, requestedRange } from './serving.js';
+import { MEDIA_TYPE_NAME } from './upload-headers.js';
 
 const FILE_PATH = ':type/:subtype/:sha256';
 
@@ -33,10 +34,14 @@ const ServingDocs = () =>
   applyDecorators(
     ApiParam({
       name: 'type',
-      description: 'The top-level media type, `image` of `image/png`.',
-      schema: { type: 'string', example: 'image' },
+      description: 'The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.',
+      schema: { type: 'string', pattern: MEDIA_TYPE_NAME.source, example: 'image' },
     }),
-    ApiParam({ name: 'subtype', description: 'The subtype, `png` of `image/png`.', schema: { type: 'string', example: 'png' } }),
+    ApiParam({
+      name: 'subtype',
+      description: 'The subtype, `png` of `image/png`.',
+      schema: { type: 'string', pattern: MEDIA_TYPE_NAME.source, example: 'png' },
+    }),
     ApiParam({
       name: 'sha256',
       description: 'The SHA-256 of the bytes, lower-case hex.',
@@ -61,8 +66,8 @@ const ServingDocs = () =>
       headers: { ETag: SERVED_HEADERS.ETag },
     }),
     ApiErrors(
-      [400, 'VALIDATION_FAILED: the digest is not 64 lower-case hex characters.'],
-      [404, 'NOT_FOUND: no such file, or a type that is not served.'],
+      [400, 'VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type.'],
+      [404, 'NOT_FOUND: no such file, none uploaded as this type, or a type that is not served.'],
     ),
     ApiResponse({
       status: 416,
@@ -106,7 +111,7 @@ export class MediaController {
 
   private async serve(request: FileRequest, caller: Caller | undefined, reply: FastifyReply, withBytes: boolean): Promise<void> {
     const { params, headers } = request;
-    const file = await this.files.find(`${params.type}/${params.subtype}`, params.sha256, caller);
+    const file = await this.files.find(params.type, params.subtype, params.sha256, caller);
     const etag = file.headers.ETag;
     if (matchesEntityTag(headers['if-none-match'], etag)) {
       void reply.code(HttpStatus.NOT_MODIFIED).headers(file.headers).send();

@@ -4,7 +4,9 @@ import { badRequest } from '../common/errors.js';
 /** Lower-case hex SHA-256: 64 characters. */
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** `type/subtype` (RFC 6838 restricted names). */
+/** A type's or subtype's name (RFC 6838 restricted-name), either case. */
+export const MEDIA_TYPE_NAME = /^[A-Za-z0-9!#$&^_.+-]{1,127}$/;
+/** `type/subtype` (RFC 6838 restricted names), in lower case. */
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]{1,127}\/[a-z0-9!#$&^_.+-]{1,127}$/;
 
 /**
@@ -32,8 +34,12 @@ export function runsScript(type: string): boolean {
     type.endsWith('/xml') ||
     type.endsWith('+xml') ||
     type === 'application/pdf' ||
-    /(?:java|ecma)script$/.test(type) ||
-    type === 'application/x-shockwave-flash'
+    /(?:java|ecma|j|vb)script$/.test(type) ||
+    type === 'application/x-shockwave-flash' ||
+    // Web archives and old components: browsers that open them run their pages.
+    type.startsWith('multipart/') ||
+    type.startsWith('message/') ||
+    type === 'text/x-component'
   );
 }
 

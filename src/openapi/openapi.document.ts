@@ -15,6 +15,7 @@ import type { AppConfig } from '../config/environment.js';
 import { documentGuestAccountLimit } from '../auth/guest-accounts.openapi.js';
 import { documentPersonaLimit } from '../personas/personas.openapi.js';
 import { documentStorageLimits } from '../storage/storage.openapi.js';
+import { documentMediaLimits } from '../assets/media-files.openapi.js';
 import {
   declareAlternatives,
   dropDefaultsFromUpdates,
@@ -38,6 +39,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   documentStorageLimits(document, app.get<AppConfig>(APP_CONFIG));
   documentPersonaLimit(document, app.get<AppConfig>(APP_CONFIG));
   documentGuestAccountLimit(document);
+  documentMediaLimits(document, app.get<AppConfig>(APP_CONFIG));
   declareSecurity(document);
   declareAuditReasons(document);
   declareCommonErrors(document);
@@ -370,6 +372,9 @@ function refuseHiddenFields(document: OpenAPIObject): void {
   }
 }
 
+/** What an open schema (no type: any value) holds beside its words: bounds that apply to strings only. */
+const OPEN_SCHEMA_KEYWORDS = new Set(['description', 'example', 'maxLength']);
+
 /**
  * OpenAPI 3.1, whose schemas are plain JSON Schema (2020-12): @nestjs/swagger writes 3.0, whose
  * `nullable` becomes a `null` type (or a oneOf with it, beside a $ref); `example` stays (3.1 keeps it, deprecated, beside `examples`).
@@ -385,10 +390,15 @@ export function toOpenApi31(document: OpenAPIObject): OpenAPIObject {
       if (typeof converted.type === 'string') {
         converted.type = [converted.type, 'null'];
         if (Array.isArray(converted.enum)) converted.enum = [...(converted.enum as unknown[]), null];
-      } else if (Object.keys(converted).every((key) => key === 'description' || key === 'example')) {
+      } else if (Object.keys(converted).every((key) => OPEN_SCHEMA_KEYWORDS.has(key))) {
         // An open schema (a 64-bit score as openPrimitiveUnions leaves it) beside null would match null
-        // twice, which oneOf refuses: the open side takes anything else.
-        return { ...converted, oneOf: [{ not: { type: 'null' } }, { type: 'null' }] };
+        // twice, which oneOf refuses: the open side takes anything else, within its bounds (a string's maxLength).
+        const { description, example, ...bounds } = converted;
+        return {
+          ...(description !== undefined && { description }),
+          ...(example !== undefined && { example }),
+          oneOf: [{ not: { type: 'null' }, ...bounds }, { type: 'null' }],
+        };
       } else {
         const { description, example, ...rest } = converted;
         // oneOf, not anyOf: the same here (the schema itself never takes null), and the form NSwag reads

@@ -1,21 +1,11 @@
 import { Controller, Get, HttpCode, Query } from '@nestjs/common';
 import { Post } from '../audit/audited-routes.js';
-import {
-  ApiCreatedResponse,
-  ApiExtraModels,
-  ApiOkResponse,
-  ApiOperation,
-  ApiQuery,
-  ApiSecurity,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { keysetQuery } from '../common/keyset-query.js';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/list-query.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { EVENT_SCHEMAS, RealtimeTicketDto } from './dto/event.dto.js';
-import { CURSOR_PATTERN, type EventFrame, parseCursor } from './notifications.repository.js';
+import { InboxQuery } from './dto/inbox-query.js';
+import type { EventFrame } from './notifications.repository.js';
 import { RealtimeService } from './realtime.service.js';
 
 /**
@@ -50,27 +40,10 @@ export class RealtimeController {
       'The events the socket would send, oldest first: every event after `after` (the id of the last one you got), ' +
       'up to `limit`. Without `after`: from the oldest kept (REALTIME_RETENTION). Poll with the last id to follow along.',
   })
-  @ApiQuery({
-    name: 'after',
-    required: false,
-    schema: { type: 'string', pattern: '^[0-9]{1,20}-[0-9]{1,20}$' },
-    description: "The last event's id.",
-  })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } })
   @ApiOkResponse({ schema: { type: 'array', items: { oneOf: EVENT_SCHEMAS.map((schema) => ({ $ref: getSchemaPath(schema) })) } } })
   @ApiErrors(400)
   @Get('notifications')
-  notifications(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>): Promise<EventFrame[]> {
-    const { after, limit } = inboxQuery(query);
+  notifications(@CurrentCaller() caller: Caller, @Query() { after, limit }: InboxQuery): Promise<EventFrame[]> {
     return this.realtime.inbox(caller, after, limit);
   }
-}
-
-function inboxQuery(query: Record<string, unknown>) {
-  const { position, limit } = keysetQuery(query, {
-    name: 'after',
-    pattern: CURSOR_PATTERN,
-    means: 'the id of an event received (<digits>-<digits>)',
-  });
-  return { after: position === undefined ? { xid: 0n, id: 0n } : parseCursor(position)!, limit };
 }

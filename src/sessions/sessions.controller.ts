@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Query } from '@nestjs/common';
 import { Delete, Post, Put, Writes } from '../audit/audited-routes.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
-import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { AdminOnly } from '../common/policy.js';
 import type { ListQuery } from '../common/list-query.js';
@@ -10,6 +10,7 @@ import { CountDocs, FindDocs, ListDocs } from '../common/record-routes.js';
 import { ApiErrors, ApiUidParam, BodyNodes, IfMatch, ListQueryParam, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { recordUpdate } from '../common/versions.js';
 import { CreateSessionDto } from './dto/create-session.dto.js';
+import { JoinSessionQuery } from './dto/join-session-query.js';
 import { UpdateSessionDto } from './dto/update-session.dto.js';
 import { Session } from './session.entity.js';
 import { SessionsService } from './sessions.service.js';
@@ -121,7 +122,6 @@ export class SessionsController {
   })
   @ApiUidParam('id', 'session')
   @ApiHeader({ name: SESSION_PASSWORD_HEADER, required: false, description: 'The join password, when the session has one.' })
-  @ApiQuery({ name: 'password', required: false, description: 'The join password (prefer the header).' })
   @RecordResponse(Session)
   @ApiErrors(400, [403, 'FORBIDDEN: wrong or missing password, INVITE_ONLY without an invitation, or LOCKED.'], 404, [
     409,
@@ -132,10 +132,12 @@ export class SessionsController {
   join(
     @UidParam() id: string,
     @CurrentCaller() caller: Caller,
-    @Headers(SESSION_PASSWORD_HEADER) header?: string,
-    @Query('password') query?: string,
+    // Typed `string` though it may be absent: reflected as such, the document lists it before the query,
+    // as it always has (generated clients keep their parameter order); `string | undefined` reflects as Object.
+    @Headers(SESSION_PASSWORD_HEADER) header: string,
+    @Query() query: JoinSessionQuery,
   ): Promise<Session> {
-    const password = typeof header === 'string' ? header : typeof query === 'string' ? query : undefined;
+    const password = typeof header === 'string' ? header : query.password;
     return this.sessions.join(id, caller, password);
   }
 

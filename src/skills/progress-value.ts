@@ -9,20 +9,20 @@ import { isJsonObject, storableJsonProblem } from '../common/json-values.js';
 /** The largest magnitude a numeric progress may reach: the largest finite double, exactly as JSON writes it. */
 export const PROGRESS_LIMIT = Number.MAX_VALUE;
 
-const MAX_STRING_LENGTH = 10_000;
-const MAX_OBJECT_BYTES = 16 * 1024;
+export const MAX_PROGRESS_TEXT = 10_000;
+export const MAX_PROGRESS_OBJECT_BYTES = 16 * 1024;
 
-const SHAPES = 'must be a finite number, a string (up to 10000 characters), a boolean or a JSON object (up to 16 KiB)';
+const SHAPES = `must be a finite number, a string (up to ${MAX_PROGRESS_TEXT} characters), a boolean or a JSON object (up to ${MAX_PROGRESS_OBJECT_BYTES} bytes)`;
 
 /** Why `value` (the body's `value`) cannot be progress, or undefined when it can (worded after the field's name). */
 export function progressValueProblem(value: unknown): string | undefined {
   // The body parser reads a JSON number such as 1e999 as Infinity, and JSON.stringify would store it as null.
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : `is a number beyond the finite range (±${PROGRESS_LIMIT})`;
   if (typeof value === 'boolean') return undefined;
-  if (!(typeof value === 'string' && value.length <= MAX_STRING_LENGTH) && !isJsonObject(value)) return SHAPES;
+  if (!(typeof value === 'string' && value.length <= MAX_PROGRESS_TEXT) && !isJsonObject(value)) return SHAPES;
   const problem = storableJsonProblem(value);
   if (problem) return problem.replace('finite range', `finite range (±${PROGRESS_LIMIT})`);
-  return typeof value === 'string' || Buffer.byteLength(JSON.stringify(value)) <= MAX_OBJECT_BYTES ? undefined : SHAPES;
+  return typeof value === 'string' || Buffer.byteLength(JSON.stringify(value)) <= MAX_PROGRESS_OBJECT_BYTES ? undefined : SHAPES;
 }
 
 /** Why an add of `value` was refused: its sum would leave the range. */

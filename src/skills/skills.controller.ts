@@ -11,13 +11,17 @@ import { SkillProgress } from './skill-progress.entity.js';
 import { SkillsService } from './skills.service.js';
 
 const SKILL_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** Ids a skill may not have: GET /personas/{personaUid}/archetypes/{archetypeUid}/skills/count holds the path of one so named. */
+const RESERVED = { archetypeUid: [], skillUid: ['count'] } as const satisfies Record<string, readonly string[]>;
 
-/** Archetype and skill ids are the game's own opaque strings: 1..128 of A-Za-z0-9_.:- */
+/** Archetype and skill ids are the game's own opaque strings: 1..128 of A-Za-z0-9_.:- (a skill's not `count`). */
 class SkillIdPipe implements PipeTransform<string, string> {
-  constructor(private readonly name: string) {}
+  constructor(private readonly name: keyof typeof RESERVED) {}
   transform(value: string): string {
-    if (!SKILL_ID.test(value)) {
-      throw badRequest(`${this.name} must be 1 to 128 of A-Z a-z 0-9 _ . : -`, [{ field: this.name, message: 'malformed' }]);
+    const reserved: readonly string[] = RESERVED[this.name];
+    if (!SKILL_ID.test(value) || reserved.includes(value)) {
+      const not = reserved.map((id) => `, and not "${id}"`).join('');
+      throw badRequest(`${this.name} must be 1 to 128 of A-Z a-z 0-9 _ . : -${not}`, [{ field: this.name, message: 'malformed' }]);
     }
     return value;
   }
@@ -30,11 +34,12 @@ const ApiPath =
   (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
     ApiParam({ name: 'personaUid', format: 'uuid', type: 'string', description: "The persona's uid." })(target, key, descriptor);
     for (const name of names) {
-      ApiParam({ name, schema: { type: 'string', pattern: SKILL_ID.source }, description: `The game's ${name.replace('Uid', '')} id.` })(
-        target,
-        key,
-        descriptor,
-      );
+      const reserved: readonly string[] = RESERVED[name];
+      ApiParam({
+        name,
+        schema: { type: 'string', pattern: SKILL_ID.source, ...(reserved.length > 0 && { not: { enum: [...reserved] } }) },
+        description: `The game's ${name.replace('Uid', '')} id.`,
+      })(target, key, descriptor);
     }
   };
 

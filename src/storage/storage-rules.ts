@@ -9,6 +9,14 @@ import { isJsonObject, storableJsonProblem } from '../common/json-values.js';
 /** A collection or key: 1 to 128 of A-Z a-z 0-9 _ . - */
 export const STORAGE_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 export const STORAGE_NAME_RULE = '1 to 128 of A-Z a-z 0-9 _ . -';
+/**
+ * Names no write gives a collection: POST /storage/read holds the path where GET /storage/{collection}
+ * would list one so named. (Objects written under it before it was reserved are still read and deleted
+ * by the batch routes and GET /storage/read/{key}.) The document says so with `not: { enum }` rather
+ * than a lookahead in the pattern, which most JSON Schema tools do not read.
+ */
+export const RESERVED_COLLECTIONS: readonly string[] = ['read'];
+export const STORAGE_COLLECTION_RULE = `${STORAGE_NAME_RULE}, and not ${RESERVED_COLLECTIONS.map((name) => `"${name}"`).join(' or ')}`;
 
 /** A version: the first 128 bits of the SHA-256 of the stored value (jsonb's text), in hex. */
 export const STORAGE_VERSION = /^[0-9a-f]{32}$/;
@@ -209,15 +217,3 @@ export function firstRepeat(refs: readonly StorageRef[]): number | undefined {
 }
 
 const refOf = ({ ownerUid, collection, key }: StorageRef): StorageRef => ({ ownerUid, collection, key });
-
-/** A list's cursor: the key it continues after, opaque to clients (base64url). */
-export function encodeCursor(key: string): string {
-  return Buffer.from(key).toString('base64url');
-}
-
-/** The key a cursor continues after, or undefined when it is not one this service made. */
-export function decodeCursor(cursor: string): string | undefined {
-  if (!/^[A-Za-z0-9_-]{2,172}$/.test(cursor)) return undefined;
-  const key = Buffer.from(cursor, 'base64url').toString();
-  return STORAGE_NAME.test(key) && encodeCursor(key) === cursor ? key : undefined;
-}

@@ -1,6 +1,6 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, type PipeTransform, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, type PipeTransform, Query } from '@nestjs/common';
 import { Delete, Post, Put } from '../audit/audited-routes.js';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';
 import { LIMITS } from '../common/limits.js';
@@ -11,53 +11,42 @@ import { DeleteStorageDto, ReadStorageDto } from './dto/read-storage.dto.js';
 import { StorageAcksDto, StorageCollectionsDto, StorageObjectsDto, StoragePageDto } from './dto/storage-answers.dto.js';
 import { WriteStorageDto } from './dto/write-storage.dto.js';
 import { StorageObject } from './storage-object.entity.js';
-import { decodeCursor, encodeCursor, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
+import { type CursorKind, DEFAULT_CURSOR_LIFE_MS, SignedCursors } from '../common/signed-cursors.js';
+import { RESERVED_COLLECTIONS, STORAGE_COLLECTION_RULE, STORAGE_NAME, STORAGE_NAME_RULE } from './storage-rules.js';
+import { CollectionsQuery, CountQuery, ObjectsQuery, OwnerQuery } from './dto/storage-query.js';
 import { StorageService } from './storage.service.js';
-import { UUID } from '../common/validators.js';
 
-/** What a list's cursor looks like (base64url of a key). */
-const CURSOR = /^[A-Za-z0-9_-]{2,172}$/;
-
-/** A collection or key in the path: 1 to 128 of A-Z a-z 0-9 _ . - (400 otherwise). */
+/** A collection or key in the path: 1 to 128 of A-Z a-z 0-9 _ . - (400 otherwise), and not a name it may not take. */
 class StorageNamePipe implements PipeTransform<string, string> {
-  constructor(private readonly name: string) {}
+  constructor(
+    private readonly name: string,
+    private readonly reserved: readonly string[] = [],
+  ) {}
   transform(value: string): string {
-    if (!STORAGE_NAME.test(value))
-      throw badRequest(`${this.name} must be ${STORAGE_NAME_RULE}`, [{ field: this.name, message: 'malformed' }]);
+    if (!STORAGE_NAME.test(value) || this.reserved.includes(value)) {
+      const rule = this.reserved.length > 0 ? STORAGE_COLLECTION_RULE : STORAGE_NAME_RULE;
+      throw badRequest(`${this.name} must be ${rule}`, [{ field: this.name, message: 'malformed' }]);
+    }
     return value;
   }
 }
 
-function CollectionParam(): ParameterDecorator {
-  return Param('collection', new StorageNamePipe('collection'));
+/** A collection, or (`listed`) one a list names: not one a fixed route holds (`read`). */
+function CollectionParam(listed = false): ParameterDecorator {
+  return Param('collection', new StorageNamePipe('collection', listed ? RESERVED_COLLECTIONS : []));
 }
 
 function KeyParam(): ParameterDecorator {
   return Param('key', new StorageNamePipe('key'));
 }
 
-const ApiNameParam = (name: 'collection' | 'key') =>
-  ApiParam({ name, schema: { type: 'string', pattern: STORAGE_NAME.source }, description: `The object's ${name}.` });
-const ApiOwnerQuery = (description: string) =>
-  ApiQuery({ name: 'ownerUid', required: false, schema: { type: 'string', format: 'uuid' }, description });
-
-/** A page's `cursor` (the previous page's) and `limit` (1 to LIMITS.storageBatch). */
-const ApiPageQueries = () =>
-  // In this order the document lists cursor before limit, as it always has (the generated SDKs keep their signatures).
-  applyDecorators(
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: LIMITS.storageBatch, default: LIMITS.storageBatch },
-    }),
-    ApiQuery({
-      name: 'cursor',
-      required: false,
-      schema: { type: 'string', pattern: CURSOR.source },
-      description: 'The previous page’s cursor.',
-    }),
-  );
-
+const ApiNameParam = (name: 'collection' | 'key', reserved: readonly string[] = []) =>
+  ApiParam({
+    name,
+    schema: { type: 'string', pattern: STORAGE_NAME.source, ...(reserved.length > 0 && { not: { enum: [...reserved] } }) },
+    description: `The object's ${name}.`,
+  });
+const CURSOR_ERRORS: [400, string] = [400, 'VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.'];
 const BATCH_ERRORS: Array<[400 | 403, string]> = [
   [400, 'VALIDATION_FAILED: a malformed batch (names, a value that is not a JSON object, an object named twice).'],
   [403, "FORBIDDEN: another player's storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it)."],
@@ -73,7 +62,24 @@ const BATCH_ERRORS: Array<[400 | 403, string]> = [
 @ApiErrors(401)
 @Controller('storage')
 export class StorageController {
-  constructor(private readonly storage: StorageService) {}
+  constructor(
+    private readonly storage: StorageService,
+    private readonly cursors: SignedCursors,
+  ) {}
+
+  /** A list's cursor: the name (key or collection) the next page starts after, signed, for an hour (DEFAULT_CURSOR_LIFE_MS). */
+  private cursorAfter(kind: CursorKind, name: string): string {
+    return this.cursors.sign(kind, name, Date.now() + DEFAULT_CURSOR_LIFE_MS);
+  }
+
+  /** The name a list's cursor starts after (400 INVALID_CURSOR or CURSOR_EXPIRED unless this service made it for this list). */
+  private nameAfter(kind: CursorKind, cursor: string): string {
+    const name = this.cursors.read(kind, cursor);
+    if (typeof name !== 'string' || !STORAGE_NAME.test(name)) {
+      throw badRequest('cursor must be the cursor of a previous page', [{ field: 'cursor', message: 'not a cursor this service made' }]);
+    }
+    return name;
+  }
 
   @ApiOperation({
     summary: 'Write storage objects (a batch: all or nothing)',
@@ -132,63 +138,48 @@ export class StorageController {
     summary: "List an owner's collections (admins)",
     description:
       `The collections that hold objects of \`ownerUid\` (the caller's when absent), in name order, with how many objects and ` +
-      `bytes each holds, ${LIMITS.storageBatch} at most: go on with \`cursor\` while the answer has one.`,
+      `bytes each holds, ${LIMITS.storageBatch} at most: go on with \`cursor\` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).`,
   })
-  @ApiOwnerQuery("Whose collections: the caller's when absent.")
-  @ApiPageQueries()
   @ApiOkResponse({ type: StorageCollectionsDto })
-  @ApiErrors(400, 403)
+  @ApiErrors(CURSOR_ERRORS, 403)
   @AdminOnly()
   @Get()
-  async collections(@Query() query: Record<string, unknown>, @CurrentCaller() caller: Caller): Promise<StorageCollectionsDto> {
-    const { ownerUid, cursor, limit } = listQuery(query);
-    const { collections, more } = await this.storage.collectionsOf(ownerUid ?? caller.uid, cursor, limit);
-    return { collections, cursor: more ? encodeCursor(collections.at(-1)!.collection) : null };
+  async collections(
+    @Query() { ownerUid, cursor, limit }: CollectionsQuery,
+    @CurrentCaller() caller: Caller,
+  ): Promise<StorageCollectionsDto> {
+    const after = cursor === undefined ? undefined : this.nameAfter('storage-collections', cursor);
+    const { collections, more } = await this.storage.collectionsOf(ownerUid ?? caller.uid, after, limit);
+    return { collections, cursor: more ? this.cursorAfter('storage-collections', collections.at(-1)!.collection) : null };
   }
 
   @ApiOperation({
     summary: "List an owner's objects in a collection",
     description:
       "The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, " +
-      `${LIMITS.storageBatch} at most, and at most LIST_MAX_BYTES of values: go on with \`cursor\` while the answer has one.`,
+      `${LIMITS.storageBatch} at most, and at most LIST_MAX_BYTES of values: go on with \`cursor\` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).`,
   })
-  @ApiNameParam('collection')
-  @ApiOwnerQuery("Whose objects: the caller's when absent.")
-  @ApiPageQueries()
+  @ApiNameParam('collection', RESERVED_COLLECTIONS)
   @ApiOkResponse({ type: StoragePageDto })
-  @ApiErrors(400)
+  @ApiErrors(CURSOR_ERRORS)
   @FastifyRouteConfig({ storedJson: true })
   @Get(':collection')
   async list(
-    @CollectionParam() collection: string,
-    @Query() query: Record<string, unknown>,
+    @CollectionParam(true) collection: string,
+    @Query() { ownerUid, cursor, limit }: ObjectsQuery,
     @CurrentCaller() caller: Caller,
   ): Promise<StoragePageDto> {
-    const { ownerUid, cursor, limit } = listQuery(query);
-    const { objects, more } = await this.storage.page(caller, collection, ownerUid ?? caller.uid, cursor, limit);
-    return { objects, cursor: more ? encodeCursor(objects.at(-1)!.key) : null };
+    const after = cursor === undefined ? undefined : this.nameAfter('storage-objects', cursor);
+    const { objects, more } = await this.storage.page(caller, collection, ownerUid ?? caller.uid, after, limit);
+    return { objects, cursor: more ? this.cursorAfter('storage-objects', objects.at(-1)!.key) : null };
   }
 
-  @ApiOperation({ summary: 'Count the objects of a collection (admins)', description: 'Of every owner, or of `ownerUid`.' })
-  @ApiNameParam('collection')
-  @ApiOwnerQuery('Count only the objects of this owner.')
-  @ApiOkResponse({ type: CountDto })
-  @ApiErrors(400, 403)
-  @AdminOnly()
-  @Get(':collection/count')
-  async count(@CollectionParam() collection: string, @Query() query: Record<string, unknown>): Promise<CountDto> {
-    const { ownerUid } = ownerQuery(query);
-    return { count: await this.storage.count(collection, ownerUid) };
-  }
-
-  /** `count` is not a key this route reads (the route above has it): read such an object with POST /storage/read. */
   @ApiOperation({
     summary: 'Read one storage object, with its version as ETag',
     description: "The caller's unless `ownerUid` names another's. 404 when it does not exist or the caller may not read it.",
   })
   @ApiNameParam('collection')
   @ApiNameParam('key')
-  @ApiOwnerQuery("Whose object: the caller's when absent.")
   @ApiOkResponse({
     type: StorageObject,
     headers: { ETag: { required: true, description: 'The object\'s version, quoted (`"9f86…"`).', schema: { type: 'string' } } },
@@ -199,54 +190,31 @@ export class StorageController {
   findOne(
     @CollectionParam() collection: string,
     @KeyParam() key: string,
-    @Query() query: Record<string, unknown>,
+    @Query() { ownerUid }: OwnerQuery,
     @CurrentCaller() caller: Caller,
   ): Promise<StorageObject> {
-    const { ownerUid } = ownerQuery(query);
     return this.storage.findOne(caller, { ownerUid: ownerUid ?? caller.uid, collection, key });
   }
 }
 
-/** The query of the one-object routes: `ownerUid` at most. */
-function ownerQuery(query: Record<string, unknown>): { ownerUid?: string } {
-  return readQuery(query, ['ownerUid']);
-}
+/**
+ * Counts, for admins, under a path of their own: under /storage/{collection}/ every name is a key
+ * (an object whose key is `count` is read as any other).
+ */
+@ApiTags('storage')
+@ApiSecurity('jwt')
+@ApiErrors(401)
+@Controller('admin/storage')
+export class AdminStorageController {
+  constructor(private readonly storage: StorageService) {}
 
-/** The list's query: `ownerUid`, `cursor` and `limit` (1 to LIMITS.storageBatch). */
-function listQuery(query: Record<string, unknown>): { ownerUid?: string; cursor?: string; limit: number } {
-  const { ownerUid, cursor, limit } = readQuery(query, ['ownerUid', 'cursor', 'limit']);
-  const after = cursor === undefined ? undefined : decodeCursor(cursor);
-  if (cursor !== undefined && after === undefined) {
-    throw badRequest('cursor must be the cursor of a previous page', [{ field: 'cursor', message: 'not a cursor this service made' }]);
+  @ApiOperation({ summary: 'Count the objects of a collection (admins)', description: 'Of every owner, or of `ownerUid`.' })
+  @ApiNameParam('collection')
+  @ApiOkResponse({ type: CountDto })
+  @ApiErrors(400, 403)
+  @AdminOnly()
+  @Get(':collection/count')
+  async count(@CollectionParam() collection: string, @Query() { ownerUid }: CountQuery): Promise<CountDto> {
+    return { count: await this.storage.count(collection, ownerUid) };
   }
-  const count = limit === undefined ? LIMITS.storageBatch : /^\d{1,3}$/.test(limit) ? Number(limit) : NaN;
-  if (!(count >= 1 && count <= LIMITS.storageBatch)) {
-    throw badRequest(`limit must be an integer from 1 to ${LIMITS.storageBatch}`, [
-      { field: 'limit', message: `must be 1 to ${LIMITS.storageBatch}` },
-    ]);
-  }
-  return { ownerUid, cursor: after, limit: count };
-}
-
-/** The named parameters, each once, `ownerUid` a uuid (in lower case); anything else is a 400 naming it. */
-function readQuery<N extends string>(query: Record<string, unknown>, names: readonly N[]): Partial<Record<N, string>> {
-  const unknown = Object.keys(query).find((name) => !(names as readonly string[]).includes(name));
-  if (unknown !== undefined) {
-    throw badRequest(`unknown query parameter "${unknown}": this route takes ${names.join(', ')}`, [
-      { field: unknown, message: 'not a parameter of this route' },
-    ]);
-  }
-  const read: Partial<Record<N, string>> = {};
-  for (const name of names) {
-    const value = query[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'string') throw badRequest(`${name} must be given once`, [{ field: name, message: 'given more than once' }]);
-    read[name] = value;
-  }
-  const owner = read['ownerUid' as N];
-  if (owner !== undefined) {
-    if (!UUID.test(owner)) throw badRequest('ownerUid must be a UUID', [{ field: 'ownerUid', message: 'must be a UUID' }]);
-    read['ownerUid' as N] = owner.toLowerCase();
-  }
-  return read;
 }

@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { jsonObjectBounds } from '../common/validators.js';
 import type { AppConfig } from '../config/environment.js';
 
 /**
@@ -12,7 +13,7 @@ export function documentStorageLimits(document: OpenAPIObject, { storage }: Pick
     value.description =
       `A JSON object of at most ${storage.valueMaxBytes} bytes of compact JSON (STORAGE_VALUE_MAX_BYTES): larger is 413 and ` +
       'nothing of the batch is written. Numbers must be finite; strings and keys may not hold U+0000.';
-    value['x-max-bytes'] = storage.valueMaxBytes;
+    Object.assign(value, jsonObjectBounds(storage.valueMaxBytes));
   }
   const write = (document.paths['/storage'] as Record<string, { description?: string }> | undefined)?.put;
   if (write) {

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Query } from '@nestjs/common';
 import { Delete, Post } from '../audit/audited-routes.js';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiProviderParam, ProviderParam } from '../account/provider.param.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
 import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
@@ -9,17 +9,14 @@ import type { IdentityProvider } from '../auth/identity.js';
 import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import { User } from '../auth/user.entity.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { keysetQuery } from '../common/keyset-query.js';
-import { DEFAULT_LIMIT, type ListQuery, MAX_LIMIT } from '../common/list-query.js';
+import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';
 import { ApiErrors, ApiUidParam, ListQueryParam, NEXT_SKIP_HEADER, UidParam } from '../common/route.decorators.js';
 import { AuditEntryDto } from './dto/audit-entry.dto.js';
 import { BanDto } from './dto/ban.dto.js';
+import { UserAuditQuery } from './dto/user-audit-query.js';
 import { UserAccountDto } from './dto/user-account.dto.js';
 import { UsersService } from './users.service.js';
-
-/** The id of an audit entry, as `before` takes it. */
-const AUDIT_ID = /^[0-9]{1,18}$/;
 
 /** Accounts, for admins: look players up, ban and unban them, read their sign-in audit (docs/SECURITY.md). */
 @ApiTags('users')
@@ -131,18 +128,10 @@ export class UsersController {
       'with time, address and outcome.',
   })
   @ApiUidParam('id', 'user')
-  @ApiQuery({
-    name: 'before',
-    required: false,
-    schema: { type: 'string', pattern: AUDIT_ID.source },
-    description: 'Entries older than this id.',
-  })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } })
   @ApiOkResponse({ type: [AuditEntryDto] })
   @ApiErrors(400, 404)
   @Get(':id/audit')
-  audit(@UidParam() id: string, @Query() query: Record<string, unknown>): Promise<AuditEntryDto[]> {
-    const { position, limit } = keysetQuery(query, { name: 'before', pattern: AUDIT_ID, means: 'the id of an audit entry (digits)' });
-    return this.users.auditOf(id, limit, position);
+  audit(@UidParam() id: string, @Query() { limit, before }: UserAuditQuery): Promise<AuditEntryDto[]> {
+    return this.users.auditOf(id, limit, before);
   }
 }

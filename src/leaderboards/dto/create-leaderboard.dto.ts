@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { LIMITS } from '../../common/limits.js';
 import { RecordBodyDto } from '../../common/record.dto.js';
-import { EachNested, IsOmittable } from '../../common/validators.js';
+import { EachNested, IsOmittable, jsonObjectBounds } from '../../common/validators.js';
 import { ReadOnlyField } from '../../common/fields.js';
 import { ItemQuantityDto } from '../../economy/dto/create-transaction.dto.js';
 import { ENTRANTS, type Entrant } from '../leaderboard.entity.js';
@@ -114,6 +114,7 @@ export class CreateLeaderboardDto extends RecordBodyDto {
     nullable: true,
     selfRequired: false,
     additionalProperties: true,
+    ...jsonObjectBounds(LIMITS.leaderboardMetadataBytes),
     description: `At most ${LIMITS.leaderboardMetadataBytes} bytes of JSON.`,
     example: { season: 3 },
   })

@@ -1,44 +1,79 @@
-import { badRequest } from '../../common/errors.js';
 import { LIMITS } from '../../common/limits.js';
-import { MAX_CURSOR_LENGTH } from '../page-cursor.js';
-import type { PeriodChoice } from '../leaderboard-records.service.js';
+import { QueryInteger, QueryParam, refuse } from '../../common/query-params.js';
 import { UUID } from '../../common/validators.js';
-
-/** The query of a read of records: each route takes some of these, and anything else is a 400 naming it. */
-export interface RecordQuery {
-  limit: number;
-  period: PeriodChoice;
-  cursor?: string;
-  personaUids?: string[];
-  /** Rows passed over, on the routes that page by skip (a period's prizes, a persona's boards). */
-  skip: number;
-}
+import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../../common/signed-cursors.js';
+import type { PeriodChoice } from '../leaderboard-records.service.js';
 
 export const DEFAULT_RECORDS = 20;
 /** The furthest a skip goes: a period pays at most this many ranks (LIMITS.leaderboardRewardRank). */
 export const MAX_SKIP = LIMITS.leaderboardRewardRank;
-export const PERIOD_PATTERN = '^(?:current|previous|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$';
+/** Characters of `personaUids`: a hundred uids, their commas and some spaces. */
+const PERSONA_UIDS_LENGTH = 3800;
+const CURSOR = new RegExp(CURSOR_PATTERN);
+const PERIOD = /^(?:current|previous|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
-export function readRecordQuery(query: Record<string, unknown>, takes: ReadonlyArray<keyof RecordQuery>): RecordQuery {
-  const fail = (field: string, message: string) => badRequest(`${field} ${message}`, [{ field, message }]);
-  for (const [name, value] of Object.entries(query)) {
-    if (!(takes as readonly string[]).includes(name)) throw fail(name, `is not a parameter of this route (it takes ${takes.join(', ')})`);
-    if (typeof value !== 'string') throw fail(name, 'is given more than once');
-  }
-  const { limit, period, cursor, personaUids, skip } = query as Record<string, string | undefined>;
-  const count = limit === undefined ? DEFAULT_RECORDS : /^\d{1,3}$/.test(limit) ? Number(limit) : NaN;
-  if (!(count >= 1 && count <= LIMITS.leaderboardPage)) throw fail('limit', `must be an integer from 1 to ${LIMITS.leaderboardPage}`);
-  const passed = skip === undefined ? 0 : /^\d{1,6}$/.test(skip) ? Number(skip) : NaN;
-  if (!(passed >= 0 && passed <= MAX_SKIP)) throw fail('skip', `must be an integer from 0 to ${MAX_SKIP}`);
-  if (period !== undefined && !new RegExp(PERIOD_PATTERN).test(period)) throw fail('period', 'must be current, previous or a period uid');
-  if (cursor !== undefined && (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH))
-    throw fail('cursor', 'is not a cursor this service gave');
-  let personas: string[] | undefined;
-  if (personaUids !== undefined) {
-    personas = [...new Set(personaUids.split(',').map((uid) => uid.trim().toLowerCase()))];
-    if (personas.length > LIMITS.leaderboardPage) throw fail('personaUids', `names at most ${LIMITS.leaderboardPage} personas`);
-    if (!personas.every((uid) => UUID.test(uid))) throw fail('personaUids', 'must be comma-separated persona uids');
-    if (cursor !== undefined) throw fail('cursor', 'does not go with personaUids');
-  }
-  return { limit: count, period: period?.toLowerCase() ?? 'current', cursor, personaUids: personas, skip: passed };
+const Limit = () => QueryInteger({ min: 1, max: LIMITS.leaderboardPage, default: DEFAULT_RECORDS });
+
+const Period = () =>
+  QueryParam<PeriodChoice>({
+    schema: { type: 'string', pattern: PERIOD.source },
+    description:
+      '`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).',
+    default: 'current',
+    means: 'must be current, previous or a period uid',
+    parse: (text) => (PERIOD.test(text) ? text.toLowerCase() : undefined),
+  });
+
+/** The query of the routes that page by skip (a period's prizes, a persona's boards). */
+export class SkipPageQuery {
+  @QueryInteger({ min: 0, max: MAX_SKIP, default: 0 })
+  skip: number;
+
+  @Limit()
+  limit: number;
+}
+
+/** The query of the routes that read one period's records. */
+export class PeriodQuery {
+  @Period()
+  period: PeriodChoice;
+}
+
+/** The query of the records around a persona. */
+export class AroundQuery extends PeriodQuery {
+  @Limit()
+  limit: number;
+}
+
+/** The query of a page of records in rank order, or of a friends list. */
+export class RecordsQuery {
+  @QueryParam<string[]>({
+    schema: { type: 'string', maxLength: PERSONA_UIDS_LENGTH },
+    description: `Comma-separated persona uids (at most ${LIMITS.leaderboardPage}): their records, in rank order.`,
+    means: 'must be comma-separated persona uids',
+    parse: (text) => {
+      if (text.length > PERSONA_UIDS_LENGTH) return refuse(`is longer than ${PERSONA_UIDS_LENGTH} characters`);
+      const uids = [...new Set(text.split(',').map((uid) => uid.trim().toLowerCase()))];
+      if (uids.length > LIMITS.leaderboardPage) return refuse(`names at most ${LIMITS.leaderboardPage} personas`);
+      return uids.every((uid) => UUID.test(uid)) ? uids : undefined;
+    },
+  })
+  personaUids?: string[];
+
+  @Period()
+  period: PeriodChoice;
+
+  @QueryParam<string>({
+    schema: { type: 'string', pattern: CURSOR_PATTERN, maxLength: MAX_CURSOR_LENGTH },
+    description: "The previous page's `X-Next-Cursor`.",
+    means: 'is not a cursor this service gave',
+    parse: (text, query) => {
+      if (query.personaUids !== undefined) return refuse('does not go with personaUids');
+      return text.length <= MAX_CURSOR_LENGTH && CURSOR.test(text) ? text : undefined;
+    },
+  })
+  cursor?: string;
+
+  @Limit()
+  limit: number;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
 import { LIMITS } from '../../common/limits.js';
-import { IsOmittable } from '../../common/validators.js';
+import { IsOmittable, jsonObjectBounds } from '../../common/validators.js';
 import { IsInt64, IsSmallObject } from './int64.validators.js';
 
 export class SubmitScoreDto {
@@ -18,6 +18,7 @@ export class SubmitScoreDto {
     nullable: true,
     selfRequired: false,
     additionalProperties: true,
+    ...jsonObjectBounds(LIMITS.recordMetadataBytes),
     description: `At most ${LIMITS.recordMetadataBytes} bytes of JSON.`,
     example: { replay: 'r-2027-01-05-1842' },
   })

@@ -7,6 +7,9 @@ import { RecordBodyDto } from '../../common/record.dto.js';
 import { EachNested, IsOmittable } from '../../common/validators.js';
 import { SESSION_STATUSES, SESSION_VISIBILITIES, type SessionStatus, type SessionVisibility } from '../session.entity.js';
 
+/** Characters of a session's join password. */
+export const MAX_SESSION_PASSWORD = 200;
+
 export class TeamDto {
   @ApiProperty({ type: 'integer', example: 0 })
   @IsInt()
@@ -14,7 +17,7 @@ export class TeamDto {
   @Max(10_000)
   id: number;
 
-  @ApiProperty({ type: [String], format: 'uuid', example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
+  @ApiProperty({ type: [String], format: 'uuid', maxItems: LIMITS.sessionPlayers, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
   @IsArray()
   @ArrayMaxSize(LIMITS.sessionPlayers)
   @IsUUID('all', { each: true })
@@ -53,7 +56,13 @@ export class CreateSessionDto extends RecordBodyDto {
    * Only users who joined stay members: anyone else named here is invited instead (the caller may seat
    * themselves; an admin may seat anyone).
    */
-  @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
+  @ApiProperty({
+    type: [String],
+    format: 'uuid',
+    required: false,
+    maxItems: LIMITS.sessionPlayers,
+    example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'],
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(LIMITS.sessionPlayers)
@@ -64,6 +73,7 @@ export class CreateSessionDto extends RecordBodyDto {
   @ApiProperty({
     type: [TeamDto],
     required: false,
+    maxItems: LIMITS.sessionTeams,
     example: [
       { id: 0, members: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] },
       { id: 1, members: [] },
@@ -77,7 +87,13 @@ export class CreateSessionDto extends RecordBodyDto {
   teams?: TeamDto[];
 
   /** Users who may see and join the session even when it is INVITE_ONLY; each newly invited one gets a `session.invited` event. */
-  @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['9e7d2f41-0c6b-4b8a-a3d5-7f1e6c2b9a80'] })
+  @ApiProperty({
+    type: [String],
+    format: 'uuid',
+    required: false,
+    maxItems: LIMITS.sessionInvited,
+    example: ['9e7d2f41-0c6b-4b8a-a3d5-7f1e6c2b9a80'],
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(LIMITS.sessionInvited)
@@ -94,7 +110,7 @@ export class CreateSessionDto extends RecordBodyDto {
   @ApiProperty({ type: 'string', nullable: true, required: false, writeOnly: true, example: 'open sesame' })
   @IsOptional()
   @IsString()
-  @Length(1, 200)
+  @Length(1, MAX_SESSION_PASSWORD)
   password?: string | null;
 
   // Set by the service; a client may send them back with a session it read.

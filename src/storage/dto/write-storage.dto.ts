@@ -13,10 +13,10 @@ import {
   WRITE_VERSION_PATTERN,
   type WritePermission,
 } from '../storage-rules.js';
-import { StorageRefDto } from './storage-ref.dto.js';
+import { StorageWriteRefDto } from './storage-ref.dto.js';
 
 /** One object to write: created, or replaced whole. An object read may be sent back (its dates are ignored; its version makes the write conditional). */
-export class StorageWriteDto extends IntersectionType(StorageRefDto, SentBackDatesDto) {
+export class StorageWriteDto extends IntersectionType(StorageWriteRefDto, SentBackDatesDto) {
   /** Its bytes are bounded by a setting, which the document states (storage.openapi.ts). */
   @ApiProperty({ type: 'object', additionalProperties: true, example: { level: 12, checkpoint: 'harbour' } })
   @JsonValue(storageValueProblem)

@@ -75,7 +75,13 @@ export class CreateTicketDto extends RecordBodyDto {
    * The party (1..100 users, each an existing user); default: the creator alone. A player's own ticket
    * must include them; the others must accept it (POST /tickets/{id}/accept) before it is matched.
    */
-  @ApiProperty({ type: [String], format: 'uuid', required: false, example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'] })
+  @ApiProperty({
+    type: [String],
+    format: 'uuid',
+    required: false,
+    maxItems: LIMITS.ticketUsers,
+    example: ['4c1b3a3e-8a53-4f6e-9d1c-2b7f0e9a6d15'],
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMinSize(1)
@@ -92,7 +98,12 @@ export class CreateTicketDto extends RecordBodyDto {
   numUsers?: number;
 
   /** Requirements on the other tickets' statistics; each needs a statistic of its name on this ticket. */
-  @ApiProperty({ type: [CriterionDto], required: false, example: [{ name: 'skill', minValue: 1000, maxValue: 1400 }] })
+  @ApiProperty({
+    type: [CriterionDto],
+    required: false,
+    maxItems: LIMITS.ticketCriteria,
+    example: [{ name: 'skill', minValue: 1000, maxValue: 1400 }],
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(LIMITS.ticketCriteria)
@@ -101,7 +112,7 @@ export class CreateTicketDto extends RecordBodyDto {
   criteria?: CriterionDto[];
 
   /** This ticket's values, e.g. skill or region; names are distinct. */
-  @ApiProperty({ type: [StatisticDto], required: false, example: [{ name: 'skill', value: 1200 }] })
+  @ApiProperty({ type: [StatisticDto], required: false, maxItems: LIMITS.ticketStatistics, example: [{ name: 'skill', value: 1200 }] })
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(LIMITS.ticketStatistics)

@@ -233,14 +233,14 @@ namespace GameBackend.Api
         /// <param name="sortsubject">Sorts on subject, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortbannedAt">Sorts on bannedAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="provider">Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="subject">Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="bannedAt">Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="provider">Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="subject">Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="bannedAt">Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<UserAccountDto>> UsersFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortprovider = null, SortDirection? sortsubject = null, SortDirection? sortname = null, SortDirection? sortbannedAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string provider = null, string subject = null, string name = null, string bannedAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -324,12 +324,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortachievementUid">Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortuserUid">Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<AchievementUnlock>> UsersUnlocksAsync(System.Guid id, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortachievementUid = null, SortDirection? sortuserUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string achievementUid = null, string userUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -360,12 +360,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortuserUid">Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<Persona>> PersonasFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortuserUid = null, SortDirection? sortname = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string userUid = null, string name = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -411,16 +411,16 @@ namespace GameBackend.Api
         /// <param name="sortassetId">Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sorticonAssetId">Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortparentUID">Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="cost">Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="assetId">Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="iconAssetId">Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="parentUID">Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="cost">Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="assetId">Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="iconAssetId">Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="parentUID">Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<Item>> ItemsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortcost = null, SortDirection? sortassetId = null, SortDirection? sorticonAssetId = null, SortDirection? sortparentUID = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string cost = null, string assetId = null, string iconAssetId = null, string parentUID = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -492,16 +492,16 @@ namespace GameBackend.Api
         /// <param name="sortassetId">Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sorticonAssetId">Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortparentUID">Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="cost">Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="assetId">Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="iconAssetId">Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="parentUID">Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="cost">Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="assetId">Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="iconAssetId">Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="parentUID">Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> ItemsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortcost = null, SortDirection? sortassetId = null, SortDirection? sorticonAssetId = null, SortDirection? sortparentUID = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string cost = null, string assetId = null, string iconAssetId = null, string parentUID = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -525,17 +525,17 @@ namespace GameBackend.Api
         /// <param name="sortbackfill">Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sorthostUid">Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortserverUid">Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="visibility">Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="backfill">Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
-        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="serverUid">Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="visibility">Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="backfill">Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="serverUid">Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<Session>> SessionsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sortvisibility = null, SortDirection? sortnumTeams = null, SortDirection? sortteamSize = null, SortDirection? sortbackfill = null, SortDirection? sorthostUid = null, SortDirection? sortserverUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string visibility = null, string numTeams = null, string teamSize = null, string backfill = null, string hostUid = null, string serverUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -620,17 +620,17 @@ namespace GameBackend.Api
         /// <param name="sortbackfill">Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sorthostUid">Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortserverUid">Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="visibility">Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="backfill">Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
-        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="serverUid">Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="visibility">Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="backfill">Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="serverUid">Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> SessionsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sortvisibility = null, SortDirection? sortnumTeams = null, SortDirection? sortteamSize = null, SortDirection? sortbackfill = null, SortDirection? sorthostUid = null, SortDirection? sortserverUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string visibility = null, string numTeams = null, string teamSize = null, string backfill = null, string hostUid = null, string serverUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -698,18 +698,18 @@ namespace GameBackend.Api
         /// <param name="sortexpiresAt">Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortreason">Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortsessionUid">Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numUsers">Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="expiresAt">Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="reason">Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="sessionUid">Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numUsers">Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="expiresAt">Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="reason">Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="sessionUid">Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<Ticket>> TicketsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sortnumTeams = null, SortDirection? sortteamSize = null, SortDirection? sortnumUsers = null, SortDirection? sorthostUid = null, SortDirection? sortexpiresAt = null, SortDirection? sortreason = null, SortDirection? sortsessionUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string numTeams = null, string teamSize = null, string numUsers = null, string hostUid = null, string expiresAt = null, string reason = null, string sessionUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -795,18 +795,18 @@ namespace GameBackend.Api
         /// <param name="sortexpiresAt">Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortreason">Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortsessionUid">Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numUsers">Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="expiresAt">Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="reason">Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="sessionUid">Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numUsers">Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="expiresAt">Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="reason">Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="sessionUid">Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> TicketsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sortnumTeams = null, SortDirection? sortteamSize = null, SortDirection? sortnumUsers = null, SortDirection? sorthostUid = null, SortDirection? sortexpiresAt = null, SortDirection? sortreason = null, SortDirection? sortsessionUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string numTeams = null, string teamSize = null, string numUsers = null, string hostUid = null, string expiresAt = null, string reason = null, string sessionUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -860,13 +860,13 @@ namespace GameBackend.Api
         /// <param name="sortpersonaUid">Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortitemUid">Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortquantity">Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaUid">Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="itemUid">Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaUid">Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="itemUid">Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<InventoryItem>> InventoriesFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortpersonaUid = null, SortDirection? sortitemUid = null, SortDirection? sortquantity = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string personaUid = null, string itemUid = null, string quantity = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -909,13 +909,13 @@ namespace GameBackend.Api
         /// <param name="sortpersonaUid">Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortitemUid">Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortquantity">Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaUid">Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="itemUid">Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaUid">Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="itemUid">Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> InventoriesCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortpersonaUid = null, SortDirection? sortitemUid = null, SortDirection? sortquantity = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string personaUid = null, string itemUid = null, string quantity = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -949,14 +949,14 @@ namespace GameBackend.Api
         /// <param name="sorttype">Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortpersonaOneUid">Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortpersonaTwoUid">Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="type">Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaOneUid">Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaTwoUid">Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="type">Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaOneUid">Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaTwoUid">Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<InventoryTransaction>> TransactionsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sorttype = null, SortDirection? sortpersonaOneUid = null, SortDirection? sortpersonaTwoUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string type = null, string personaOneUid = null, string personaTwoUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -989,14 +989,14 @@ namespace GameBackend.Api
         /// <param name="sorttype">Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortpersonaOneUid">Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortpersonaTwoUid">Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="type">Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaOneUid">Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaTwoUid">Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="type">Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaOneUid">Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaTwoUid">Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> TransactionsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sorttype = null, SortDirection? sortpersonaOneUid = null, SortDirection? sortpersonaTwoUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string type = null, string personaOneUid = null, string personaTwoUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1054,13 +1054,13 @@ namespace GameBackend.Api
         /// <param name="sortarchetypeUid">Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortskillUid">Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortenabled">Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="archetypeUidQuery">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="archetypeUidQuery">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<SkillProgress>> SkillsFindAllByArchetypeAsync(System.Guid personaUid, string archetypeUidPath, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortarchetypeUid = null, SortDirection? sortskillUid = null, SortDirection? sortenabled = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string archetypeUidQuery = null, string skillUid = null, string enabled = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1096,13 +1096,13 @@ namespace GameBackend.Api
         /// <param name="sortarchetypeUid">Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortskillUid">Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortenabled">Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="archetypeUidQuery">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="archetypeUidQuery">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> SkillsCountByArchetypeAsync(System.Guid personaUid, string archetypeUidPath, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortarchetypeUid = null, SortDirection? sortskillUid = null, SortDirection? sortenabled = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string archetypeUidQuery = null, string skillUid = null, string enabled = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1167,13 +1167,13 @@ namespace GameBackend.Api
         /// <param name="sortarchetypeUid">Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortskillUid">Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortenabled">Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="archetypeUid">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="archetypeUid">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<SkillProgress>> SkillsFindAllAsync(System.Guid personaUid, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortarchetypeUid = null, SortDirection? sortskillUid = null, SortDirection? sortenabled = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string archetypeUid = null, string skillUid = null, string enabled = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1194,13 +1194,13 @@ namespace GameBackend.Api
         /// <param name="sortarchetypeUid">Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortskillUid">Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortenabled">Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="archetypeUid">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="archetypeUid">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> SkillsCountAsync(System.Guid personaUid, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortarchetypeUid = null, SortDirection? sortskillUid = null, SortDirection? sortenabled = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string archetypeUid = null, string skillUid = null, string enabled = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1232,7 +1232,7 @@ namespace GameBackend.Api
         /// List an owner's collections (admins)
         /// </summary>
         /// <remarks>
-        /// The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one.
+        /// The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
         /// </remarks>
         /// <param name="cursor">The previous page’s cursor.</param>
         /// <param name="ownerUid">Whose collections: the caller's when absent.</param>
@@ -1255,25 +1255,13 @@ namespace GameBackend.Api
         /// List an owner's objects in a collection
         /// </summary>
         /// <remarks>
-        /// The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
+        /// The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
         /// </remarks>
         /// <param name="collection">The object's collection.</param>
         /// <param name="cursor">The previous page’s cursor.</param>
         /// <param name="ownerUid">Whose objects: the caller's when absent.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<StoragePageDto> StorageListAsync(string collection, int? limit = null, string cursor = null, System.Guid? ownerUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
-
-        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
-        /// <summary>
-        /// Count the objects of a collection (admins)
-        /// </summary>
-        /// <remarks>
-        /// Of every owner, or of `ownerUid`.
-        /// </remarks>
-        /// <param name="collection">The object's collection.</param>
-        /// <param name="ownerUid">Count only the objects of this owner.</param>
-        /// <exception cref="ApiException">A server side error occurred.</exception>
-        System.Threading.Tasks.Task<CountDto> StorageCountAsync(string collection, System.Guid? ownerUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
@@ -1290,6 +1278,18 @@ namespace GameBackend.Api
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
+        /// Count the objects of a collection (admins)
+        /// </summary>
+        /// <remarks>
+        /// Of every owner, or of `ownerUid`.
+        /// </remarks>
+        /// <param name="collection">The object's collection.</param>
+        /// <param name="ownerUid">Count only the objects of this owner.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        System.Threading.Tasks.Task<CountDto> AdminStorageCountAsync(string collection, System.Guid? ownerUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
         /// List media assets
         /// </summary>
         /// <remarks>
@@ -1303,12 +1303,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<MediaAsset>> MediaAssetsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1376,12 +1376,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> MediaAssetsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1462,12 +1462,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<TextAsset>> TextAssetsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1535,12 +1535,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> TextAssetsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1564,7 +1564,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// As GET, without the bytes.
         /// </remarks>
-        /// <param name="type">The top-level media type, `image` of `image/png`.</param>
+        /// <param name="type">The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.</param>
         /// <param name="subtype">The subtype, `png` of `image/png`.</param>
         /// <param name="sha256">The SHA-256 of the bytes, lower-case hex.</param>
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
@@ -1582,7 +1582,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The bytes of a file uploaded to a media asset, at the `uri` of its variant. The URL is content-addressed: `ETag` is the digest, the answer may be cached for a year, `If-None-Match` answers 304 and `Range` 206. Never sniffed (`nosniff`), sandboxed (`Content-Security-Policy`), and served as an attachment when its type could run script in a browser. Public unless MEDIA_PUBLIC=false (then 401 without a token).
         /// </remarks>
-        /// <param name="type">The top-level media type, `image` of `image/png`.</param>
+        /// <param name="type">The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.</param>
         /// <param name="subtype">The subtype, `png` of `image/png`.</param>
         /// <param name="sha256">The SHA-256 of the bytes, lower-case hex.</param>
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
@@ -1608,13 +1608,13 @@ namespace GameBackend.Api
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortbadge">Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="badge">Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="badge">Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<AchievementDefinition>> AchievementsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortbadge = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string badge = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1695,13 +1695,13 @@ namespace GameBackend.Api
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortbadge">Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="badge">Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="badge">Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> AchievementsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortbadge = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string badge = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1720,12 +1720,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortachievementUid">Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortuserUid">Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<AchievementUnlock>> AchievementsFindUnlockedAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortachievementUid = null, SortDirection? sortuserUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string achievementUid = null, string userUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1763,19 +1763,19 @@ namespace GameBackend.Api
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="sortOrder">Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="operator">Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="resetSchedule">Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
-        /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="sortOrder">Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="operator">Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="resetSchedule">Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1812,19 +1812,19 @@ namespace GameBackend.Api
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="sortOrder">Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="operator">Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="resetSchedule">Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
-        /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="sortOrder">Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="operator">Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="resetSchedule">Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1910,14 +1910,14 @@ namespace GameBackend.Api
         /// <param name="sortstartsAt">Sorts on startsAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendsAt">Sorts on endsAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstatus">Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="leaderboardUid">Filters on leaderboardUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="startsAt">Filters on startsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="endsAt">Filters on endsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="leaderboardUid">Filters on leaderboardUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="startsAt">Filters on startsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="endsAt">Filters on endsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<LeaderboardPeriod>> LeaderboardsPeriodsOfAsync(System.Guid id, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortleaderboardUid = null, SortDirection? sortstartsAt = null, SortDirection? sortendsAt = null, SortDirection? sortstatus = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string leaderboardUid = null, string startsAt = null, string endsAt = null, string status = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1938,11 +1938,12 @@ namespace GameBackend.Api
         /// Read records in rank order, or a friends list
         /// </summary>
         /// <remarks>
-        /// A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.
+        /// A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change). A cursor is signed and lasts nine tenths of LEADERBOARD_LOG_RETENTION from its first page: past that 400 CURSOR_EXPIRED, and one the service did not make 400 INVALID_CURSOR (start from the first page). With `personaUids`, the records of those personas instead.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="personaUids">Comma-separated persona uids (at most 100): their records, in rank order.</param>
         /// <param name="period">`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).</param>
+        /// <param name="cursor">The previous page's `X-Next-Cursor`.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<System.Collections.Generic.List<LeaderboardRecordView>> LeaderboardsPageAsync(System.Guid id, string personaUids = null, string period = null, string cursor = null, int? limit = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -4475,14 +4476,14 @@ namespace GameBackend.Api
         /// <param name="sortsubject">Sorts on subject, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortbannedAt">Sorts on bannedAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="provider">Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="subject">Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="bannedAt">Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="provider">Filters on provider: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="subject">Filters on subject: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="bannedAt">Filters on bannedAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<UserAccountDto>> UsersFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortprovider = null, SortDirection? sortsubject = null, SortDirection? sortname = null, SortDirection? sortbannedAt = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string provider = null, string subject = null, string name = null, string bannedAt = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -5558,12 +5559,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortachievementUid">Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortuserUid">Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<AchievementUnlock>> UsersUnlocksAsync(System.Guid id, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortachievementUid = null, SortDirection? sortuserUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string achievementUid = null, string userUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -5940,12 +5941,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortuserUid">Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Persona>> PersonasFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortuserUid = null, SortDirection? sortname = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string userUid = null, string name = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -6443,16 +6444,16 @@ namespace GameBackend.Api
         /// <param name="sortassetId">Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sorticonAssetId">Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortparentUID">Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="cost">Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="assetId">Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="iconAssetId">Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="parentUID">Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="cost">Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="assetId">Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="iconAssetId">Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="parentUID">Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Item>> ItemsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortcost = null, SortDirection? sortassetId = null, SortDirection? sorticonAssetId = null, SortDirection? sortparentUID = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string cost = null, string assetId = null, string iconAssetId = null, string parentUID = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -7350,16 +7351,16 @@ namespace GameBackend.Api
         /// <param name="sortassetId">Sorts on assetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sorticonAssetId">Sorts on iconAssetId, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortparentUID">Sorts on parentUID, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="cost">Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="assetId">Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="iconAssetId">Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="parentUID">Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="cost">Filters on cost: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="assetId">Filters on assetId: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="iconAssetId">Filters on iconAssetId: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="parentUID">Filters on parentUID: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> ItemsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortcost = null, SortDirection? sortassetId = null, SortDirection? sorticonAssetId = null, SortDirection? sortparentUID = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string cost = null, string assetId = null, string iconAssetId = null, string parentUID = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -7589,17 +7590,17 @@ namespace GameBackend.Api
         /// <param name="sortbackfill">Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sorthostUid">Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortserverUid">Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="visibility">Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="backfill">Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
-        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="serverUid">Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="visibility">Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="backfill">Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="serverUid">Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Session>> SessionsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sortvisibility = null, SortDirection? sortnumTeams = null, SortDirection? sortteamSize = null, SortDirection? sortbackfill = null, SortDirection? sorthostUid = null, SortDirection? sortserverUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string visibility = null, string numTeams = null, string teamSize = null, string backfill = null, string hostUid = null, string serverUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -8637,17 +8638,17 @@ namespace GameBackend.Api
         /// <param name="sortbackfill">Sorts on backfill, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sorthostUid">Sorts on hostUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortserverUid">Sorts on serverUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="visibility">Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="backfill">Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
-        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="serverUid">Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="visibility">Filters on visibility: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="backfill">Filters on backfill: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="serverUid">Filters on serverUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> SessionsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sortvisibility = null, SortDirection? sortnumTeams = null, SortDirection? sortteamSize = null, SortDirection? sortbackfill = null, SortDirection? sorthostUid = null, SortDirection? sortserverUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string visibility = null, string numTeams = null, string teamSize = null, string backfill = null, string hostUid = null, string serverUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -9367,18 +9368,18 @@ namespace GameBackend.Api
         /// <param name="sortexpiresAt">Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortreason">Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortsessionUid">Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numUsers">Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="expiresAt">Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="reason">Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="sessionUid">Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numUsers">Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="expiresAt">Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="reason">Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="sessionUid">Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Ticket>> TicketsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sortnumTeams = null, SortDirection? sortteamSize = null, SortDirection? sortnumUsers = null, SortDirection? sorthostUid = null, SortDirection? sortexpiresAt = null, SortDirection? sortreason = null, SortDirection? sortsessionUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string numTeams = null, string teamSize = null, string numUsers = null, string hostUid = null, string expiresAt = null, string reason = null, string sessionUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -10435,18 +10436,18 @@ namespace GameBackend.Api
         /// <param name="sortexpiresAt">Sorts on expiresAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortreason">Sorts on reason, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortsessionUid">Sorts on sessionUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="numUsers">Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="expiresAt">Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="reason">Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="sessionUid">Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numTeams">Filters on numTeams: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="teamSize">Filters on teamSize: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="numUsers">Filters on numUsers: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="hostUid">Filters on hostUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="expiresAt">Filters on expiresAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="reason">Filters on reason: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="sessionUid">Filters on sessionUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> TicketsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sortnumTeams = null, SortDirection? sortteamSize = null, SortDirection? sortnumUsers = null, SortDirection? sorthostUid = null, SortDirection? sortexpiresAt = null, SortDirection? sortreason = null, SortDirection? sortsessionUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string numTeams = null, string teamSize = null, string numUsers = null, string hostUid = null, string expiresAt = null, string reason = null, string sessionUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -11166,13 +11167,13 @@ namespace GameBackend.Api
         /// <param name="sortpersonaUid">Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortitemUid">Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortquantity">Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaUid">Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="itemUid">Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaUid">Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="itemUid">Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<InventoryItem>> InventoriesFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortpersonaUid = null, SortDirection? sortitemUid = null, SortDirection? sortquantity = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string personaUid = null, string itemUid = null, string quantity = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -11659,13 +11660,13 @@ namespace GameBackend.Api
         /// <param name="sortpersonaUid">Sorts on personaUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortitemUid">Sorts on itemUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortquantity">Sorts on quantity, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaUid">Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="itemUid">Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaUid">Filters on personaUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="itemUid">Filters on itemUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="quantity">Filters on quantity: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> InventoriesCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortpersonaUid = null, SortDirection? sortitemUid = null, SortDirection? sortquantity = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string personaUid = null, string itemUid = null, string quantity = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -12046,14 +12047,14 @@ namespace GameBackend.Api
         /// <param name="sorttype">Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortpersonaOneUid">Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortpersonaTwoUid">Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="type">Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaOneUid">Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaTwoUid">Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="type">Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaOneUid">Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaTwoUid">Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<InventoryTransaction>> TransactionsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sorttype = null, SortDirection? sortpersonaOneUid = null, SortDirection? sortpersonaTwoUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string type = null, string personaOneUid = null, string personaTwoUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -12402,14 +12403,14 @@ namespace GameBackend.Api
         /// <param name="sorttype">Sorts on type, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortpersonaOneUid">Sorts on personaOneUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortpersonaTwoUid">Sorts on personaTwoUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="type">Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaOneUid">Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="personaTwoUid">Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="type">Filters on type: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaOneUid">Filters on personaOneUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="personaTwoUid">Filters on personaTwoUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> TransactionsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortstatus = null, SortDirection? sorttype = null, SortDirection? sortpersonaOneUid = null, SortDirection? sortpersonaTwoUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string status = null, string type = null, string personaOneUid = null, string personaTwoUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -13170,13 +13171,13 @@ namespace GameBackend.Api
         /// <param name="sortarchetypeUid">Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortskillUid">Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortenabled">Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="archetypeUidQuery">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="archetypeUidQuery">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<SkillProgress>> SkillsFindAllByArchetypeAsync(System.Guid personaUid, string archetypeUidPath, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortarchetypeUid = null, SortDirection? sortskillUid = null, SortDirection? sortenabled = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string archetypeUidQuery = null, string skillUid = null, string enabled = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -13573,13 +13574,13 @@ namespace GameBackend.Api
         /// <param name="sortarchetypeUid">Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortskillUid">Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortenabled">Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="archetypeUidQuery">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="archetypeUidQuery">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> SkillsCountByArchetypeAsync(System.Guid personaUid, string archetypeUidPath, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortarchetypeUid = null, SortDirection? sortskillUid = null, SortDirection? sortenabled = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string archetypeUidQuery = null, string skillUid = null, string enabled = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -14316,13 +14317,13 @@ namespace GameBackend.Api
         /// <param name="sortarchetypeUid">Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortskillUid">Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortenabled">Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="archetypeUid">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="archetypeUid">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<SkillProgress>> SkillsFindAllAsync(System.Guid personaUid, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortarchetypeUid = null, SortDirection? sortskillUid = null, SortDirection? sortenabled = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string archetypeUid = null, string skillUid = null, string enabled = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -14540,13 +14541,13 @@ namespace GameBackend.Api
         /// <param name="sortarchetypeUid">Sorts on archetypeUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortskillUid">Sorts on skillUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortenabled">Sorts on enabled, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="archetypeUid">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="archetypeUid">Filters on archetypeUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="skillUid">Filters on skillUid: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="enabled">Filters on enabled: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> SkillsCountAsync(System.Guid personaUid, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortarchetypeUid = null, SortDirection? sortskillUid = null, SortDirection? sortenabled = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string archetypeUid = null, string skillUid = null, string enabled = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -15093,7 +15094,7 @@ namespace GameBackend.Api
         /// List an owner's collections (admins)
         /// </summary>
         /// <remarks>
-        /// The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one.
+        /// The collections that hold objects of `ownerUid` (the caller's when absent), in name order, with how many objects and bytes each holds, 100 at most: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
         /// </remarks>
         /// <param name="cursor">The previous page’s cursor.</param>
         /// <param name="ownerUid">Whose collections: the caller's when absent.</param>
@@ -15168,7 +15169,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -15394,7 +15395,7 @@ namespace GameBackend.Api
         /// List an owner's objects in a collection
         /// </summary>
         /// <remarks>
-        /// The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one.
+        /// The caller's objects unless `ownerUid` names another's (of which a player sees the PUBLIC ones), in key order, 100 at most, and at most LIST_MAX_BYTES of values: go on with `cursor` while the answer has one (signed; it lasts an hour: then 400 CURSOR_EXPIRED).
         /// </remarks>
         /// <param name="collection">The object's collection.</param>
         /// <param name="cursor">The previous page’s cursor.</param>
@@ -15474,7 +15475,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -15485,151 +15486,6 @@ namespace GameBackend.Api
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
-                        }
-                        else
-                        if (status_ == 429)
-                        {
-                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
-                            if (objectResponse_.Object == null)
-                            {
-                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
-                            }
-                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
-                        }
-                        else
-                        if (status_ == 431)
-                        {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
-                        }
-                        else
-                        if (status_ == 503)
-                        {
-                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
-                            if (objectResponse_.Object == null)
-                            {
-                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
-                            }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
-                        }
-                        else
-                        {
-                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
-                        }
-                    }
-                    finally
-                    {
-                        if (disposeResponse_)
-                            response_.Dispose();
-                    }
-                }
-            }
-            finally
-            {
-                if (disposeClient_)
-                    client_.Dispose();
-            }
-        }
-
-        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
-        /// <summary>
-        /// Count the objects of a collection (admins)
-        /// </summary>
-        /// <remarks>
-        /// Of every owner, or of `ownerUid`.
-        /// </remarks>
-        /// <param name="collection">The object's collection.</param>
-        /// <param name="ownerUid">Count only the objects of this owner.</param>
-        /// <exception cref="ApiException">A server side error occurred.</exception>
-        public virtual async System.Threading.Tasks.Task<CountDto> StorageCountAsync(string collection, System.Guid? ownerUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
-        {
-            if (collection == null)
-                throw new System.ArgumentNullException("collection");
-
-            var client_ = _httpClient;
-            var disposeClient_ = false;
-            try
-            {
-                using (var request_ = new System.Net.Http.HttpRequestMessage())
-                {
-                    request_.Method = new System.Net.Http.HttpMethod("GET");
-                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
-
-                    var urlBuilder_ = new System.Text.StringBuilder();
-                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
-                    // Operation Path: "storage/{collection}/count"
-                    urlBuilder_.Append("storage/");
-                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(collection, System.Globalization.CultureInfo.InvariantCulture)));
-                    urlBuilder_.Append("/count");
-                    urlBuilder_.Append('?');
-                    if (ownerUid != null)
-                    {
-                        urlBuilder_.Append(System.Uri.EscapeDataString("ownerUid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(ownerUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
-                    }
-                    urlBuilder_.Length--;
-
-                    PrepareRequest(client_, request_, urlBuilder_);
-
-                    var url_ = urlBuilder_.ToString();
-                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
-
-                    PrepareRequest(client_, request_, url_);
-
-                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
-                    var disposeResponse_ = true;
-                    try
-                    {
-                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
-                        foreach (var item_ in response_.Headers)
-                            headers_[item_.Key] = item_.Value;
-                        if (response_.Content != null && response_.Content.Headers != null)
-                        {
-                            foreach (var item_ in response_.Content.Headers)
-                                headers_[item_.Key] = item_.Value;
-                        }
-
-                        ProcessResponse(client_, response_);
-
-                        var status_ = (int)response_.StatusCode;
-                        if (status_ == 200)
-                        {
-                            var objectResponse_ = await ReadObjectResponseAsync<CountDto>(response_, headers_, cancellationToken).ConfigureAwait(false);
-                            if (objectResponse_.Object == null)
-                            {
-                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
-                            }
-                            return objectResponse_.Object;
-                        }
-                        else
-                        if (status_ == 400)
-                        {
-                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
-                            if (objectResponse_.Object == null)
-                            {
-                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
-                            }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
-                        }
-                        else
-                        if (status_ == 401)
-                        {
-                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
-                            if (objectResponse_.Object == null)
-                            {
-                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
-                            }
-                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
-                        }
-                        else
-                        if (status_ == 403)
-                        {
-                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
-                            if (objectResponse_.Object == null)
-                            {
-                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
-                            }
-                            throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 429)
@@ -15829,6 +15685,151 @@ namespace GameBackend.Api
 
         /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
         /// <summary>
+        /// Count the objects of a collection (admins)
+        /// </summary>
+        /// <remarks>
+        /// Of every owner, or of `ownerUid`.
+        /// </remarks>
+        /// <param name="collection">The object's collection.</param>
+        /// <param name="ownerUid">Count only the objects of this owner.</param>
+        /// <exception cref="ApiException">A server side error occurred.</exception>
+        public virtual async System.Threading.Tasks.Task<CountDto> AdminStorageCountAsync(string collection, System.Guid? ownerUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
+        {
+            if (collection == null)
+                throw new System.ArgumentNullException("collection");
+
+            var client_ = _httpClient;
+            var disposeClient_ = false;
+            try
+            {
+                using (var request_ = new System.Net.Http.HttpRequestMessage())
+                {
+                    request_.Method = new System.Net.Http.HttpMethod("GET");
+                    request_.Headers.Accept.Add(System.Net.Http.Headers.MediaTypeWithQualityHeaderValue.Parse("application/json"));
+
+                    var urlBuilder_ = new System.Text.StringBuilder();
+                    if (!string.IsNullOrEmpty(_baseUrl)) urlBuilder_.Append(_baseUrl);
+                    // Operation Path: "admin/storage/{collection}/count"
+                    urlBuilder_.Append("admin/storage/");
+                    urlBuilder_.Append(System.Uri.EscapeDataString(ConvertToString(collection, System.Globalization.CultureInfo.InvariantCulture)));
+                    urlBuilder_.Append("/count");
+                    urlBuilder_.Append('?');
+                    if (ownerUid != null)
+                    {
+                        urlBuilder_.Append(System.Uri.EscapeDataString("ownerUid")).Append('=').Append(System.Uri.EscapeDataString(ConvertToString(ownerUid, System.Globalization.CultureInfo.InvariantCulture))).Append('&');
+                    }
+                    urlBuilder_.Length--;
+
+                    PrepareRequest(client_, request_, urlBuilder_);
+
+                    var url_ = urlBuilder_.ToString();
+                    request_.RequestUri = new System.Uri(url_, System.UriKind.RelativeOrAbsolute);
+
+                    PrepareRequest(client_, request_, url_);
+
+                    var response_ = await client_.SendAsync(request_, System.Net.Http.HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+                    var disposeResponse_ = true;
+                    try
+                    {
+                        var headers_ = new System.Collections.Generic.Dictionary<string, System.Collections.Generic.IEnumerable<string>>();
+                        foreach (var item_ in response_.Headers)
+                            headers_[item_.Key] = item_.Value;
+                        if (response_.Content != null && response_.Content.Headers != null)
+                        {
+                            foreach (var item_ in response_.Content.Headers)
+                                headers_[item_.Key] = item_.Value;
+                        }
+
+                        ProcessResponse(client_, response_);
+
+                        var status_ = (int)response_.StatusCode;
+                        if (status_ == 200)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<CountDto>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            return objectResponse_.Object;
+                        }
+                        else
+                        if (status_ == 400)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 401)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 403)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 429)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        if (status_ == 431)
+                        {
+                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                        }
+                        else
+                        if (status_ == 503)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
+                        {
+                            var responseData_ = response_.Content == null ? null : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
+                            throw new ApiException("The HTTP status code of the response was not expected (" + status_ + ").", status_, responseData_, headers_, null);
+                        }
+                    }
+                    finally
+                    {
+                        if (disposeResponse_)
+                            response_.Dispose();
+                    }
+                }
+            }
+            finally
+            {
+                if (disposeClient_)
+                    client_.Dispose();
+            }
+        }
+
+        /// <param name="cancellationToken">A cancellation token that can be used by other objects or threads to receive notice of cancellation.</param>
+        /// <summary>
         /// List media assets
         /// </summary>
         /// <remarks>
@@ -15842,12 +15843,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<MediaAsset>> MediaAssetsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -16699,12 +16700,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> MediaAssetsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -17711,12 +17712,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<TextAsset>> TextAssetsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -18568,12 +18569,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> TextAssetsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -18907,7 +18908,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// As GET, without the bytes.
         /// </remarks>
-        /// <param name="type">The top-level media type, `image` of `image/png`.</param>
+        /// <param name="type">The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.</param>
         /// <param name="subtype">The subtype, `png` of `image/png`.</param>
         /// <param name="sha256">The SHA-256 of the bytes, lower-case hex.</param>
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
@@ -19010,7 +19011,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: the digest is not 64 lower-case hex characters.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -19030,7 +19031,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("NOT_FOUND: no such file, or a type that is not served.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such file, none uploaded as this type, or a type that is not served.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 416)
@@ -19095,7 +19096,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The bytes of a file uploaded to a media asset, at the `uri` of its variant. The URL is content-addressed: `ETag` is the digest, the answer may be cached for a year, `If-None-Match` answers 304 and `Range` 206. Never sniffed (`nosniff`), sandboxed (`Content-Security-Policy`), and served as an attachment when its type could run script in a browser. Public unless MEDIA_PUBLIC=false (then 401 without a token).
         /// </remarks>
-        /// <param name="type">The top-level media type, `image` of `image/png`.</param>
+        /// <param name="type">The top-level media type, `image` of `image/png`: with the subtype, the type the file was uploaded as.</param>
         /// <param name="subtype">The subtype, `png` of `image/png`.</param>
         /// <param name="sha256">The SHA-256 of the bytes, lower-case hex.</param>
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
@@ -19194,7 +19195,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: the digest is not 64 lower-case hex characters.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: the digest is not 64 lower-case hex characters, or the type is not a media type.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -19214,7 +19215,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("NOT_FOUND: no such file, or a type that is not served.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("NOT_FOUND: no such file, none uploaded as this type, or a type that is not served.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 416)
@@ -19288,13 +19289,13 @@ namespace GameBackend.Api
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortbadge">Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="badge">Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="badge">Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<AchievementDefinition>> AchievementsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortbadge = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string badge = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -20306,13 +20307,13 @@ namespace GameBackend.Api
         /// <param name="sortname">Sorts on name, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortdescription">Sorts on description, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortbadge">Sorts on badge, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="badge">Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="badge">Filters on badge: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> AchievementsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortbadge = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string badge = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -20513,12 +20514,12 @@ namespace GameBackend.Api
         /// <param name="sortversion">Sorts on version, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortachievementUid">Sorts on achievementUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortuserUid">Sorts on userUid, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="achievementUid">Filters on achievementUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="userUid">Filters on userUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<AchievementUnlock>> AchievementsFindUnlockedAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortachievementUid = null, SortDirection? sortuserUid = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string achievementUid = null, string userUid = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -20860,19 +20861,19 @@ namespace GameBackend.Api
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="sortOrder">Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="operator">Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="resetSchedule">Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
-        /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="sortOrder">Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="operator">Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="resetSchedule">Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<Leaderboard>> LeaderboardsFindAllAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -21291,19 +21292,19 @@ namespace GameBackend.Api
         /// <param name="sortstartAt">Sorts on startAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendAt">Sorts on endAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortentrant">Sorts on entrant, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="sortOrder">Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="operator">Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="resetSchedule">Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters.</param>
-        /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters.</param>
-        /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="name">Filters on name: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="description">Filters on description: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="sortOrder">Filters on sortOrder: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="operator">Filters on operator: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="resetSchedule">Filters on resetSchedule: a value (equality), or like(text) (case-insensitive substring), ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…), range(low,high). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="authoritative">Filters on authoritative: a value (equality), or ne(x), in(a,b). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="startAt">Filters on startAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="endAt">Filters on endAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="entrant">Filters on entrant: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<CountDto> LeaderboardsCountAsync(int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortname = null, SortDirection? sortdescription = null, SortDirection? sortsortOrder = null, SortDirection? sortoperator = null, SortDirection? sortresetSchedule = null, SortDirection? sortauthoritative = null, SortDirection? sortstartAt = null, SortDirection? sortendAt = null, SortDirection? sortentrant = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string name = null, string description = null, string sortOrder = null, string @operator = null, string resetSchedule = null, string authoritative = null, string startAt = null, string endAt = null, string entrant = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -22403,14 +22404,14 @@ namespace GameBackend.Api
         /// <param name="sortstartsAt">Sorts on startsAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortendsAt">Sorts on endsAt, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
         /// <param name="sortstatus">Sorts on status, ASC or DESC (the service takes either in any case); several sort[…] parameters apply in their order. Not together with sort.</param>
-        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="leaderboardUid">Filters on leaderboardUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="startsAt">Filters on startsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="endsAt">Filters on endsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
-        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters.</param>
+        /// <param name="uid">Filters on uid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateCreated">Filters on dateCreated: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="dateModified">Filters on dateModified: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="version">Filters on version: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="leaderboardUid">Filters on leaderboardUid: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="startsAt">Filters on startsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="endsAt">Filters on endsAt: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
+        /// <param name="status">Filters on status: a value (equality), or ne(x), gt(x), gte(x), lt(x), lte(x), in(a,b,…) (up to 100 values), range(low,high) (inclusive). A value is at most 1000 characters, the parameter 4096.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<LeaderboardPeriod>> LeaderboardsPeriodsOfAsync(System.Guid id, int? limit = null, long? skip = null, string sort = null, SortDirection? sortuid = null, SortDirection? sortdateCreated = null, SortDirection? sortdateModified = null, SortDirection? sortversion = null, SortDirection? sortleaderboardUid = null, SortDirection? sortstartsAt = null, SortDirection? sortendsAt = null, SortDirection? sortstatus = null, string uid = null, string dateCreated = null, string dateModified = null, string version = null, string leaderboardUid = null, string startsAt = null, string endsAt = null, string status = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -22813,11 +22814,12 @@ namespace GameBackend.Api
         /// Read records in rank order, or a friends list
         /// </summary>
         /// <remarks>
-        /// A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change; a cursor lasts LEADERBOARD_LOG_RETENTION). With `personaUids`, the records of those personas instead.
+        /// A page of the ranked records, best first; `X-Next-Cursor` leads to the next, at the first page's moment (no record skipped or repeated while scores change). A cursor is signed and lasts nine tenths of LEADERBOARD_LOG_RETENTION from its first page: past that 400 CURSOR_EXPIRED, and one the service did not make 400 INVALID_CURSOR (start from the first page). With `personaUids`, the records of those personas instead.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="personaUids">Comma-separated persona uids (at most 100): their records, in rank order.</param>
         /// <param name="period">`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).</param>
+        /// <param name="cursor">The previous page's `X-Next-Cursor`.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<System.Collections.Generic.List<LeaderboardRecordView>> LeaderboardsPageAsync(System.Guid id, string personaUids = null, string period = null, string cursor = null, int? limit = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -22898,7 +22900,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("VALIDATION_FAILED: bad input (body, query or a malformed id).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("VALIDATION_FAILED, INVALID_CURSOR (a cursor this service did not make) or CURSOR_EXPIRED.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 401)
@@ -24957,6 +24959,12 @@ namespace GameBackend.Api
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
         INTERNAL_ERROR = 36,
 
+        [System.Runtime.Serialization.EnumMember(Value = @"INVALID_CURSOR")]
+        INVALID_CURSOR = 37,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"CURSOR_EXPIRED")]
+        CURSOR_EXPIRED = 38,
+
     }
 
     [System.CodeDom.Compiler.GeneratedCode("NJsonSchema", "14.7.1.0 (NJsonSchema v11.6.1.0 (Newtonsoft.Json v13.0.0.0))")]
@@ -26795,9 +26803,6 @@ namespace GameBackend.Api
     public partial class StorageWriteDto
     {
 
-        [Newtonsoft.Json.JsonProperty("collection", Required = Newtonsoft.Json.Required.Always)]
-        public string Collection { get; set; }
-
         [Newtonsoft.Json.JsonProperty("key", Required = Newtonsoft.Json.Required.Always)]
         public string Key { get; set; }
 
@@ -26806,6 +26811,9 @@ namespace GameBackend.Api
         /// </summary>
         [Newtonsoft.Json.JsonProperty("ownerUid", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public System.Guid? OwnerUid { get; set; }
+
+        [Newtonsoft.Json.JsonProperty("collection", Required = Newtonsoft.Json.Required.Always)]
+        public string Collection { get; set; }
 
         /// <summary>
         /// A JSON object of at most 65536 bytes of compact JSON (STORAGE_VALUE_MAX_BYTES): larger is 413 and nothing of the batch is written. Numbers must be finite; strings and keys may not hold U+0000.
@@ -27268,7 +27276,7 @@ namespace GameBackend.Api
         /// <summary>
         /// A number is added to a numeric progress (which starts at 0); anything else replaces the progress.
         /// <br/>A sum beyond ±1.7976931348623157e308 (the largest finite double) is refused with 400 and adds nothing;
-        /// <br/>every number, in an object too, must be finite. A number, a string, a boolean or an object.
+        /// <br/>every number, in an object too, must be finite. A number, a string, a boolean or an object (a string of at most 10000 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("value", Required = Newtonsoft.Json.Required.Always)]
         public object Value { get; set; }
@@ -28054,13 +28062,13 @@ namespace GameBackend.Api
         public int RankCount { get; set; }
 
         /// <summary>
-        /// An integer or a string.
+        /// An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("score", Required = Newtonsoft.Json.Required.AllowNull)]
         public object Score { get; set; }
 
         /// <summary>
-        /// An integer or a string.
+        /// An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("subscore", Required = Newtonsoft.Json.Required.AllowNull)]
         public object Subscore { get; set; }
@@ -28234,13 +28242,13 @@ namespace GameBackend.Api
         public bool Authoritative { get; set; }
 
         /// <summary>
-        /// Submitted scores below it are refused (400). An integer or a string.
+        /// Submitted scores below it are refused (400). An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("minScore", Required = Newtonsoft.Json.Required.AllowNull)]
         public object MinScore { get; set; }
 
         /// <summary>
-        /// Submitted scores above it are refused (400). An integer or a string.
+        /// Submitted scores above it are refused (400). An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("maxScore", Required = Newtonsoft.Json.Required.AllowNull)]
         public object MaxScore { get; set; }
@@ -28422,13 +28430,13 @@ namespace GameBackend.Api
         public bool? Authoritative { get; set; } = false;
 
         /// <summary>
-        /// Submitted scores below it are refused. An integer or a string.
+        /// Submitted scores below it are refused. An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("minScore", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public object MinScore { get; set; }
 
         /// <summary>
-        /// Submitted scores above it are refused. An integer or a string.
+        /// Submitted scores above it are refused. An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("maxScore", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public object MaxScore { get; set; }
@@ -28548,13 +28556,13 @@ namespace GameBackend.Api
         public bool? Authoritative { get; set; }
 
         /// <summary>
-        /// Submitted scores below it are refused. An integer or a string.
+        /// Submitted scores below it are refused. An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("minScore", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public object MinScore { get; set; }
 
         /// <summary>
-        /// Submitted scores above it are refused. An integer or a string.
+        /// Submitted scores above it are refused. An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("maxScore", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public object MaxScore { get; set; }
@@ -28785,13 +28793,13 @@ namespace GameBackend.Api
     {
 
         /// <summary>
-        /// A 64-bit integer, negative too: a JSON number up to 2^53 - 1, a string of digits beyond. An integer or a string.
+        /// A 64-bit integer, negative too: a JSON number up to 2^53 - 1, a string of digits beyond. An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("score", Required = Newtonsoft.Json.Required.Always)]
         public object Score { get; set; }
 
         /// <summary>
-        /// Default 0. Ranks equal scores (its own sort order and operator). An integer or a string.
+        /// Default 0. Ranks equal scores (its own sort order and operator). An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("subscore", Required = Newtonsoft.Json.Required.Default, NullValueHandling = Newtonsoft.Json.NullValueHandling.Ignore)]
         public object Subscore { get; set; }
@@ -28854,13 +28862,13 @@ namespace GameBackend.Api
         public int RankCount { get; set; }
 
         /// <summary>
-        /// An integer or a string.
+        /// An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("score", Required = Newtonsoft.Json.Required.AllowNull)]
         public object Score { get; set; }
 
         /// <summary>
-        /// An integer or a string.
+        /// An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("subscore", Required = Newtonsoft.Json.Required.AllowNull)]
         public object Subscore { get; set; }
@@ -29218,13 +29226,13 @@ namespace GameBackend.Api
         public System.Guid PersonaUid { get; set; }
 
         /// <summary>
-        /// An integer or a string.
+        /// An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("score", Required = Newtonsoft.Json.Required.Always)]
         public object Score { get; set; }
 
         /// <summary>
-        /// An integer or a string.
+        /// An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("subscore", Required = Newtonsoft.Json.Required.Always)]
         public object Subscore { get; set; }
@@ -29335,13 +29343,13 @@ namespace GameBackend.Api
         public int? Rank { get; set; }
 
         /// <summary>
-        /// An integer or a string.
+        /// An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("score", Required = Newtonsoft.Json.Required.AllowNull)]
         public object Score { get; set; }
 
         /// <summary>
-        /// An integer or a string.
+        /// An integer or a string (a string of at most 20 characters).
         /// </summary>
         [Newtonsoft.Json.JsonProperty("subscore", Required = Newtonsoft.Json.Required.AllowNull)]
         public object Subscore { get; set; }
