@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
 import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
@@ -39,6 +40,7 @@ export class RankIndex implements RankReader {
   constructor(
     private readonly log: LeaderboardRanksRepository,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() config: AppConfig,
   ) {
     this.retentionMs = config.leaderboards.logRetentionSeconds * 1000;
@@ -58,8 +60,8 @@ export class RankIndex implements RankReader {
   async start(): Promise<void> {
     if (this.started) return this.catchUp();
     this.rebuildWanted = true;
-    this.timer = setInterval(() => void this.catchUp().catch((error: unknown) => this.failed(error)), CATCH_UP_MS).unref();
-    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.failed(error)), SWEEP_MS).unref();
+    this.timer = this.jobs.every('leaderboard-rank-catch-up', CATCH_UP_MS, () => this.catchUp());
+    this.sweeper = this.jobs.every('leaderboard-rank-sweep', SWEEP_MS, () => this.sweep());
     await this.catchUp();
   }
 
@@ -193,9 +195,5 @@ export class RankIndex implements RankReader {
     const open = await this.log.stillOpen([...this.sets.keys()]);
     for (const period of this.sets.keys()) if (!open.has(period)) this.sets.delete(period);
     this.metrics.leaderboardRankedRecords.set([...this.sets.values()].reduce((sum, set) => sum + set.size, 0));
-  }
-
-  private failed(error: unknown): void {
-    this.logger.warn(`rank structure: ${(error as Error).message}`);
   }
 }

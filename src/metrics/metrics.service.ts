@@ -192,6 +192,17 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly jobFailures = new Counter({
+    name: 'background_job_failures_total',
+    help: 'Runs of timers, intervals and background loops that threw or rejected (logged, then run again), by job',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+
+  countJobFailure(job: string): void {
+    this.jobFailures.inc({ job });
+  }
+
   /** SEARCHING tickets by shape, read from the database at each scrape (the queue is shared by every instance). */
   private queueDepthSource: (() => Promise<Array<{ numTeams: number; teamSize: number; tickets: number }>>) | undefined;
 
