@@ -480,7 +480,8 @@ async function main(): Promise<void> {
     const pingIntervalMs = options.quick ? 10_000 : 30_000;
     const instance = await startService(databaseUrl, provider, 'warn', {
       name: 'service-sockets',
-      env: { REALTIME_PING_INTERVAL: String(pingIntervalMs) },
+      // Room for every socket and the loaders' ticket requests, below the open files the instance gets.
+      env: { REALTIME_PING_INTERVAL: String(pingIntervalMs), HTTP_MAX_CONNECTIONS: String(options.sockets + 500) },
       openFiles: options.sockets + 1000,
     });
     log(`sockets: ${options.sockets} connected players on one instance`);
@@ -920,8 +921,10 @@ async function startService(
       IDP1_ISSUER: provider.issuer,
       LOG_LEVEL: logLevel,
       MATCHMAKER_ENABLED: 'false',
-      // A load test from one address is exactly what a rate limiter is there to stop.
+      // A load test from one address is exactly what a rate limiter is there to stop, and what the bound on
+      // connections per address is there to stop too (the open loop alone keeps up to 1,024).
       RATE_LIMIT_ENABLED: 'false',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000000',
       ...options.serviceEnv,
       ...variant.env,
     },

@@ -2101,7 +2101,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "OVERLOADED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -5019,13 +5019,23 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request headers are larger than 16 KiB in all (Node.js's limit); no body, and the connection is closed. */
-        Status431: {
+        /** @description HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js's limit); the connection is closed. */
+        HeadersTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
-            content?: never;
+            content: {
+                /**
+                 * @example {
+                 *       "status": 431,
+                 *       "code": "HEADERS_TOO_LARGE",
+                 *       "message": "the request's headers are larger than 16 KiB in all",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
         };
         /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
         RateLimited: {
@@ -5301,7 +5311,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     healthLive: {
@@ -5322,7 +5332,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     healthReady: {
@@ -5343,7 +5353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             /** @description DATABASE_UNAVAILABLE: the database did not answer. */
             503: {
                 headers: {
@@ -5421,7 +5431,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ProviderUnavailable"];
         };
     };
@@ -5481,7 +5491,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ProviderUnavailable2"];
         };
     };
@@ -5568,10 +5578,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5658,6 +5686,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description REFRESH_CONFLICT: another request used this refresh token a moment ago; use the tokens it received. */
             409: {
                 headers: {
@@ -5679,7 +5725,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5725,10 +5771,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5774,10 +5838,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5801,7 +5883,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5874,10 +5956,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5963,10 +6063,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5990,7 +6108,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6066,6 +6184,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
@@ -6087,7 +6223,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6162,6 +6298,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
@@ -6183,7 +6337,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ProviderUnavailable"];
         };
     };
@@ -6258,6 +6412,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
@@ -6279,7 +6451,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ProviderUnavailable2"];
         };
     };
@@ -6358,6 +6530,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description LAST_IDENTITY: it is the only way into your account; link another first. */
             409: {
                 headers: {
@@ -6379,7 +6569,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6484,7 +6674,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6571,7 +6761,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6668,10 +6858,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6764,10 +6972,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6862,6 +7088,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description LAST_IDENTITY: it is the only way into the account. */
             409: {
                 headers: {
@@ -6883,7 +7127,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6974,10 +7218,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7095,7 +7357,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7186,7 +7448,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7265,7 +7527,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7324,10 +7586,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7398,7 +7678,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7493,7 +7773,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7570,10 +7850,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7644,7 +7942,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7743,6 +8041,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -7765,7 +8081,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7856,6 +8172,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the item is the parent of other items. */
             409: {
                 headers: {
@@ -7877,7 +8211,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7971,7 +8305,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8070,7 +8404,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8129,10 +8463,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8196,10 +8548,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8270,7 +8640,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8369,6 +8739,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -8391,7 +8779,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8482,10 +8870,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8583,7 +8989,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8700,7 +9106,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8773,6 +9179,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the caller is not a member (any more), or the session has ended. */
             409: {
                 headers: {
@@ -8794,7 +9218,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8868,7 +9292,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8971,7 +9395,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9030,6 +9454,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description ALREADY_QUEUED: a user the ticket names holds no free queue place (`userUid`; `ticketUid` when it is the caller). */
             409: {
                 headers: {
@@ -9051,7 +9493,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9115,10 +9557,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9189,7 +9649,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9288,6 +9748,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT; CONFLICT: the ticket has been matched or has ended; ALREADY_QUEUED: a user added holds no free queue place. */
             409: {
                 headers: {
@@ -9310,7 +9788,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9401,10 +9879,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9506,7 +10002,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9530,7 +10026,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9623,6 +10119,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the ticket has been matched, has ended or has expired. */
             409: {
                 headers: {
@@ -9644,7 +10158,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9737,6 +10251,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the ticket has been matched or has ended otherwise. */
             409: {
                 headers: {
@@ -9758,7 +10290,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9841,7 +10373,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9912,7 +10444,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9983,7 +10515,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10065,7 +10597,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10144,6 +10676,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description INSUFFICIENT_QUANTITY: a giver holds too little; nothing moved and a FAILED transaction (transactionUid) was stored. IDEMPOTENCY_KEY_REUSED: the key was used for another request. */
             409: {
                 headers: {
@@ -10165,7 +10715,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10252,7 +10802,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10323,7 +10873,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10409,7 +10959,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10502,6 +11052,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: no longer PENDING; INSUFFICIENT_QUANTITY: a giver holds too little (FAILED). */
             409: {
                 headers: {
@@ -10523,7 +11091,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10616,6 +11184,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
@@ -10637,7 +11223,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10730,6 +11316,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
@@ -10751,7 +11355,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10857,7 +11461,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10950,10 +11554,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11058,7 +11680,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11132,7 +11754,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11227,10 +11849,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11346,10 +11986,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11453,7 +12111,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11556,7 +12214,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11628,7 +12286,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11703,6 +12361,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner's quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER) would be passed; `left` says what is left. */
             409: {
                 headers: {
@@ -11742,7 +12418,7 @@ export interface operations {
             };
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11816,6 +12492,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: a stated version does not hold, or the object is gone (storageObject names it). */
             409: {
                 headers: {
@@ -11838,7 +12532,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11895,10 +12589,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11955,7 +12667,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12027,7 +12739,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12103,7 +12815,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12182,7 +12894,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12259,10 +12971,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12333,7 +13063,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12432,6 +13162,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -12454,7 +13202,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12545,10 +13293,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12626,7 +13392,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12778,7 +13544,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge2"];
             415: components["responses"]["UnsupportedMediaType2"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["StorageUnavailable"];
         };
     };
@@ -12875,6 +13641,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT, or CONFLICT: the default variant. */
             409: {
                 headers: {
@@ -12897,7 +13681,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12995,6 +13779,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description DIRECT_UPLOAD_UNAVAILABLE: the service keeps files on its own disk. */
             409: {
                 headers: {
@@ -13016,7 +13818,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge2"];
             415: components["responses"]["UnsupportedMediaType2"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13115,6 +13917,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT, or CONFLICT: nothing was sent to the URL yet. */
             409: {
                 headers: {
@@ -13137,7 +13957,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge2"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["StorageUnavailable"];
         };
     };
@@ -13216,7 +14036,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13293,10 +14113,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13367,7 +14205,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13466,6 +14304,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -13488,7 +14344,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13579,10 +14435,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13660,7 +14534,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13739,7 +14613,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13863,7 +14737,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13992,7 +14866,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14075,7 +14949,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14169,10 +15043,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14236,10 +15128,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14310,7 +15220,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14409,6 +15319,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -14431,7 +15359,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14522,10 +15450,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14607,7 +15553,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14686,7 +15632,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14762,7 +15708,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14865,7 +15811,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14942,10 +15888,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15047,7 +16011,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15118,7 +16082,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15217,6 +16181,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -15239,7 +16221,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15330,10 +16312,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15429,6 +16429,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT (If-Match names another version), or NOT_ACTIVE (the board has not begun or has ended: no period to reset). */
             409: {
                 headers: {
@@ -15451,7 +16469,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15543,7 +16561,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15651,7 +16669,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15729,7 +16747,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15825,6 +16843,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT or LEADERBOARD_FULL. */
             409: {
                 headers: {
@@ -15846,7 +16882,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15942,6 +16978,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description LEADERBOARD_FULL, or NOT_ACTIVE. */
             409: {
                 headers: {
@@ -15963,7 +17017,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16035,7 +17089,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16109,7 +17163,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16204,10 +17258,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16297,7 +17369,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16387,10 +17459,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16437,10 +17527,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16492,7 +17600,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16572,7 +17680,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16659,7 +17767,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16701,7 +17809,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };

@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AUDIT_REASON_HEADER } from '../audit/admin-audit.interceptor.js';
@@ -174,11 +175,20 @@ function declareCommonErrors(document: OpenAPIObject): void {
     'Retry-After': { required: true, description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   };
   for (const { path, method, operation } of operations(document)) {
-    // Node's HTTP parser answers it before Fastify sees the request: no body, and the connection closes.
-    operation.responses['431'] ??= {
-      description: "The request headers are larger than 16 KiB in all (Node.js's limit); no body, and the connection is closed.",
-    };
+    // Node's HTTP parser answers it before Fastify sees the request, and the connection closes.
+    operation.responses['431'] ??= errorResponse(
+      431,
+      ErrorCode.HEADERS_TOO_LARGE,
+      `HEADERS_TOO_LARGE: the request headers are larger than ${maxHeaderSize / 1024} KiB in all (Node.js's limit); the connection is closed.`,
+      `the request's headers are larger than ${maxHeaderSize / 1024} KiB in all`,
+    );
     if (['post', 'put', 'patch', 'delete'].includes(method)) {
+      operation.responses['408'] ??= errorResponse(
+        408,
+        ErrorCode.REQUEST_TIMEOUT,
+        'REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.',
+        'the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)',
+      );
       operation.responses['413'] ??= errorResponse(
         413,
         ErrorCode.PAYLOAD_TOO_LARGE,

@@ -2180,8 +2180,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -2262,8 +2266,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -2345,8 +2353,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2467,8 +2479,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2589,8 +2605,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2716,6 +2736,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NO_SUCH_ACCOUNT: `create` was false and no account has this device id.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -2748,8 +2778,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2875,6 +2909,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("BANNED: the user is banned; `until` says until when (null: until an admin lifts it).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -2917,8 +2961,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3027,6 +3075,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3059,8 +3117,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3169,6 +3231,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3201,8 +3273,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3313,8 +3389,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3437,6 +3517,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such session, or not yours.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3469,8 +3559,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3596,6 +3690,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: the development provider is off.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3628,8 +3732,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3740,8 +3848,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3872,6 +3984,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: device sign-in is turned off on this server.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3914,8 +4036,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4036,6 +4162,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token of ours, or the idp1 token is invalid or expired.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -4078,8 +4214,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4200,6 +4340,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token of ours, or the idp2 token is not active.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -4242,8 +4392,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4379,6 +4533,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: your account has no such identity.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -4421,8 +4585,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4649,8 +4817,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4796,8 +4968,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4944,6 +5120,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -4976,8 +5162,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5118,6 +5308,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -5150,8 +5350,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5296,6 +5500,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such user, or the user has no identity of this provider.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -5338,8 +5552,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5473,6 +5691,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -5505,8 +5733,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5729,8 +5961,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5888,8 +6124,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6086,8 +6326,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6207,6 +6451,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -6239,8 +6493,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6377,8 +6635,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6615,8 +6877,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6746,6 +7012,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -6778,8 +7054,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6916,8 +7196,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7066,6 +7350,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -7108,8 +7402,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7242,6 +7540,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -7284,8 +7592,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7522,8 +7834,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7770,8 +8086,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7891,6 +8211,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -7923,8 +8253,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8042,6 +8376,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -8074,8 +8418,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8212,8 +8560,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8362,6 +8714,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -8404,8 +8766,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8538,6 +8904,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -8570,8 +8946,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8818,8 +9198,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8991,8 +9375,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9119,6 +9507,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -9161,8 +9559,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9299,8 +9701,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9557,8 +9963,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9678,6 +10088,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -9720,8 +10140,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9839,6 +10263,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -9871,8 +10305,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10009,8 +10447,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10159,6 +10601,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -10201,8 +10653,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10335,6 +10791,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -10367,8 +10833,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10625,8 +11095,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10737,8 +11211,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10878,6 +11356,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -10920,8 +11408,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11061,6 +11553,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -11103,8 +11605,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11311,8 +11817,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11458,8 +11968,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11596,8 +12110,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11804,8 +12322,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11940,6 +12462,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: not your persona one, or AWARD/REMOVAL by a non-admin.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -11982,8 +12514,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12200,8 +12736,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12338,8 +12878,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12556,8 +13100,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12697,6 +13245,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -12739,8 +13297,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12880,6 +13442,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -12922,8 +13494,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13063,6 +13639,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -13105,8 +13691,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13335,8 +13925,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13476,6 +14070,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -13508,8 +14112,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13738,8 +14346,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13887,8 +14499,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14033,6 +14649,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -14065,8 +14691,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14220,6 +14850,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -14252,8 +14892,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14476,8 +15120,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14700,8 +15348,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14831,6 +15483,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: another player\'s storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -14873,8 +15535,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14999,6 +15665,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: another player\'s storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -15041,8 +15717,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15189,8 +15869,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15310,6 +15994,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -15342,8 +16036,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15485,8 +16183,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15630,8 +16332,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15780,8 +16486,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15978,8 +16688,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16109,6 +16823,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -16141,8 +16865,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16279,8 +17007,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16429,6 +17161,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -16471,8 +17213,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16605,6 +17351,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -16637,8 +17393,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16835,8 +17595,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17064,8 +17828,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17213,6 +17981,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such media asset, or no such variant.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -17255,8 +18033,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17408,6 +18190,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -17450,8 +18242,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17607,6 +18403,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such media asset or upload (completed, expired, or another variant\'s).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -17649,8 +18455,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17847,8 +18657,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17978,6 +18792,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -18010,8 +18834,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18148,8 +18976,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18298,6 +19130,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -18340,8 +19182,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18474,6 +19320,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -18506,8 +19362,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18704,8 +19564,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18853,8 +19717,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19041,8 +19909,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19225,8 +20097,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19433,8 +20309,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19564,6 +20444,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -19596,8 +20486,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19715,6 +20609,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -19747,8 +20651,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19885,8 +20793,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20035,6 +20947,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -20077,8 +20999,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20211,6 +21137,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -20243,8 +21179,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20451,8 +21391,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20649,8 +21593,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20791,8 +21739,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21049,8 +22001,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21180,6 +22136,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -21212,8 +22178,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21470,8 +22440,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21608,8 +22582,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21758,6 +22736,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -21800,8 +22788,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21934,6 +22926,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -21966,8 +22968,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22112,6 +23118,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -22154,8 +23170,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22318,8 +23338,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22552,8 +23576,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22699,6 +23727,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -22741,8 +23779,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22899,8 +23941,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23043,6 +24089,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -23085,8 +24141,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23230,8 +24290,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23383,8 +24447,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23529,6 +24597,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -23561,8 +24639,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23718,8 +24800,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23852,6 +24938,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -23884,8 +24980,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23999,6 +25099,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -24031,8 +25141,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24164,8 +25278,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24332,8 +25450,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24479,8 +25601,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24601,8 +25727,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24818,101 +25948,110 @@ namespace GameBackend.Api
         [System.Runtime.Serialization.EnumMember(Value = @"MALFORMED_JSON")]
         MALFORMED_JSON = 1,
 
+        [System.Runtime.Serialization.EnumMember(Value = @"MALFORMED_REQUEST")]
+        MALFORMED_REQUEST = 2,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"HEADERS_TOO_LARGE")]
+        HEADERS_TOO_LARGE = 3,
+
         [System.Runtime.Serialization.EnumMember(Value = @"UNAUTHORIZED")]
-        UNAUTHORIZED = 2,
+        UNAUTHORIZED = 4,
 
         [System.Runtime.Serialization.EnumMember(Value = @"FORBIDDEN")]
-        FORBIDDEN = 3,
+        FORBIDDEN = 5,
 
         [System.Runtime.Serialization.EnumMember(Value = @"BANNED")]
-        BANNED = 4,
+        BANNED = 6,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_FOUND")]
-        NOT_FOUND = 5,
+        NOT_FOUND = 7,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NO_SUCH_ACCOUNT")]
-        NO_SUCH_ACCOUNT = 6,
+        NO_SUCH_ACCOUNT = 8,
 
         [System.Runtime.Serialization.EnumMember(Value = @"METHOD_NOT_ALLOWED")]
-        METHOD_NOT_ALLOWED = 7,
+        METHOD_NOT_ALLOWED = 9,
 
         [System.Runtime.Serialization.EnumMember(Value = @"VERSION_CONFLICT")]
-        VERSION_CONFLICT = 8,
+        VERSION_CONFLICT = 10,
 
         [System.Runtime.Serialization.EnumMember(Value = @"CONFLICT")]
-        CONFLICT = 9,
+        CONFLICT = 11,
 
         [System.Runtime.Serialization.EnumMember(Value = @"REFRESH_CONFLICT")]
-        REFRESH_CONFLICT = 10,
+        REFRESH_CONFLICT = 12,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DUPLICATE")]
-        DUPLICATE = 11,
+        DUPLICATE = 13,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IDENTITY_IN_USE")]
-        IDENTITY_IN_USE = 12,
+        IDENTITY_IN_USE = 14,
 
         [System.Runtime.Serialization.EnumMember(Value = @"LAST_IDENTITY")]
-        LAST_IDENTITY = 13,
+        LAST_IDENTITY = 15,
 
         [System.Runtime.Serialization.EnumMember(Value = @"ALREADY_QUEUED")]
-        ALREADY_QUEUED = 14,
+        ALREADY_QUEUED = 16,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INSUFFICIENT_QUANTITY")]
-        INSUFFICIENT_QUANTITY = 15,
+        INSUFFICIENT_QUANTITY = 17,
 
         [System.Runtime.Serialization.EnumMember(Value = @"QUOTA_EXCEEDED")]
-        QUOTA_EXCEEDED = 16,
+        QUOTA_EXCEEDED = 18,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IDEMPOTENCY_KEY_REUSED")]
-        IDEMPOTENCY_KEY_REUSED = 17,
+        IDEMPOTENCY_KEY_REUSED = 19,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IMMUTABLE_SETTING")]
-        IMMUTABLE_SETTING = 18,
+        IMMUTABLE_SETTING = 20,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_ACTIVE")]
-        NOT_ACTIVE = 19,
+        NOT_ACTIVE = 21,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_JOINED")]
-        NOT_JOINED = 20,
+        NOT_JOINED = 22,
 
         [System.Runtime.Serialization.EnumMember(Value = @"LEADERBOARD_FULL")]
-        LEADERBOARD_FULL = 21,
+        LEADERBOARD_FULL = 23,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NO_ATTEMPTS_LEFT")]
-        NO_ATTEMPTS_LEFT = 22,
+        NO_ATTEMPTS_LEFT = 24,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PAYLOAD_TOO_LARGE")]
-        PAYLOAD_TOO_LARGE = 23,
+        PAYLOAD_TOO_LARGE = 25,
 
         [System.Runtime.Serialization.EnumMember(Value = @"UNSUPPORTED_MEDIA_TYPE")]
-        UNSUPPORTED_MEDIA_TYPE = 24,
+        UNSUPPORTED_MEDIA_TYPE = 26,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIGEST_MISMATCH")]
-        DIGEST_MISMATCH = 25,
+        DIGEST_MISMATCH = 27,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RANGE_NOT_SATISFIABLE")]
-        RANGE_NOT_SATISFIABLE = 26,
+        RANGE_NOT_SATISFIABLE = 28,
 
         [System.Runtime.Serialization.EnumMember(Value = @"REQUEST_TIMEOUT")]
-        REQUEST_TIMEOUT = 27,
+        REQUEST_TIMEOUT = 29,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIRECT_UPLOAD_UNAVAILABLE")]
-        DIRECT_UPLOAD_UNAVAILABLE = 28,
+        DIRECT_UPLOAD_UNAVAILABLE = 30,
 
         [System.Runtime.Serialization.EnumMember(Value = @"STORAGE_UNAVAILABLE")]
-        STORAGE_UNAVAILABLE = 29,
+        STORAGE_UNAVAILABLE = 31,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RATE_LIMITED")]
-        RATE_LIMITED = 30,
+        RATE_LIMITED = 32,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"OVERLOADED")]
+        OVERLOADED = 33,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DATABASE_UNAVAILABLE")]
-        DATABASE_UNAVAILABLE = 31,
+        DATABASE_UNAVAILABLE = 34,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PROVIDER_UNAVAILABLE")]
-        PROVIDER_UNAVAILABLE = 32,
+        PROVIDER_UNAVAILABLE = 35,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
-        INTERNAL_ERROR = 33,
+        INTERNAL_ERROR = 36,
 
     }
 
