@@ -5243,7 +5243,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+         * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
          * @example refund for support ticket #812
          */
         XAuditReason: string;
@@ -5734,7 +5734,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -5801,7 +5801,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -5892,7 +5892,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6117,7 +6117,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6232,7 +6232,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6346,7 +6346,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6460,7 +6460,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6770,7 +6770,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6888,7 +6888,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7002,7 +7002,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7136,7 +7136,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7536,7 +7536,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7782,7 +7782,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7953,7 +7953,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8090,7 +8090,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8413,7 +8413,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8493,7 +8493,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8651,7 +8651,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8788,7 +8788,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9003,7 +9003,7 @@ export interface operations {
                 /** @description The join password, when the session has one. */
                 "x-session-password"?: string;
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9115,7 +9115,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9227,7 +9227,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9404,7 +9404,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9502,7 +9502,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9660,7 +9660,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9797,7 +9797,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -10035,7 +10035,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -10167,7 +10167,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -10608,7 +10608,7 @@ export interface operations {
                 /** @description Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction. */
                 "Idempotency-Key"?: string;
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -10968,7 +10968,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11100,7 +11100,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11232,7 +11232,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11470,7 +11470,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11763,7 +11763,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11879,7 +11879,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12295,7 +12295,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12427,7 +12427,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12541,7 +12541,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12903,7 +12903,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13074,7 +13074,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13211,7 +13211,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13412,7 +13412,7 @@ export interface operations {
                 /** @description The file name, as `attachment; filename="icon.png"`, when `?name=` is not given. */
                 "Content-Disposition"?: string;
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13555,7 +13555,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13690,7 +13690,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13829,7 +13829,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14045,7 +14045,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14216,7 +14216,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14353,7 +14353,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14752,7 +14752,7 @@ export interface operations {
                 /** @description The ETag the Range was meant for; another: the whole file (200). */
                 "If-Range"?: components["parameters"]["IfRange"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14958,7 +14958,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15073,7 +15073,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15231,7 +15231,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15368,7 +15368,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15641,7 +15641,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15820,7 +15820,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16093,7 +16093,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16230,7 +16230,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16344,7 +16344,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16756,7 +16756,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16891,7 +16891,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -17175,7 +17175,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -17378,7 +17378,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -17489,7 +17489,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];

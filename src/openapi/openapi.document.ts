@@ -238,7 +238,7 @@ function declareAuditReasons(document: OpenAPIObject): void {
         name: AUDIT_REASON_HEADER,
         in: 'header',
         required: false,
-        description: `Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to ${MAX_AUDIT_REASON} characters, no control characters.`,
+        description: `Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to ${MAX_AUDIT_REASON} characters without control characters, else the answer is 400 \`VALIDATION_FAILED\` naming the header and nothing changes.`,
         // On the parameter, not its schema: a client sends the header only when an admin gives a reason.
         example: 'refund for support ticket #812',
         schema: { type: 'string', minLength: 1, maxLength: MAX_AUDIT_REASON },

@@ -107,7 +107,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task PlayerSessionsLogoutAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -119,7 +119,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes every session of your user, and every token issued until now; each device must sign in again.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task PlayerSessionsLogoutAllAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -142,7 +142,7 @@ namespace GameBackend.Api
         /// Signs that device out (admins: anyone's). Revoking one already over changes nothing.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Revoked; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task PlayerSessionsRevokeAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -174,7 +174,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE). At most 10 devices.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the device.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AccountDto> AccountLinkDeviceAsync(LinkDeviceDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -186,7 +186,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The idp1 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the idp1 identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AccountDto> AccountLinkIdp1Async(LinkProviderDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -198,7 +198,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The idp2 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the idp2 identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AccountDto> AccountLinkIdp2Async(LinkProviderDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -211,7 +211,7 @@ namespace GameBackend.Api
         /// A device is named by its `deviceId` (required for a device, refused for the others). The player sessions the identity opened end on every instance within a second, this one too if it was one of them. An account keeps at least one identity.
         /// </remarks>
         /// <param name="provider">Which kind of identity.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, without the identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AccountDto> AccountUnlinkAsync(IdentityProvider provider, UnlinkDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -263,7 +263,7 @@ namespace GameBackend.Api
         /// Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<UserAccountDto> UsersBanAsync(System.Guid id, BanDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -276,7 +276,7 @@ namespace GameBackend.Api
         /// The user may sign in again; the sessions and tokens the ban voided stay void.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, not banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<UserAccountDto> UsersUnbanAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -290,7 +290,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
         /// <param name="provider">Which kind of identity.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, without the identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<UserAccountDto> UsersUnlinkIdentityAsync(System.Guid id, IdentityProvider provider, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -303,7 +303,7 @@ namespace GameBackend.Api
         /// As the user's own "sign out everywhere": every session revoked and every token issued so far refused on every instance within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task UsersRevokeSessionsAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -376,7 +376,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates another persona for the caller.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Persona> PersonasCreateAsync(CreatePersonaDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -431,7 +431,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Item> ItemsCreateAsync(CreateItemDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -456,7 +456,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Item> ItemsUpdateAsync(System.Guid id, UpdateItemDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -468,7 +468,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task ItemsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -546,7 +546,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Session> SessionsCreateAsync(CreateSessionDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -557,7 +557,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>All sessions removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SessionsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -583,7 +583,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Session> SessionsUpdateAsync(System.Guid id, UpdateSessionDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -595,7 +595,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its members hear of it (session.deleted).
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SessionsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -644,7 +644,7 @@ namespace GameBackend.Api
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="x_session_password">The join password, when the session has one.</param>
         /// <param name="password">The join password (prefer the header).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Session> SessionsJoinAsync(System.Guid id, string x_session_password = null, string password = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -658,7 +658,7 @@ namespace GameBackend.Api
         /// <br/>players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Noted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SessionsHeartbeatAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -672,7 +672,7 @@ namespace GameBackend.Api
         /// <br/>over, and a session waiting for players that its last member leaves ends.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Left; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SessionsLeaveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -720,7 +720,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Ticket> TicketsCreateAsync(CreateTicketDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -731,7 +731,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>All tickets removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task TicketsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -757,7 +757,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Ticket> TicketsUpdateAsync(System.Guid id, UpdateTicketDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -769,7 +769,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task TicketsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -828,7 +828,7 @@ namespace GameBackend.Api
         /// Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Ticket> TicketsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -840,7 +840,7 @@ namespace GameBackend.Api
         /// The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Ticket> TicketsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -927,7 +927,7 @@ namespace GameBackend.Api
         /// Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
         /// </remarks>
         /// <param name="idempotency_Key">Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>COMPLETED, or PENDING for a trade awaiting persona two.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<InventoryTransaction> InventoriesCreateTransactionAsync(CreateTransactionDto body, string idempotency_Key = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1008,7 +1008,7 @@ namespace GameBackend.Api
         /// Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<InventoryTransaction> TransactionsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1020,7 +1020,7 @@ namespace GameBackend.Api
         /// Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<InventoryTransaction> TransactionsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1032,7 +1032,7 @@ namespace GameBackend.Api
         /// Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<InventoryTransaction> TransactionsCancelAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1073,7 +1073,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Reset; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SkillsTruncateByArchetypeAsync(System.Guid personaUid, string archetypeUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1129,7 +1129,7 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SkillsRemoveAsync(System.Guid personaUid, string archetypeUid, string skillUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1145,7 +1145,7 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Progress recorded.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SkillsAddProgressAsync(System.Guid personaUid, string archetypeUid, string skillUid, AddProgressDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1211,7 +1211,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<StorageAcksDto> StorageWriteAsync(WriteStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1222,7 +1222,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects. An object that does not exist is no error, unless a `version` was stated. The owner's sockets are told (`storage.updated` with version null).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task StorageRemoveAsync(DeleteStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1246,7 +1246,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects, the caller's unless `ownerUid` names another's. Those that do not exist, and those the caller may not read, are simply absent from the answer: NONE objects are read by admins only, OWNER ones by their owner too, PUBLIC ones by every signed-in player.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<StorageObjectsDto> StorageReadAsync(ReadStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1319,7 +1319,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The service gives every file variant a uid, dateCreated, dateModified and version 0.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsCreateAsync(CreateMediaAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1344,7 +1344,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsUpdateAsync(System.Guid id, UpdateMediaAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1356,7 +1356,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task MediaAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1400,7 +1400,7 @@ namespace GameBackend.Api
         /// <param name="content_Disposition">The file name, as `attachment; filename="icon.png"`, when `?name=` is not given.</param>
         /// <param name="sha256">The SHA-256 the bytes must have, hex (as Content-Digest; both given must agree).</param>
         /// <param name="name">The file name (default: from Content-Disposition, else the variant key).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The media asset, the variant naming the stored file.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsUploadAsync(System.Guid id, string variant, FileParameter body, string if_Match = null, string content_Digest = null, string content_Disposition = null, string sha256 = null, string name = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1415,7 +1415,7 @@ namespace GameBackend.Api
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsRemoveVariantAsync(System.Guid id, string variant, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1428,7 +1428,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<DirectUploadDto> MediaAssetsCreateDirectUploadAsync(System.Guid id, string variant, CreateDirectUploadDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1443,7 +1443,7 @@ namespace GameBackend.Api
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
         /// <param name="uploadId">The direct upload's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsCompleteDirectUploadAsync(System.Guid id, string variant, System.Guid uploadId, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1478,7 +1478,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<TextAsset> TextAssetsCreateAsync(CreateTextAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1503,7 +1503,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<TextAsset> TextAssetsUpdateAsync(System.Guid id, UpdateTextAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1515,7 +1515,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task TextAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1570,7 +1570,7 @@ namespace GameBackend.Api
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
         /// <param name="range">One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`: 206.</param>
         /// <param name="if_Range">The ETag the Range was meant for; another: the whole file (200).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The file.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<FileResponse> MediaHeadAsync(string type, string subtype, string sha256, string if_None_Match = null, string range = null, string if_Range = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1625,7 +1625,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AchievementDefinition> AchievementsCreateAsync(CreateAchievementDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1636,7 +1636,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task AchievementsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1662,7 +1662,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AchievementDefinition> AchievementsUpdateAsync(System.Guid id, UpdateAchievementDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1674,7 +1674,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its unlocks go with it.
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task AchievementsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1737,7 +1737,7 @@ namespace GameBackend.Api
         /// Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
         /// </remarks>
         /// <param name="id">The achievement's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AchievementUnlock> AchievementsUnlockAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1784,7 +1784,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`. The settings that give stored scores their meaning cannot change afterwards.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Leaderboard> LeaderboardsCreateAsync(CreateLeaderboardDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1845,7 +1845,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Leaderboard> LeaderboardsUpdateAsync(System.Guid id, UpdateLeaderboardDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1857,7 +1857,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its periods, records and unpaid prizes go with it.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task LeaderboardsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1871,7 +1871,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The board, with its new `resetAt` and version.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Leaderboard> LeaderboardsResetAsync(System.Guid id, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1925,7 +1925,7 @@ namespace GameBackend.Api
         /// Applies the board's operators to the persona's record in the period open now and answers it with its rank. Scores are 64-bit integers, negative too: JSON numbers up to 2^53 - 1, strings of digits beyond.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<LeaderboardRecordView> LeaderboardsSubmitAsync(System.Guid id, SubmitScoreDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1950,7 +1950,7 @@ namespace GameBackend.Api
         /// Needed before scoring on a board with joinRequired; idempotent (a member gets its record back).
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<LeaderboardRecordView> LeaderboardsJoinAsync(System.Guid id, string x_Audit_Reason = null, JoinLeaderboardDto body = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1987,7 +1987,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="period">`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task LeaderboardsRemoveRecordAsync(System.Guid id, System.Guid personaUid, string period = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -2009,7 +2009,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// All boards, all periods; the player's audit records it.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted (also when there was none).</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task PersonaLeaderboardRecordsRemoveAllAsync(System.Guid personaUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -2021,7 +2021,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Browsers cannot set headers on a WebSocket: open `/realtime?ticket=&lt;ticket&gt;` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt &lt;token&gt;` on the upgrade instead.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<RealtimeTicketDto> RealtimeIssueTicketAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -3005,7 +3005,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task PlayerSessionsLogoutAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -3161,7 +3161,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes every session of your user, and every token issued until now; each device must sign in again.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task PlayerSessionsLogoutAllAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -3434,7 +3434,7 @@ namespace GameBackend.Api
         /// Signs that device out (admins: anyone's). Revoking one already over changes nothing.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Revoked; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task PlayerSessionsRevokeAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -3892,7 +3892,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE). At most 10 devices.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the device.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AccountDto> AccountLinkDeviceAsync(LinkDeviceDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -4080,7 +4080,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The idp1 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the idp1 identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AccountDto> AccountLinkIdp1Async(LinkProviderDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -4258,7 +4258,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The idp2 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the idp2 identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AccountDto> AccountLinkIdp2Async(LinkProviderDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -4437,7 +4437,7 @@ namespace GameBackend.Api
         /// A device is named by its `deviceId` (required for a device, refused for the others). The player sessions the identity opened end on every instance within a second, this one too if it was one of them. An account keeps at least one identity.
         /// </remarks>
         /// <param name="provider">Which kind of identity.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, without the identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AccountDto> AccountUnlinkAsync(IdentityProvider provider, UnlinkDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -5013,7 +5013,7 @@ namespace GameBackend.Api
         /// Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersBanAsync(System.Guid id, BanDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -5207,7 +5207,7 @@ namespace GameBackend.Api
         /// The user may sign in again; the sessions and tokens the ban voided stay void.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, not banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersUnbanAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -5396,7 +5396,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
         /// <param name="provider">Which kind of identity.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, without the identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersUnlinkIdentityAsync(System.Guid id, IdentityProvider provider, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -5597,7 +5597,7 @@ namespace GameBackend.Api
         /// As the user's own "sign out everywhere": every session revoked and every token issued so far refused on every instance within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task UsersRevokeSessionsAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -6370,7 +6370,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates another persona for the caller.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Persona> PersonasCreateAsync(CreatePersonaDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -6921,7 +6921,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Item> ItemsCreateAsync(CreateItemDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -7242,7 +7242,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Item> ItemsUpdateAsync(System.Guid id, UpdateItemDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -7447,7 +7447,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task ItemsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -8130,7 +8130,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Session> SessionsCreateAsync(CreateSessionDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -8297,7 +8297,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>All sessions removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SessionsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -8606,7 +8606,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Session> SessionsUpdateAsync(System.Guid id, UpdateSessionDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -8811,7 +8811,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its members hear of it (session.deleted).
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SessionsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -9245,7 +9245,7 @@ namespace GameBackend.Api
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="x_session_password">The join password, when the session has one.</param>
         /// <param name="password">The join password (prefer the header).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Session> SessionsJoinAsync(System.Guid id, string x_session_password = null, string password = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -9422,7 +9422,7 @@ namespace GameBackend.Api
         /// <br/>players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Noted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SessionsHeartbeatAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -9605,7 +9605,7 @@ namespace GameBackend.Api
         /// <br/>over, and a session waiting for players that its last member leaves ends.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Left; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SessionsLeaveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -10007,7 +10007,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Ticket> TicketsCreateAsync(CreateTicketDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -10184,7 +10184,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>All tickets removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task TicketsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -10493,7 +10493,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Ticket> TicketsUpdateAsync(System.Guid id, UpdateTicketDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -10698,7 +10698,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task TicketsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -11256,7 +11256,7 @@ namespace GameBackend.Api
         /// Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Ticket> TicketsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -11453,7 +11453,7 @@ namespace GameBackend.Api
         /// The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Ticket> TicketsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -12367,7 +12367,7 @@ namespace GameBackend.Api
         /// Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
         /// </remarks>
         /// <param name="idempotency_Key">Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>COMPLETED, or PENDING for a trade awaiting persona two.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<InventoryTransaction> InventoriesCreateTransactionAsync(CreateTransactionDto body, string idempotency_Key = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -13145,7 +13145,7 @@ namespace GameBackend.Api
         /// Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -13342,7 +13342,7 @@ namespace GameBackend.Api
         /// Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -13539,7 +13539,7 @@ namespace GameBackend.Api
         /// Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsCancelAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -13971,7 +13971,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Reset; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SkillsTruncateByArchetypeAsync(System.Guid personaUid, string archetypeUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -14546,7 +14546,7 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SkillsRemoveAsync(System.Guid personaUid, string archetypeUid, string skillUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -14739,7 +14739,7 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Progress recorded.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SkillsAddProgressAsync(System.Guid personaUid, string archetypeUid, string skillUid, AddProgressDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -15392,7 +15392,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); admins write past them.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<StorageAcksDto> StorageWriteAsync(WriteStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -15579,7 +15579,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects. An object that does not exist is no error, unless a `version` was stated. The owner's sockets are told (`storage.updated` with version null).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task StorageRemoveAsync(DeleteStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -15913,7 +15913,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects, the caller's unless `ownerUid` names another's. Those that do not exist, and those the caller may not read, are simply absent from the answer: NONE objects are read by admins only, OWNER ones by their owner too, PUBLIC ones by every signed-in player.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<StorageObjectsDto> StorageReadAsync(ReadStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -16732,7 +16732,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The service gives every file variant a uid, dateCreated, dateModified and version 0.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsCreateAsync(CreateMediaAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -17053,7 +17053,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsUpdateAsync(System.Guid id, UpdateMediaAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -17258,7 +17258,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task MediaAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -17647,7 +17647,7 @@ namespace GameBackend.Api
         /// <param name="content_Disposition">The file name, as `attachment; filename="icon.png"`, when `?name=` is not given.</param>
         /// <param name="sha256">The SHA-256 the bytes must have, hex (as Content-Digest; both given must agree).</param>
         /// <param name="name">The file name (default: from Content-Disposition, else the variant key).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The media asset, the variant naming the stored file.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsUploadAsync(System.Guid id, string variant, FileParameter body, string if_Match = null, string content_Digest = null, string content_Disposition = null, string sha256 = null, string name = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -17875,7 +17875,7 @@ namespace GameBackend.Api
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsRemoveVariantAsync(System.Guid id, string variant, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -18079,7 +18079,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<DirectUploadDto> MediaAssetsCreateDirectUploadAsync(System.Guid id, string variant, CreateDirectUploadDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -18290,7 +18290,7 @@ namespace GameBackend.Api
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
         /// <param name="uploadId">The direct upload's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsCompleteDirectUploadAsync(System.Guid id, string variant, System.Guid uploadId, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -18701,7 +18701,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<TextAsset> TextAssetsCreateAsync(CreateTextAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -19022,7 +19022,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<TextAsset> TextAssetsUpdateAsync(System.Guid id, UpdateTextAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -19227,7 +19227,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task TextAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -19767,7 +19767,7 @@ namespace GameBackend.Api
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
         /// <param name="range">One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`: 206.</param>
         /// <param name="if_Range">The ETag the Range was meant for; another: the whole file (200).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The file.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<FileResponse> MediaHeadAsync(string type, string subtype, string sha256, string if_None_Match = null, string range = null, string if_Range = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -20353,7 +20353,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AchievementDefinition> AchievementsCreateAsync(CreateAchievementDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -20530,7 +20530,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task AchievementsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -20839,7 +20839,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AchievementDefinition> AchievementsUpdateAsync(System.Guid id, UpdateAchievementDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -21044,7 +21044,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its unlocks go with it.
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task AchievementsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -21638,7 +21638,7 @@ namespace GameBackend.Api
         /// Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
         /// </remarks>
         /// <param name="id">The achievement's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AchievementUnlock> AchievementsUnlockAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -22045,7 +22045,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`. The settings that give stored scores their meaning cannot change afterwards.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Leaderboard> LeaderboardsCreateAsync(CreateLeaderboardDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -22628,7 +22628,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Leaderboard> LeaderboardsUpdateAsync(System.Guid id, UpdateLeaderboardDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -22833,7 +22833,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its periods, records and unpaid prizes go with it.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task LeaderboardsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -23014,7 +23014,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The board, with its new `resetAt` and version.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Leaderboard> LeaderboardsResetAsync(System.Guid id, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -23621,7 +23621,7 @@ namespace GameBackend.Api
         /// Applies the board's operators to the persona's record in the period open now and answers it with its rank. Scores are 64-bit integers, negative too: JSON numbers up to 2^53 - 1, strings of digits beyond.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<LeaderboardRecordView> LeaderboardsSubmitAsync(System.Guid id, SubmitScoreDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -23986,7 +23986,7 @@ namespace GameBackend.Api
         /// Needed before scoring on a board with joinRequired; idempotent (a member gets its record back).
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<LeaderboardRecordView> LeaderboardsJoinAsync(System.Guid id, string x_Audit_Reason = null, JoinLeaderboardDto body = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -24493,7 +24493,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="period">`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task LeaderboardsRemoveRecordAsync(System.Guid id, System.Guid personaUid, string period = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -24844,7 +24844,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// All boards, all periods; the player's audit records it.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted (also when there was none).</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task PersonaLeaderboardRecordsRemoveAllAsync(System.Guid personaUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -25024,7 +25024,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Browsers cannot set headers on a WebSocket: open `/realtime?ticket=&lt;ticket&gt;` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt &lt;token&gt;` on the upgrade instead.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<RealtimeTicketDto> RealtimeIssueTicketAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
