@@ -106,6 +106,7 @@ describe('what a client can hold of an instance', () => {
       expect(answer.body.message).toMatch(/HTTP_BODY_TIMEOUT/);
       expect(answer.headers.connection).toBe('close');
       await stalled.closed;
+      expect(await metric('http_requests_total{method="PUT",route="/storage",status="408"}')).toBe(1);
       // The connection that came next is served as usual.
       expect((await (await open()).get('/health')).status).toBe(200);
     });

@@ -1,8 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import type { ServerOptions } from 'node:http';
-import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { ApiException, ErrorCode } from '../common/errors.js';
+import { type ErrorBody, ErrorCode } from '../common/errors.js';
 import type { HttpLimits } from '../config/environment.js';
 import type { BackgroundJobs } from '../metrics/background-jobs.js';
 
@@ -35,35 +34,29 @@ export function timeoutOptions(
 
 /**
  * HTTP_BODY_TIMEOUT: a JSON body must have arrived this long after its headers, or the request is
- * answered 408 REQUEST_TIMEOUT and its connection closed. The body reaches its parser through a
- * PassThrough that the deadline fails, so that the answer is the error body any refused body gets;
- * routes that stream their body (uploads) are left to the idle timeout and MEDIA_UPLOAD_TTL.
+ * answered 408 REQUEST_TIMEOUT with the error body, and its connection closed (Node.js closes it once
+ * the answer is out: `Connection: close`, and the body will never be read to its end). The body
+ * parser still waiting then fails with the connection, and Fastify drops what it says: the request
+ * has its answer. Routes that stream their body (uploads) are left to the idle timeout and
+ * MEDIA_UPLOAD_TTL. A timer, not a stream in the body's way: every write request passes here.
  */
 export function limitBodyTime(fastify: FastifyInstance, timeoutMs: number, jobs: BackgroundJobs): void {
   fastify.addHook('preParsing', (request, reply, payload, done) => {
-    if (!awaitsJsonBody(request)) {
-      done(null, payload);
-      return;
+    if (awaitsJsonBody(request)) {
+      const deadline = jobs.after('body-timeout', timeoutMs, () => {
+        if (reply.sent || request.raw.complete) return;
+        const body: ErrorBody = {
+          status: HttpStatus.REQUEST_TIMEOUT,
+          code: ErrorCode.REQUEST_TIMEOUT,
+          message: `the body did not arrive within ${timeoutMs} ms of the headers (HTTP_BODY_TIMEOUT)`,
+          requestId: request.id,
+        };
+        void reply.code(body.status).header('Connection', 'close').type('application/json; charset=utf-8').send(body);
+      });
+      request.raw.once('end', () => clearTimeout(deadline));
+      request.raw.once('close', () => clearTimeout(deadline));
     }
-    const timed = new PassThrough();
-    // Read by the body parser, which listens for its errors; until then (or if no parser reads it) this one.
-    timed.on('error', () => undefined);
-    payload.once('error', (error) => timed.destroy(error));
-    payload.pipe(timed);
-    const deadline = jobs.after('body-timeout', timeoutMs, () => {
-      if (reply.sent || request.raw.complete) return;
-      void reply.header('Connection', 'close');
-      timed.destroy(
-        new ApiException(
-          HttpStatus.REQUEST_TIMEOUT,
-          ErrorCode.REQUEST_TIMEOUT,
-          `the body did not arrive within ${timeoutMs} ms of the headers (HTTP_BODY_TIMEOUT)`,
-        ),
-      );
-    });
-    request.raw.once('end', () => clearTimeout(deadline));
-    request.raw.once('close', () => clearTimeout(deadline));
-    done(null, timed);
+    done(null, payload);
   });
 }
 
