@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { openFilesLimit } from '../src/config/open-files.js';
 import type { LoadJob, LoadResult, OpenLoopAnswer } from './load.js';
 import type { OpenLoopJob } from './open-loop-driver.js';
 
@@ -74,20 +75,14 @@ export function launch(
   }
 }
 
-/** The open-files limits of this process, which its children inherit (`ulimit -n`, `ulimit -Hn`). */
-export function openFilesLimit(): { soft: number; hard: number } {
-  const line = /^Max open files\s+(\S+)\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
-  const limit = (text: string | undefined) => (text === undefined || text === 'unlimited' ? Infinity : Number(text));
-  return { soft: limit(line?.[1]), hard: limit(line?.[2]) };
-}
-
 /**
  * How to run Node.js with `args` so that it may open `openFiles` files: as is when the inherited soft
  * limit allows it, else through a shell that raises the soft limit first (`exec` keeps the pid, and
  * the IPC channel of a fork). Throws when the hard limit is too low: only root can raise that.
  */
 export function nodeCommand(args: string[], openFiles = 0): [string, string[]] {
-  const { soft, hard } = openFilesLimit();
+  // The bench reads /proc for its figures anyway: where there is none, nothing is raised.
+  const { soft, hard } = openFilesLimit() ?? { soft: Infinity, hard: Infinity };
   if (openFiles <= soft) return [process.execPath, args];
   if (openFiles > hard) {
     throw new Error(

@@ -480,7 +480,8 @@ async function main(): Promise<void> {
     const pingIntervalMs = options.quick ? 10_000 : 30_000;
     const instance = await startService(databaseUrl, provider, 'warn', {
       name: 'service-sockets',
-      env: { REALTIME_PING_INTERVAL: String(pingIntervalMs) },
+      // Room for every socket and the loaders' ticket requests, below the open files the instance gets.
+      env: { REALTIME_PING_INTERVAL: String(pingIntervalMs), HTTP_MAX_CONNECTIONS: String(options.sockets + 500) },
       openFiles: options.sockets + 1000,
     });
     log(`sockets: ${options.sockets} connected players on one instance`);
@@ -920,10 +921,12 @@ async function startService(
       IDP1_ISSUER: provider.issuer,
       LOG_LEVEL: logLevel,
       MATCHMAKER_ENABLED: 'false',
-      // A load test from one address is exactly what a rate limiter is there to stop, and the bound on
-      // the guest accounts an address makes (the new-devices route makes thousands).
+      // A load test from one address is exactly what a rate limiter is there to stop, and what the bounds
+      // on the guest accounts an address makes (the new-devices route makes thousands) and on connections
+      // per address (the open loop alone keeps up to 1,024) are there to stop too.
       RATE_LIMIT_ENABLED: 'false',
       GUEST_ACCOUNTS_PER_ADDRESS: '0',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000000',
       // The leaderboard scenarios measure the in-process tree over two boards of a million records each.
       LEADERBOARD_RANKS_IN_MEMORY: '100000000',
       ...options.serviceEnv,

@@ -2101,7 +2101,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "PERSONA_LIMIT" | "GUEST_ACCOUNT_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "ALREADY_ENTERED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_CURSOR" | "CURSOR_EXPIRED";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "MALFORMED_REQUEST" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "PERSONA_LIMIT" | "GUEST_ACCOUNT_LIMIT" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "ALREADY_ENTERED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "OVERLOADED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR" | "INVALID_CURSOR" | "CURSOR_EXPIRED";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -5073,13 +5073,23 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request headers are larger than 16 KiB in all (Node.js's limit); no body, and the connection is closed. */
-        Status431: {
+        /** @description HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js's limit); the connection is closed. */
+        HeadersTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
-            content?: never;
+            content: {
+                /**
+                 * @example {
+                 *       "status": 431,
+                 *       "code": "HEADERS_TOO_LARGE",
+                 *       "message": "the request's headers are larger than 16 KiB in all",
+                 *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"];
+            };
         };
         /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. */
         RateLimited: {
@@ -5287,7 +5297,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+         * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
          * @example refund for support ticket #812
          */
         XAuditReason: string;
@@ -5355,7 +5365,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     healthLive: {
@@ -5376,7 +5386,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     healthReady: {
@@ -5397,7 +5407,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             /** @description DATABASE_UNAVAILABLE: the database did not answer. */
             503: {
                 headers: {
@@ -5475,7 +5485,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ProviderUnavailable"];
         };
     };
@@ -5535,7 +5545,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ProviderUnavailable2"];
         };
     };
@@ -5622,6 +5632,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description RATE_LIMITED: too many requests from this user or address in the last minute; retry after `Retry-After` seconds. GUEST_ACCOUNT_LIMIT: this address has made its guest accounts of the window (`limit` says how many); `Retry-After` is when the next window begins. */
@@ -5643,7 +5671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5730,6 +5758,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description REFRESH_CONFLICT: another request used this refresh token a moment ago; use the tokens it received. */
             409: {
                 headers: {
@@ -5751,7 +5797,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5760,7 +5806,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -5797,10 +5843,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5809,7 +5873,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -5846,10 +5910,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5873,7 +5955,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -5882,7 +5964,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -5946,10 +6028,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6035,10 +6135,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6062,7 +6180,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6071,7 +6189,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6138,6 +6256,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
@@ -6159,7 +6295,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6168,7 +6304,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6234,6 +6370,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
@@ -6255,7 +6409,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ProviderUnavailable"];
         };
     };
@@ -6264,7 +6418,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6330,6 +6484,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description IDENTITY_IN_USE: it belongs to another account (which the answer does not name); CONFLICT: your account has another identity of this provider, or the most devices it may. */
             409: {
                 headers: {
@@ -6351,7 +6523,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ProviderUnavailable2"];
         };
     };
@@ -6360,7 +6532,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6430,6 +6602,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description LAST_IDENTITY: it is the only way into your account; link another first. */
             409: {
                 headers: {
@@ -6451,7 +6641,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6556,7 +6746,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6643,7 +6833,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6652,7 +6842,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6740,10 +6930,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6752,7 +6960,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6836,10 +7044,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6848,7 +7074,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -6934,6 +7160,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description LAST_IDENTITY: it is the only way into the account. */
             409: {
                 headers: {
@@ -6955,7 +7199,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -6964,7 +7208,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7046,10 +7290,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7167,7 +7429,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7258,7 +7520,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7337,7 +7599,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7346,7 +7608,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7396,6 +7658,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description PERSONA_LIMIT: the caller has PERSONAS_PER_USER personas already (`limit` says how many); nothing was created. */
             409: {
                 headers: {
@@ -7417,7 +7697,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7488,7 +7768,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7583,7 +7863,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7592,7 +7872,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7660,10 +7940,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7734,7 +8032,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7745,7 +8043,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7833,6 +8131,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -7855,7 +8171,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -7864,7 +8180,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -7946,6 +8262,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the item is the parent of other items. */
             409: {
                 headers: {
@@ -7967,7 +8301,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8061,7 +8395,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8160,7 +8494,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8169,7 +8503,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8219,10 +8553,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8231,7 +8583,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8286,10 +8638,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8360,7 +8730,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8371,7 +8741,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8459,6 +8829,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -8481,7 +8869,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8490,7 +8878,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8572,10 +8960,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8673,7 +9079,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8687,7 +9093,7 @@ export interface operations {
                 /** @description The join password, when the session has one. */
                 "x-session-password"?: string;
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8790,7 +9196,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8799,7 +9205,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8863,6 +9269,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the caller is not a member (any more), or the session has ended. */
             409: {
                 headers: {
@@ -8884,7 +9308,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -8893,7 +9317,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -8958,7 +9382,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9061,7 +9485,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9070,7 +9494,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9120,6 +9544,24 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description ALREADY_QUEUED: a user the ticket names holds no free queue place (`userUid`; `ticketUid` when it is the caller). */
             409: {
                 headers: {
@@ -9141,7 +9583,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9150,7 +9592,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9205,10 +9647,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9279,7 +9739,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9290,7 +9750,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9378,6 +9838,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT; CONFLICT: the ticket has been matched or has ended; ALREADY_QUEUED: a user added holds no free queue place. */
             409: {
                 headers: {
@@ -9400,7 +9878,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9409,7 +9887,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9491,10 +9969,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9596,7 +10092,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9620,7 +10116,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9629,7 +10125,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9713,6 +10209,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the ticket has been matched, has ended or has expired. */
             409: {
                 headers: {
@@ -9734,7 +10248,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9743,7 +10257,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -9827,6 +10341,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the ticket has been matched or has ended otherwise. */
             409: {
                 headers: {
@@ -9848,7 +10380,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -9931,7 +10463,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10002,7 +10534,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10073,7 +10605,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10155,7 +10687,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10166,7 +10698,7 @@ export interface operations {
                 /** @description Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction. */
                 "Idempotency-Key"?: string;
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -10234,6 +10766,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description INSUFFICIENT_QUANTITY: a giver holds too little; nothing moved and a FAILED transaction (transactionUid) was stored. IDEMPOTENCY_KEY_REUSED: the key was used for another request. */
             409: {
                 headers: {
@@ -10255,7 +10805,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10342,7 +10892,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10413,7 +10963,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10499,7 +11049,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10508,7 +11058,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -10586,6 +11136,24 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "message": "item 0b6f2c1e-7d4a-4e8b-9a35-2f1c6d8e9b70 not found",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
                      *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
                      *     }
                      */
@@ -10613,7 +11181,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10622,7 +11190,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -10706,6 +11274,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
@@ -10727,7 +11313,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10736,7 +11322,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -10820,6 +11406,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT: the transaction is no longer PENDING. */
             409: {
                 headers: {
@@ -10841,7 +11445,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10947,7 +11551,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -10956,7 +11560,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11040,10 +11644,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11148,7 +11770,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11222,7 +11844,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11231,7 +11853,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11317,10 +11939,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11329,7 +11969,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11436,10 +12076,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11543,7 +12201,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11646,7 +12304,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11718,7 +12376,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11727,7 +12385,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11793,6 +12451,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: a stated version does not hold (storageObject names the object and its version now). QUOTA_EXCEEDED: the owner's quota (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER; a guest's: STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER) would be passed; `left` says what is left. */
             409: {
                 headers: {
@@ -11832,7 +12508,7 @@ export interface operations {
             };
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11841,7 +12517,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11906,6 +12582,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: a stated version does not hold, or the object is gone (storageObject names it). */
             409: {
                 headers: {
@@ -11928,7 +12622,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -11937,7 +12631,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -11985,10 +12679,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12045,7 +12757,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12121,7 +12833,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12193,7 +12905,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12272,7 +12984,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12281,7 +12993,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12349,10 +13061,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12423,7 +13153,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12434,7 +13164,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12522,6 +13252,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -12544,7 +13292,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12553,7 +13301,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12635,10 +13383,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12716,7 +13482,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12736,7 +13502,7 @@ export interface operations {
                 /** @description The file name, as `attachment; filename="icon.png"`, when `?name=` is not given. */
                 "Content-Disposition"?: string;
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12868,7 +13634,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge2"];
             415: components["responses"]["UnsupportedMediaType2"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["StorageUnavailable"];
         };
     };
@@ -12879,7 +13645,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -12965,6 +13731,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT, or CONFLICT: the default variant. */
             409: {
                 headers: {
@@ -12987,7 +13771,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -12996,7 +13780,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13085,6 +13869,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description DIRECT_UPLOAD_UNAVAILABLE: the service keeps files on its own disk. */
             409: {
                 headers: {
@@ -13106,7 +13908,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge2"];
             415: components["responses"]["UnsupportedMediaType2"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13117,7 +13919,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13205,6 +14007,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT, or CONFLICT: nothing was sent to the URL yet. */
             409: {
                 headers: {
@@ -13227,7 +14047,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge2"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["StorageUnavailable"];
         };
     };
@@ -13306,7 +14126,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13315,7 +14135,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13383,10 +14203,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13457,7 +14295,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13468,7 +14306,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13556,6 +14394,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -13578,7 +14434,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13587,7 +14443,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -13669,10 +14525,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13750,7 +14624,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13829,7 +14703,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13953,7 +14827,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -13968,7 +14842,7 @@ export interface operations {
                 /** @description The ETag the Range was meant for; another: the whole file (200). */
                 "If-Range"?: components["parameters"]["IfRange"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14082,7 +14956,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14165,7 +15039,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14174,7 +15048,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14259,10 +15133,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14271,7 +15163,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14326,10 +15218,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14400,7 +15310,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14411,7 +15321,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14499,6 +15409,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -14521,7 +15449,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14530,7 +15458,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14612,10 +15540,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14697,7 +15643,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14776,7 +15722,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14785,7 +15731,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -14852,7 +15798,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14959,7 +15905,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -14968,7 +15914,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15036,10 +15982,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15145,7 +16109,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15216,7 +16180,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15227,7 +16191,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15315,6 +16279,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT: the stated version is not the current one. */
             409: {
                 headers: {
@@ -15337,7 +16319,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15346,7 +16328,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15428,10 +16410,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15442,7 +16442,7 @@ export interface operations {
                 /** @description The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15527,6 +16527,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description VERSION_CONFLICT (If-Match names another version), or NOT_ACTIVE (the board has not begun or has ended: no period to reset). */
             409: {
                 headers: {
@@ -15549,7 +16567,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15641,7 +16659,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15749,7 +16767,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15828,7 +16846,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15837,7 +16855,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -15924,6 +16942,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description NOT_ACTIVE (no period takes scores now), NOT_JOINED, NO_ATTEMPTS_LEFT, LEADERBOARD_FULL, or ALREADY_ENTERED (a board whose entrant is USER, where another persona of the same user entered the period). */
             409: {
                 headers: {
@@ -15945,7 +16981,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -15954,7 +16990,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16041,6 +17077,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description LEADERBOARD_FULL, NOT_ACTIVE, or ALREADY_ENTERED (entrant USER: another persona of the same user entered the period). */
             409: {
                 headers: {
@@ -16062,7 +17116,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16134,7 +17188,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16208,7 +17262,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16220,7 +17274,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16303,10 +17357,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16396,7 +17468,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16405,7 +17477,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16486,10 +17558,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16498,7 +17588,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.
+                 * @description Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.
                  * @example refund for support ticket #812
                  */
                 "X-Audit-Reason"?: components["parameters"]["XAuditReason"];
@@ -16536,10 +17626,28 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 408,
+                     *       "code": "REQUEST_TIMEOUT",
+                     *       "message": "the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)",
+                     *       "requestId": "5d1c8f0e-2b7a-4c39-8e61-9f4a3b2d7c15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16591,7 +17699,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16671,7 +17779,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16758,7 +17866,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
@@ -16800,7 +17908,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            431: components["responses"]["Status431"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseUnavailable"];
         };
     };

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AllowedMethods } from './common/allowed-methods.js';
-import { ApiExceptionFilter, toErrorBody } from './common/api-exception.filter.js';
+import { ApiExceptionFilter, clientErrorBody, toErrorBody } from './common/api-exception.filter.js';
 import { CONSOLE_PATH, serveConsole } from './console/console-site.js';
 import { parseJsonBody } from './common/json-body.js';
 import { BODY_NODES, LIMITS } from './common/limits.js';
@@ -13,13 +14,16 @@ import { APP_CONFIG } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
 import { logRequest, ROOT_LOGGER } from './logging.js';
 import { acceptStreamedBodies } from './media/streamed-body.js';
+import { BackgroundJobs } from './metrics/background-jobs.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { createOpenApiDocument } from './openapi/openapi.document.js';
 import { RealtimeWsAdapter } from './realtime/realtime.adapter.js';
 import { RealtimeAuth } from './realtime/realtime.auth.js';
-import { API_HEADERS, enableCors, registerSecurityHeaders } from './security/http-security.js';
+import { limitConnections } from './security/connection-limits.js';
+import { API_HEADERS, enableCors, rawErrorAnswer, registerSecurityHeaders } from './security/http-security.js';
 import { spendAddressBudgetOnRequest } from './security/rate-limit.hook.js';
 import { RateLimiter } from './security/rate-limiter.js';
+import { limitBodyTime, timeoutOptions } from './security/request-timeouts.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
@@ -29,13 +33,15 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const DOCS_PATH = '/docs';
 
 /**
- * The Fastify adapter as the service runs it: 1 MiB bodies, request ids that may come from the client,
- * and the client's address from X-Forwarded-For only when TRUST_PROXY says which proxies to believe
- * (the rate limits count by it).
+ * The Fastify adapter as the service runs it: 1 MiB bodies, the HTTP_* timeouts, request ids that may
+ * come from the client, and the client's address from X-Forwarded-For only when TRUST_PROXY says which
+ * proxies to believe (the rate limits count by it).
  */
-export function createFastifyAdapter({ trustProxy }: Pick<AppConfig, 'trustProxy'>): FastifyAdapter {
+export function createFastifyAdapter({ trustProxy, http }: Pick<AppConfig, 'trustProxy' | 'http'>): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
+    ...timeoutOptions(http),
+    clientErrorHandler: answerClientError,
     // No Nest middleware runs (nestLoggerOptions), so Connect-style middleware support would only be an
     // onRequest hook on every request; a NestModule.configure() added later fails at start-up instead.
     skipMiddie: true,
@@ -63,13 +69,34 @@ export function createFastifyAdapter({ trustProxy }: Pick<AppConfig, 'trustProxy
 }
 
 /**
- * Everything main.ts and the e2e tests must configure alike: validation, the error body, ETags, body
- * parsing, request ids, metrics and the OpenAPI document. Call before `app.init()` / `app.listen()`.
+ * Node.js's HTTP parser refuses some connections before Fastify sees a request: headers over its size
+ * limit (431), headers not in by HTTP_HEADERS_TIMEOUT (408), bytes that are not HTTP/1.1 (400). There
+ * is no request to answer, so the error body goes on the socket as Node.js's own answer would, and the
+ * connection closes.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) socket.write(rawErrorAnswer(clientErrorBody(error, randomUUID())));
+  socket.destroy();
+}
+
+/**
+ * Everything main.ts and the e2e tests must configure alike: the bounds on connections and bodies,
+ * validation, the error body, ETags, body parsing, request ids, metrics and the OpenAPI document. Call
+ * before `app.init()` / `app.listen()`.
  */
 export function configureApp(app: NestFastifyApplication): void {
+  const config = app.get<AppConfig>(APP_CONFIG);
   registerSecurityHeaders(app, DOCS_PATH);
-  enableCors(app, app.get<AppConfig>(APP_CONFIG).corsOrigins);
+  enableCors(app, config.corsOrigins);
   const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(MetricsService);
+  limitConnections(fastify.server, config, metrics);
+  limitBodyTime(fastify, config.http.bodyTimeoutMs, app.get(BackgroundJobs));
+  fastify.server.on('clientError', (error: Error & { code?: string }) => {
+    if (error.code !== 'ECONNRESET') metrics.countClientError(clientErrorBody(error, '').status);
+  });
   app.useGlobalPipes(new RequestValidationPipe());
   const allowedMethods = new AllowedMethods(fastify);
   app.useGlobalFilters(new ApiExceptionFilter(allowedMethods));
@@ -99,7 +126,6 @@ export function configureApp(app: NestFastifyApplication): void {
   });
   allowedMethods.refuseShadowedPaths(fastify);
 
-  const metrics = app.get(MetricsService);
   const logger = app.get<Logger>(ROOT_LOGGER);
   spendAddressBudgetOnRequest(fastify, app.get(RateLimiter), logger, [DOCS_PATH, `${DOCS_PATH}-json`, CONSOLE_PATH]);
   fastify.addHook('onResponse', (request, reply, done) => {
@@ -109,9 +135,9 @@ export function configureApp(app: NestFastifyApplication): void {
   });
 
   // /realtime: upgrades decided (and refused with the JSON error body) before a socket opens.
-  app.useWebSocketAdapter(new RealtimeWsAdapter(app, app.get(RealtimeAuth)));
+  app.useWebSocketAdapter(new RealtimeWsAdapter(app, app.get(RealtimeAuth), metrics, config.realtime.upgradesInFlight));
 
-  serveConsole(fastify, app.get<AppConfig>(APP_CONFIG));
+  serveConsole(fastify, config);
 
   SwaggerModule.setup(DOCS_PATH, app, createOpenApiDocument(app), {
     jsonDocumentUrl: `${DOCS_PATH}-json`,

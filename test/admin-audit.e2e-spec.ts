@@ -124,6 +124,26 @@ describe("admin audit and the console's admin reads", () => {
     expect(await api.countRows('items')).toBe(before);
   });
 
+  it('takes a reason of 1 to 500 characters from anyone, players too: an empty one or 501 characters is a 400 and changes nothing', async () => {
+    const player = await api.newPlayer();
+    const lobby = { numTeams: 2, teamSize: 2 };
+    const sessions = await api.countRows('sessions');
+    for (const reason of ['', ' ', 'a'.repeat(501)]) {
+      for (const token of [player.token, admin.token]) {
+        const refused = await api.post('/sessions', lobby, { token, headers: { 'x-audit-reason': reason } });
+        expectValidationError(refused, 'X-Audit-Reason');
+        expect(refused.body.message).toBe('X-Audit-Reason must be 1 to 500 characters without control characters');
+      }
+    }
+    expect(await api.countRows('sessions')).toBe(sessions);
+
+    const longest = 'é'.repeat(500);
+    expect((await api.post('/sessions', lobby, { token: player.token, headers: { 'x-audit-reason': longest } })).status).toBe(201);
+    expect((await api.post('/sessions', lobby, { token: admin.token, headers: { 'x-audit-reason': longest } })).status).toBe(201);
+    expect(await newest()).toMatchObject({ action: 'POST /sessions', reason: longest });
+    expect(await api.countRows('sessions')).toBe(sessions + 2);
+  });
+
   it('cannot be changed, even by the service', async () => {
     await expect(api.database.query('UPDATE admin_audit SET reason = $1', ['covered'])).rejects.toThrow(/append-only/);
     await expect(api.database.query('DELETE FROM admin_audit')).rejects.toThrow(/append-only/);

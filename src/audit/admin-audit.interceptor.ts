@@ -28,13 +28,14 @@ export class AdminAuditInterceptor implements NestInterceptor {
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const caller = request.caller;
-    if (!caller?.isAdmin) return next.handle();
-
+    // Checked for every caller, as the document states it: a player's reason is not kept, but a client
+    // that sends a bad one learns so before it reaches an admin's hands.
     const reason = readAuditReason(request.headers[AUDIT_REASON_HEADER.toLowerCase()]);
     if ('problem' in reason) {
       throw badRequest(`${AUDIT_REASON_HEADER} ${reason.problem}`, [{ field: AUDIT_REASON_HEADER, message: reason.problem }]);
     }
+    const caller = request.caller;
+    if (!caller?.isAdmin) return next.handle();
     const params = request.params as Record<string, string | undefined>;
     const targetUid = params.id !== undefined && /^[0-9a-f-]{36}$/i.test(params.id) ? params.id.toLowerCase() : null;
     const before = targetUid ? await this.readBefore(context, targetUid, caller) : null;

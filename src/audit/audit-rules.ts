@@ -21,12 +21,14 @@ export function isWrite(method: string, markedAsWrite: boolean): boolean {
   return markedAsWrite || (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS');
 }
 
-/** The reason as stored, or why it is refused (a 400 names the header). */
+/**
+ * The reason as stored (null when none is sent), or why it is refused (a 400 names the header): sent,
+ * it holds 1 to MAX_AUDIT_REASON characters, whoever sends it; an empty one says nothing and is refused.
+ */
 export function readAuditReason(header: string | string[] | undefined): { reason: string | null } | { problem: string } {
   if (header === undefined) return { reason: null };
   if (Array.isArray(header)) return { problem: 'must be sent once' };
   const reason = header.trim();
-  if (reason === '') return { reason: null };
   if (!AUDIT_REASON.test(reason)) return { problem: `must be 1 to ${MAX_AUDIT_REASON} characters without control characters` };
   return { reason };
 }

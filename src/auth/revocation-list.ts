@@ -6,6 +6,7 @@ import type { Transaction } from '../common/record.repository.js';
 import { backoffDelay } from '../common/retry.js';
 import { Fanout } from '../database/fanout.js';
 import { PlayerSessionsRepository, REVOCATIONS_CHANNEL } from './player-sessions.repository.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { parseRevocation, type Revocation } from './revocation.js';
 
@@ -43,6 +44,7 @@ export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnA
     private readonly repository: PlayerSessionsRepository,
     private readonly fanout: Fanout,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
@@ -55,16 +57,17 @@ export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnA
       this.loaded = false;
       this.generation += 1;
     });
-    this.fanout.onRestored(() => void this.load());
+    this.fanout.onRestored(() => void this.jobs.run('revocations-load', () => this.load()));
   }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.fanout.listen();
     await this.load();
-    this.pruneTimer = setInterval(() => this.prune(), 60_000).unref();
+    this.pruneTimer = this.jobs.every('revocations-prune', 60_000, () => this.prune());
     // Over Redis an announcement can be lost (published after the commit): the recent revocations are
     // read again every second, so a lost one takes effect within that.
-    if (this.fanout.viaRedis) this.catchUpTimer = setInterval(() => void this.catchUp(), CATCH_UP_MS).unref();
+    // The next round tries again; meanwhile the list is as current as the fan-out made it.
+    if (this.fanout.viaRedis) this.catchUpTimer = this.jobs.every('revocations-catch-up', CATCH_UP_MS, () => this.catchUp());
   }
 
   onApplicationShutdown(): void {
@@ -155,12 +158,8 @@ export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnA
       this.apply({ userUid: uid, sessionUids: [], notBefore: notBefore.getTime(), reason: 'revoked' });
   }
 
-  private async catchUp(): Promise<void> {
-    try {
-      await this.readRecent(CATCH_UP_WINDOW_SECONDS);
-    } catch {
-      // the next round tries again; meanwhile the list is as current as the fan-out made it
-    }
+  private catchUp(): Promise<void> {
+    return this.readRecent(CATCH_UP_WINDOW_SECONDS);
   }
 
   private prune(): void {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
-import { toErrorBody } from './api-exception.filter.js';
+import { clientErrorBody, toErrorBody } from './api-exception.filter.js';
 
 function databaseError(code: string, message: string): pg.DatabaseError {
   const error = new pg.DatabaseError(message, message.length, 'error');
@@ -48,5 +48,30 @@ describe('database errors reaching the error filter', () => {
     expect(toErrorBody(reset, 'r')).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
     const other = Object.assign(new Error('something odd'), { code: '12345' });
     expect(toErrorBody(other, 'r')).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
+  });
+});
+
+describe("what Node.js's HTTP parser refuses", () => {
+  const parserError = (code: string, reason: string) => Object.assign(new Error(`Parse Error: ${reason}`), { code, reason });
+
+  it('answers headers too large with 431, headers too slow with 408, and other parse errors with 400 MALFORMED_REQUEST', () => {
+    expect(clientErrorBody(parserError('HPE_HEADER_OVERFLOW', 'Header overflow'), 'r1')).toEqual({
+      status: 431,
+      code: 'HEADERS_TOO_LARGE',
+      message: "the request's headers are larger than 16 KiB in all",
+      requestId: 'r1',
+    });
+    const timeout = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+    expect(clientErrorBody(timeout, 'r2')).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT', requestId: 'r2' });
+    expect(clientErrorBody(parserError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token'), 'r3')).toEqual({
+      status: 400,
+      code: 'MALFORMED_REQUEST',
+      message: 'the request is not valid HTTP/1.1: Invalid header token',
+      requestId: 'r3',
+    });
+    expect(clientErrorBody(new Error('Parse Error: Invalid method'), 'r4')).toMatchObject({
+      status: 400,
+      message: 'the request is not valid HTTP/1.1: Invalid method',
+    });
   });
 });

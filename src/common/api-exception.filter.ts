@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
+import { maxHeaderSize } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { type AllowedMethods, methodNotAllowed } from './allowed-methods.js';
@@ -27,6 +28,15 @@ const FASTIFY_ERRORS: Record<string, [HttpStatus, ErrorCode, string]> = {
   // Raised by the router, before any route runs (see createFastifyAdapter's frameworkErrors).
   FST_ERR_BAD_URL: [400, ErrorCode.VALIDATION_FAILED, 'the URL is not valid: a percent-encoded part is not UTF-8'],
   FST_ERR_MAX_PARAM_LENGTH: [400, ErrorCode.VALIDATION_FAILED, 'a path parameter is too long'],
+};
+
+/**
+ * Node.js's HTTP parser's refusals, before any request exists (its 'clientError' event, answered by
+ * createFastifyAdapter); any other is llhttp's word that the bytes are not HTTP/1.1.
+ */
+const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, ErrorCode.REQUEST_TIMEOUT, "the request's headers did not arrive in time (HTTP_HEADERS_TIMEOUT)"],
+  HPE_HEADER_OVERFLOW: [431, ErrorCode.HEADERS_TOO_LARGE, `the request's headers are larger than ${maxHeaderSize / 1024} KiB in all`],
 };
 
 /** PostgreSQL SQLSTATEs a client can cause, mapped so that they never surface as a 500. */
@@ -103,6 +113,14 @@ export function toErrorBody(error: unknown, requestId: string): ErrorBody {
   }
   logger.error({ err: error, requestId }, 'unexpected error');
   return body(500, ErrorCode.INTERNAL_ERROR, 'unexpected error: quote the request id when reporting it');
+}
+
+/** The error body of a connection Node.js's HTTP parser refused ('clientError'): 408, 431, or 400 MALFORMED_REQUEST. */
+export function clientErrorBody(error: Error & { code?: string; reason?: string }, requestId: string): ErrorBody {
+  const known = error.code === undefined ? undefined : CLIENT_ERRORS[error.code];
+  if (known) return { status: known[0], code: known[1], message: known[2], requestId };
+  const reason = error.reason ?? error.message.replace(/^Parse Error: /, '');
+  return { status: 400, code: ErrorCode.MALFORMED_REQUEST, message: `the request is not valid HTTP/1.1: ${reason}`, requestId };
 }
 
 /** The seconds an answer tells its client to wait (`Retry-After`): what a rate limit says; a while, when the database is away. */

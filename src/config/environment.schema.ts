@@ -2,6 +2,7 @@ import { IsIn, IsOptional, Matches, MinLength, ValidateIf } from 'class-validato
 import { isIP } from 'node:net';
 import type { Relaxation } from '../matchmaker/matching.js';
 import { BUSY_WORK_PER_SECOND, COMPACTION_MIN_GROWTH_BYTES, QUIET_WORK_PER_SECOND } from '../metrics/compaction-rule.js';
+import { CONNECTIONS_WITHOUT_A_KNOWN_LIMIT, defaultMaxConnections, FILES_KEPT_FREE, openFilesLimit } from './open-files.js';
 import { EveryEntry, Flag, Integer, isUrlOf, List, ReadAs, readFlag, readList, ReadWith, redactUrl, Url, Variable } from './variables.js';
 
 /**
@@ -360,6 +361,71 @@ export class Environment {
   CORS_ORIGINS?: string[];
 
   @Variable({
+    default: '10000',
+    meaning:
+      "Milliseconds a request's headers may take to arrive, counted from the connection's start (or from the first byte of a " +
+      'later request on a kept-alive connection); past it the connection is answered 408 `REQUEST_TIMEOUT` and closed.',
+    comment: "ms a request's headers may take to arrive (then 408, closed)",
+  })
+  @Integer(100, 600_000)
+  HTTP_HEADERS_TIMEOUT: number;
+
+  @Variable({
+    default: '30000',
+    meaning:
+      'Milliseconds a JSON body (at most 1 MiB) may take to arrive once its headers have: past it the request is answered 408 ' +
+      '`REQUEST_TIMEOUT` and its connection closed. Media uploads are bounded by `HTTP_IDLE_TIMEOUT` and `MEDIA_UPLOAD_TTL` ' +
+      'instead, so that a large file on a slow line is not cut off.',
+    comment: 'ms a JSON body may take to arrive after its headers (then 408, closed)',
+  })
+  @Integer(100, 3_600_000)
+  HTTP_BODY_TIMEOUT: number;
+
+  @Variable({
+    default: '60000',
+    meaning:
+      'Milliseconds a connection may send and receive nothing while a request is under way (a stalled upload, a client that ' +
+      'stopped reading an answer); past it the connection is closed. WebSockets have their pings instead.',
+    comment: 'ms a connection may stay silent during a request (then closed)',
+  })
+  @Integer(100, 3_600_000)
+  HTTP_IDLE_TIMEOUT: number;
+
+  @Variable({
+    default: '72000',
+    meaning:
+      "Milliseconds a keep-alive connection may wait for its next request. Keep it above a load balancer's idle timeout " +
+      "(AWS ALB's is 60 s), so that the balancer, not the service, closes idle connections and never sends on a closing one.",
+    comment: 'ms a keep-alive connection waits for its next request',
+  })
+  @Integer(100, 3_600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT: number;
+
+  @Variable({
+    default: () => String(defaultMaxConnections()),
+    defaultText: `the open-files limit less ${FILES_KEPT_FREE.toLocaleString('en')} (\`ulimit -n\`; ${CONNECTIONS_WITHOUT_A_KNOWN_LIMIT.toLocaleString('en')} where the system does not say)`,
+    meaning:
+      'Connections (HTTP and WebSocket) one instance holds at most; one more is closed as soon as it is accepted ' +
+      '(`http_connections_refused_total{reason="total"}`). It must stay below the open-files limit: past that limit every ' +
+      'file, socket and even a memory reading fails.',
+    example: '19000',
+    comment: 'connections one instance holds; below the open-files limit',
+  })
+  @Integer(1, 10_000_000)
+  HTTP_MAX_CONNECTIONS: number;
+
+  @Variable({
+    default: '1000',
+    meaning:
+      'Connections one client address (an IPv6 /64) may hold on one instance; one more is closed as soon as it is accepted ' +
+      '(`http_connections_refused_total{reason="address"}`). The socket\'s address counts: the proxies `TRUST_PROXY` names are ' +
+      'not limited (their clients are limited by the proxy, and by the rate limits), and `TRUST_PROXY=true` turns this off.',
+    comment: 'connections per client address and instance (trusted proxies exempt)',
+  })
+  @Integer(1, 10_000_000)
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: number;
+
+  @Variable({
     default: 'true',
     meaning: 'Runs the matchmaking worker, ticket expiry and the lobby sweep in this instance (any number may run them).',
     comment: 'run the matchmaking worker in this instance',
@@ -522,6 +588,16 @@ export class Environment {
   })
   @Integer(1, 1000)
   REALTIME_MAX_SOCKETS_PER_USER: number;
+
+  @Variable({
+    default: '256',
+    meaning:
+      'Upgrades to `/realtime` one instance decides at once (rate limits, token or ticket, revocation); one more is answered ' +
+      '503 `OVERLOADED` with `Retry-After` before any of that work (`realtime_upgrades_shed_total`).',
+    comment: 'upgrades to /realtime decided at once (then 503)',
+  })
+  @Integer(1, 100_000)
+  REALTIME_UPGRADES_IN_FLIGHT: number;
 
   @Variable({
     default: '604800',
@@ -809,6 +885,14 @@ export function problemsAcross(environment: Environment): string[] {
   if (given.length > 0 && given.length < idp2.length) {
     const missing = idp2.filter((name) => !given.includes(name));
     problems.push(`${missing.join(' and ')} must be set together with ${given.join(' and ')}`);
+  }
+
+  const openFiles = openFilesLimit()?.soft;
+  if (openFiles !== undefined && environment.HTTP_MAX_CONNECTIONS >= openFiles) {
+    problems.push(
+      `HTTP_MAX_CONNECTIONS (${environment.HTTP_MAX_CONNECTIONS}) must stay below the open-files limit (${openFiles}): ` +
+        'lower it, or raise the limit (ulimit -n, LimitNOFILE)',
+    );
   }
 
   if (environment.NODE_ENV === 'production') {

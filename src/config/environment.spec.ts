@@ -1,3 +1,4 @@
+import { openFilesLimit } from './open-files.js';
 import { EnvironmentError, parseEnvironment } from './environment.js';
 
 const problemsOf = (raw: Record<string, string>): string[] => {
@@ -198,4 +199,29 @@ describe('parseEnvironment: rate limits, proxies and CORS', () => {
       expect(problemsOf({ CORS_ORIGINS: value })).toEqual([expect.stringContaining('CORS_ORIGINS')]);
     },
   );
+});
+
+describe('parseEnvironment: connections', () => {
+  const openFiles = openFilesLimit()?.soft;
+
+  it('bounds connections below the open-files limit by default, and refuses a bound at or above it', () => {
+    const { http } = parseEnvironment({});
+    if (openFiles === undefined) return expect(http.maxConnections).toBe(10_000);
+    expect(http.maxConnections).toBe(Math.max(100, openFiles - 1000));
+    expect(problemsOf({ HTTP_MAX_CONNECTIONS: String(openFiles) })).toEqual([
+      expect.stringMatching(/HTTP_MAX_CONNECTIONS .* below the open-files limit/),
+    ]);
+    expect(parseEnvironment({ HTTP_MAX_CONNECTIONS: String(openFiles - 1) }).http.maxConnections).toBe(openFiles - 1);
+  });
+
+  it('reads the timeouts and bounds of the HTTP layer', () => {
+    expect(parseEnvironment({ HTTP_HEADERS_TIMEOUT: '2000', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '50' }).http).toMatchObject({
+      headersTimeoutMs: 2000,
+      bodyTimeoutMs: 30_000,
+      idleTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnectionsPerAddress: 50,
+    });
+    expect(problemsOf({ HTTP_BODY_TIMEOUT: '0' })).toEqual([expect.stringMatching(/HTTP_BODY_TIMEOUT/)]);
+  });
 });

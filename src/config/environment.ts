@@ -149,10 +149,14 @@ export interface AppConfig {
   trustProxy: boolean | string[];
   /** Origins a browser may call the API from; empty: no CORS headers at all; `['*']`: any origin. */
   corsOrigins: string[];
+  /** What a client may hold of an instance: its connections, and how long each part of a request may take. */
+  http: HttpLimits;
   media: MediaConfig;
   realtime: {
     /** Open sockets a user may hold on one instance; one more is closed with 4429. */
     maxSocketsPerUser: number;
+    /** Upgrades decided at once on one instance; one more is answered 503 before any work is spent on it. */
+    upgradesInFlight: number;
     /** How long events stay in the inbox (for resuming and GET /notifications). */
     retentionSeconds: number;
     /** Between two pings of every socket; a socket that has not answered the last one is dropped. */
@@ -176,6 +180,22 @@ export interface AppConfig {
     perAddress: number;
     windowSeconds: number;
   };
+}
+
+/** Bounds on what clients hold of an instance (src/security/connection-limits.ts, request-timeouts.ts). */
+export interface HttpLimits {
+  /** A request's headers must arrive within this (from the connection's start, or the previous request's end). */
+  headersTimeoutMs: number;
+  /** A JSON body must arrive within this once its headers have (uploads excepted: see idleTimeoutMs). */
+  bodyTimeoutMs: number;
+  /** A connection silent this long while a request is under way is closed. */
+  idleTimeoutMs: number;
+  /** A keep-alive connection waits this long for its next request. */
+  keepAliveTimeoutMs: number;
+  /** Connections one instance holds at most, below the open-files limit. */
+  maxConnections: number;
+  /** Connections one client address holds at most (the socket's address; trusted proxies are exempt). */
+  maxConnectionsPerAddress: number;
 }
 
 /** Uploaded media files: where they are kept, what may be uploaded, how they are served. */
@@ -331,6 +351,14 @@ function toAppConfig(environment: Environment): AppConfig {
     trustProxy: environment.TRUST_PROXY,
     // `new URL()` lower-cases the scheme and host and drops the trailing slash, as browsers send an Origin.
     corsOrigins: (environment.CORS_ORIGINS ?? []).map((origin) => (origin === '*' ? origin : new URL(origin).origin)),
+    http: {
+      headersTimeoutMs: environment.HTTP_HEADERS_TIMEOUT,
+      bodyTimeoutMs: environment.HTTP_BODY_TIMEOUT,
+      idleTimeoutMs: environment.HTTP_IDLE_TIMEOUT,
+      keepAliveTimeoutMs: environment.HTTP_KEEP_ALIVE_TIMEOUT,
+      maxConnections: environment.HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: environment.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    },
     media: {
       maxBytes: environment.MEDIA_MAX_BYTES,
       public: environment.MEDIA_PUBLIC,
@@ -354,6 +382,7 @@ function toAppConfig(environment: Environment): AppConfig {
     },
     realtime: {
       maxSocketsPerUser: environment.REALTIME_MAX_SOCKETS_PER_USER,
+      upgradesInFlight: environment.REALTIME_UPGRADES_IN_FLIGHT,
       retentionSeconds: environment.REALTIME_RETENTION,
       pingIntervalMs: environment.REALTIME_PING_INTERVAL,
       maxBufferedBytes: environment.REALTIME_MAX_BUFFER,

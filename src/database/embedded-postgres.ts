@@ -160,6 +160,8 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   };
   process.once('exit', stopOnExit);
   // A server stopped under the service (killed, out of memory) turns every request into a 503: say so.
+  // It starts before Nest, so outside BackgroundJobs: nothing in it can throw (isAlive catches, the
+  // callback writes one line).
   const watchdog = setInterval(() => {
     if (running && !isAlive(pid)) {
       clearInterval(watchdog);

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { InjectConfig } from '../config/config.module.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import type { Transaction } from '../common/record.repository.js';
 import { afterCommit } from './after-commit.js';
@@ -49,6 +50,7 @@ export class Fanout implements OnApplicationShutdown {
   constructor(
     @InjectConfig() private readonly config: AppConfig,
     private readonly redis: RedisConnection,
+    private readonly jobs: BackgroundJobs,
   ) {}
 
   /** Whether wake-ups travel over Redis (REDIS_URL): they may be lost, so listeners also poll. */
@@ -100,7 +102,7 @@ export class Fanout implements OnApplicationShutdown {
   /** Starts listening (once; later calls wait for the same start). */
   listen(): Promise<void> {
     if (this.viaRedis) return (this.starting ??= this.subscribe());
-    this.heartbeat ??= setInterval(() => this.beat(), HEARTBEAT_MS).unref();
+    this.heartbeat ??= this.jobs.every('fanout-heartbeat', HEARTBEAT_MS, () => this.beat());
     return (this.starting ??= this.connect(0));
   }
 
@@ -196,7 +198,7 @@ export class Fanout implements OnApplicationShutdown {
     this.client = undefined;
     this.logger.warn('lost the LISTEN connection: listening again; meanwhile what it carried is read from the database');
     this.lost.forEach((handler) => handler());
-    void this.connect(1);
+    void this.jobs.run('fanout-listen', () => this.connect(1));
   }
 }
 

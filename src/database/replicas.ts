@@ -3,6 +3,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SERVICE_TYPES } from './timestamptz.js';
 
@@ -52,6 +53,7 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly dataSource: DataSource,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() private readonly config: AppConfig,
   ) {
     this.replicas = config.replicas.urls.map((url) => {
@@ -72,8 +74,8 @@ export class Replicas implements OnApplicationBootstrap, OnApplicationShutdown {
 
   onApplicationBootstrap(): void {
     if (this.replicas.length === 0) return;
-    this.timer = setInterval(() => void this.check(), CHECK_MS).unref();
-    void this.check();
+    this.timer = this.jobs.every('replica-check', CHECK_MS, () => this.check());
+    void this.jobs.run('replica-check', () => this.check());
   }
 
   async onApplicationShutdown(): Promise<void> {

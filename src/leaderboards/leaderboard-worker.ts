@@ -5,6 +5,7 @@ import { withRetry } from '../common/retry.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { TransactionsService } from '../economy/transactions.service.js';
+import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { LeaderboardPayoutsRepository, PAYOUT_ATTEMPTS, type Payout } from './leaderboard-payouts.repository.js';
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
@@ -39,8 +40,7 @@ export interface WorkerRound {
 @Injectable()
 export class LeaderboardWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('LeaderboardWorker');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private worker: RepeatingJob | undefined;
   private stopped = false;
   private readonly config: AppConfig['leaderboards'];
 
@@ -52,19 +52,24 @@ export class LeaderboardWorker implements OnApplicationBootstrap, OnApplicationS
     private readonly ranks: RankStructure,
     private readonly economy: TransactionsService,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() config: AppConfig,
   ) {
     this.config = config.leaderboards;
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.workerEnabled) this.schedule();
+    if (this.config.workerEnabled)
+      this.worker = this.jobs.repeat(
+        'leaderboard-worker',
+        () => this.config.intervalMs,
+        () => this.runOnce(),
+      );
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.worker?.stop();
   }
 
   /** One round (tests call it; the timer does otherwise). */
@@ -79,16 +84,6 @@ export class LeaderboardWorker implements OnApplicationBootstrap, OnApplicationS
     await this.log.prune(this.config.logRetentionSeconds);
     if (shown > 0 || closed > 0) await this.ranks.catchUp();
     return { closed, paid, failed, shown };
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((error: unknown) => this.logger.warn(`leaderboard round failed: ${(error as Error).message}`))
-        .finally(() => this.schedule());
-    }, this.config.intervalMs);
-    this.timer.unref();
   }
 
   private closeOne(): Promise<boolean> {

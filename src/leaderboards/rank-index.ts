@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
 import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
@@ -49,6 +50,7 @@ export class RankIndex implements RankReader {
   constructor(
     private readonly log: LeaderboardRanksRepository,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() config: AppConfig,
   ) {
     this.retentionMs = config.leaderboards.logRetentionSeconds * 1000;
@@ -69,8 +71,8 @@ export class RankIndex implements RankReader {
   async start(): Promise<void> {
     if (this.started) return this.catchUp();
     this.rebuildWanted = true;
-    this.timer = setInterval(() => void this.catchUp().catch((error: unknown) => this.failed(error)), CATCH_UP_MS).unref();
-    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.failed(error)), SWEEP_MS).unref();
+    this.timer = this.jobs.every('leaderboard-rank-catch-up', CATCH_UP_MS, () => this.catchUp());
+    this.sweeper = this.jobs.every('leaderboard-rank-sweep', SWEEP_MS, () => this.sweep());
     await this.catchUp();
   }
 
@@ -260,9 +262,5 @@ export class RankIndex implements RankReader {
     for (const period of this.inDatabase) if (!open.has(period)) this.inDatabase.delete(period);
     this.metrics.leaderboardRankedRecords.set(this.held);
     this.metrics.leaderboardPeriodsInDatabase.set(this.inDatabase.size);
-  }
-
-  private failed(error: unknown): void {
-    this.logger.warn(`rank structure: ${(error as Error).message}`);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import { RankIndex } from './rank-index.js';
@@ -33,6 +34,7 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
     private readonly redis: RedisRankIndex,
     private readonly connection: RedisConnection,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -46,7 +48,7 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
     } catch (error) {
       await this.fallBack(error);
     }
-    this.retry = setInterval(() => void this.tryRedisAgain(), RETRY_MS).unref();
+    this.retry = this.jobs.every('leaderboard-redis-return', RETRY_MS, () => this.tryRedisAgain());
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -88,7 +90,7 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
         return await this.redis.standing(period, key, oldKey, top);
       } catch (error) {
         // Not awaited: building the tree waits for the writes under way, this one included.
-        void this.fallBack(error).catch(() => undefined);
+        void this.jobs.run('leaderboard-rank-fall-back', () => this.fallBack(error));
       }
     }
     if (this.redis.configured) this.metrics.countRedisFallback('leaderboard_ranks');
@@ -123,7 +125,7 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
         this.answerFromRedis(true);
         this.logger.log('Redis rank structure caught up: ranks answered from Redis again');
         clearTimeout(this.letGo);
-        this.letGo = setTimeout(() => void (this.inRedis && this.inProcess.stop()), LET_GO_MS).unref();
+        this.letGo = this.jobs.after('leaderboard-rank-let-go', LET_GO_MS, () => this.inRedis && this.inProcess.stop());
       })
       .catch(() => undefined)
       .finally(() => (this.returning = undefined));

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
@@ -132,6 +133,7 @@ export class RedisRankIndex implements RankReader {
     private readonly log: LeaderboardRanksRepository,
     private readonly connection: RedisConnection,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() config: AppConfig,
   ) {
     this.retentionMs = config.leaderboards.logRetentionSeconds * 1000;
@@ -144,8 +146,8 @@ export class RedisRankIndex implements RankReader {
 
   /** Catches up now and every second after (an idle deployment stays current), and sweeps closed periods. */
   async start(): Promise<void> {
-    this.timer ??= setInterval(() => void this.catchUp().catch(() => undefined), CATCH_UP_MS).unref();
-    this.sweeper ??= setInterval(() => void this.sweep().catch(() => undefined), SWEEP_MS).unref();
+    this.timer ??= this.jobs.every('leaderboard-redis-catch-up', CATCH_UP_MS, () => this.catchUp());
+    this.sweeper ??= this.jobs.every('leaderboard-redis-sweep', SWEEP_MS, () => this.sweep());
     await this.catchUp();
   }
 

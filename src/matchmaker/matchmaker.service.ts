@@ -4,6 +4,7 @@ import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import type { Transaction } from '../common/record.repository.js';
 import { withRetry } from '../common/retry.js';
+import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { seatParty } from '../sessions/roster.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
@@ -25,9 +26,9 @@ const BACKFILL_SESSIONS = 100;
 @Injectable()
 export class MatchmakerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MatchmakerService.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private worker: RepeatingJob | undefined;
+  /** The last pass found a full batch: a backlog, so the next one starts at once. */
+  private backlog = false;
 
   private readonly config: AppConfig['matchmaker'];
 
@@ -35,6 +36,7 @@ export class MatchmakerService implements OnApplicationBootstrap, OnApplicationS
     private readonly tickets: TicketsRepository,
     private readonly sessions: SessionsRepository,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() config: AppConfig,
   ) {
     this.config = config.matchmaker;
@@ -42,14 +44,22 @@ export class MatchmakerService implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.enabled) this.schedule(this.config.intervalMs);
+    if (!this.config.enabled) return;
+    this.worker = this.jobs.repeat(
+      'matchmaker',
+      () => (this.backlog ? 0 : this.config.intervalMs),
+      async () => {
+        this.backlog = false;
+        const { matches, claimed } = await this.pass();
+        if (matches > 0) this.logger.log(`made ${matches} match(es)`);
+        this.backlog = claimed >= this.config.batchSize;
+      },
+    );
   }
 
   /** Lets a run in progress finish (its transaction commits or rolls back) before the pool closes. */
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.worker?.stop();
   }
 
   /** One matchmaking pass; answers the number of matches made (new sessions, and sessions backfilled). */
@@ -148,22 +158,5 @@ export class MatchmakerService implements OnApplicationBootstrap, OnApplicationS
     });
     await this.sessions.insertMany(transaction, sessions);
     return placements;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      let again = this.config.intervalMs;
-      this.running = this.pass()
-        .then(({ matches, claimed }) => {
-          if (matches > 0) this.logger.log(`made ${matches} match(es)`);
-          // A full batch means a backlog: the next pass starts at once.
-          if (claimed >= this.config.batchSize) again = 0;
-        })
-        .catch((error: unknown) => this.logger.warn(`matchmaking run failed: ${(error as Error).message}`))
-        .finally(() => this.schedule(again));
-    }, delayMs);
-    // The worker must not keep a process alive on its own (tests, scripts).
-    this.timer.unref();
   }
 }

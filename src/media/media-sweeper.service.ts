@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig, MediaConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
 import { MediaBlobsRepository } from './media-blobs.repository.js';
 import { MediaStore } from './media-store.js';
 import { MediaUploadsRepository } from './media-uploads.repository.js';
@@ -31,8 +32,7 @@ export interface SweepReport {
 export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MediaSweeper');
   private readonly media: MediaConfig;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private worker: RepeatingJob | undefined;
   private stopped = false;
 
   constructor(
@@ -40,6 +40,7 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly blobs: MediaBlobsRepository,
     private readonly uploads: MediaUploadsRepository,
     metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() config: AppConfig,
   ) {
     this.media = config.media;
@@ -47,13 +48,17 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   onApplicationBootstrap(): void {
-    if (this.media.sweepIntervalSeconds > 0) this.schedule();
+    if (this.media.sweepIntervalSeconds === 0) return;
+    this.worker = this.jobs.repeat(
+      'media-sweep',
+      () => this.media.sweepIntervalSeconds * 1000,
+      () => this.sweepOnce(),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.worker?.stop();
   }
 
   async sweepOnce(): Promise<SweepReport> {
@@ -138,16 +143,5 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
       removed += 1;
     }
     return removed;
-  }
-
-  private schedule(): void {
-    this.timer = setTimeout(() => {
-      this.running = this.sweepOnce()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'the media sweep failed; the next one retries'))
-        .finally(() => {
-          if (!this.stopped) this.schedule();
-        });
-    }, this.media.sweepIntervalSeconds * 1000);
-    this.timer.unref();
   }
 }

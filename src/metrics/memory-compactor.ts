@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { BackgroundJobs } from './background-jobs.js';
 import { compactionDue, isBusy } from './compaction-rule.js';
 import { MetricsService } from './metrics.service.js';
 
@@ -26,6 +27,7 @@ export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     @InjectConfig() private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -35,7 +37,7 @@ export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShu
     setFlagsFromString('--expose-gc');
     const collect = runInNewContext('gc') as Collect;
     this.workBefore = this.metrics.workDone();
-    this.timer = setInterval(() => this.tick(collect), 1000).unref();
+    this.timer = this.jobs.every('memory-compaction', 1000, () => this.tick(collect));
   }
 
   onApplicationShutdown(): void {

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { BackgroundJobs } from './background-jobs.js';
 import { MetricsController } from './metrics.controller.js';
 import { MemoryCompactor } from './memory-compactor.js';
 import { MetricsService } from './metrics.service.js';
@@ -6,7 +7,7 @@ import { MetricsService } from './metrics.service.js';
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [MetricsService, MemoryCompactor],
-  exports: [MetricsService],
+  providers: [MetricsService, BackgroundJobs, MemoryCompactor],
+  exports: [MetricsService, BackgroundJobs],
 })
 export class MetricsModule {}

@@ -223,6 +223,63 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly jobFailures = new Counter({
+    name: 'background_job_failures_total',
+    help: 'Runs of timers, intervals and background loops that threw or rejected (logged, then run again), by job',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly openConnections = new Gauge({
+    name: 'http_open_connections',
+    help: 'Connections (HTTP and WebSocket) this instance holds (HTTP_MAX_CONNECTIONS bounds them)',
+    registers: [this.registry],
+  });
+
+  private readonly connectionsRefused = new Counter({
+    name: 'http_connections_refused_total',
+    help: 'Connections closed as soon as they were accepted, by reason (total: HTTP_MAX_CONNECTIONS; address: HTTP_MAX_CONNECTIONS_PER_ADDRESS)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly clientErrors = new Counter({
+    name: 'http_client_errors_total',
+    help: "Connections Node.js's HTTP parser refused before any route (headers too slow, too large or malformed), by status",
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly upgradesShed = new Counter({
+    name: 'realtime_upgrades_shed_total',
+    help: 'Upgrades to /realtime answered 503 at once because REALTIME_UPGRADES_IN_FLIGHT were being decided',
+    registers: [this.registry],
+  });
+
+  countJobFailure(job: string): void {
+    this.jobFailures.inc({ job });
+  }
+
+  countConnectionOpened(): void {
+    this.openConnections.inc();
+  }
+
+  countConnectionClosed(): void {
+    this.openConnections.dec();
+  }
+
+  countConnectionRefused(reason: 'total' | 'address'): void {
+    this.connectionsRefused.inc({ reason });
+  }
+
+  countClientError(status: number): void {
+    this.clientErrors.inc({ status: String(status) });
+  }
+
+  countUpgradeShed(): void {
+    this.upgradesShed.inc();
+  }
+
   /** Where each store's totals are read from (the features register it), and the last reading, shared by every caller for a minute. */
   private readonly storedSources = new Map<Store, () => Promise<StoredTotals>>();
   private storedReading: { at: number; totals: Promise<Map<Store, StoredTotals>> } | undefined;

@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AUDIT_REASON_HEADER } from '../audit/admin-audit.interceptor.js';
@@ -182,11 +183,20 @@ function declareCommonErrors(document: OpenAPIObject): void {
     'Retry-After': { required: true, description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   };
   for (const { path, method, operation } of operations(document)) {
-    // Node's HTTP parser answers it before Fastify sees the request: no body, and the connection closes.
-    operation.responses['431'] ??= {
-      description: "The request headers are larger than 16 KiB in all (Node.js's limit); no body, and the connection is closed.",
-    };
+    // Node's HTTP parser answers it before Fastify sees the request, and the connection closes.
+    operation.responses['431'] ??= errorResponse(
+      431,
+      ErrorCode.HEADERS_TOO_LARGE,
+      `HEADERS_TOO_LARGE: the request headers are larger than ${maxHeaderSize / 1024} KiB in all (Node.js's limit); the connection is closed.`,
+      `the request's headers are larger than ${maxHeaderSize / 1024} KiB in all`,
+    );
     if (['post', 'put', 'patch', 'delete'].includes(method)) {
+      operation.responses['408'] ??= errorResponse(
+        408,
+        ErrorCode.REQUEST_TIMEOUT,
+        'REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.',
+        'the body did not arrive within 30000 ms of the headers (HTTP_BODY_TIMEOUT)',
+      );
       operation.responses['413'] ??= errorResponse(
         413,
         ErrorCode.PAYLOAD_TOO_LARGE,
@@ -236,7 +246,7 @@ function declareAuditReasons(document: OpenAPIObject): void {
         name: AUDIT_REASON_HEADER,
         in: 'header',
         required: false,
-        description: `Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to ${MAX_AUDIT_REASON} characters, no control characters.`,
+        description: `Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to ${MAX_AUDIT_REASON} characters without control characters, else the answer is 400 \`VALIDATION_FAILED\` naming the header and nothing changes.`,
         // On the parameter, not its schema: a client sends the header only when an admin gives a reason.
         example: 'refund for support ticket #812',
         schema: { type: 'string', minLength: 1, maxLength: MAX_AUDIT_REASON },

@@ -1,8 +1,9 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Transaction } from '../common/record.repository.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { afterCommit } from '../database/after-commit.js';
+import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NotificationsRepository } from './notifications.repository.js';
 
@@ -20,31 +21,29 @@ const TRIM_BATCH = 500;
  */
 @Injectable()
 export class InboxTrimmer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Realtime');
   private grown = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private worker: RepeatingJob | undefined;
   private readonly max: number;
 
   constructor(
     private readonly inbox: NotificationsRepository,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() config: AppConfig,
   ) {
     this.max = config.realtime.inboxMaxEvents;
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.trimOnce()
-        .catch((error: unknown) => this.logger.warn(`trimming inboxes failed: ${(error as Error).message}`))
-        .finally(() => (this.running = undefined));
-    }, TRIM_INTERVAL_MS).unref();
+    this.worker = this.jobs.repeat(
+      'inbox-trim',
+      () => TRIM_INTERVAL_MS,
+      () => this.trimOnce(),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.worker?.stop();
   }
 
   /** Events were written to these users' inboxes in `transaction`: they are trimmed once it commits. */

@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { type INestApplicationContext, Logger } from '@nestjs/common';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { HttpStatus, type INestApplicationContext, Logger } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
 import { retryAfterOf, toErrorBody } from '../common/api-exception.filter.js';
+import { ApiException, ErrorCode } from '../common/errors.js';
+import type { MetricsService } from '../metrics/metrics.service.js';
+import { rawErrorAnswer } from '../security/http-security.js';
 import { type RealtimeAuth, type SocketGrant } from './realtime.auth.js';
 
 /** The grant the upgrade was given, for the gateway's handleConnection. */
@@ -13,12 +17,19 @@ const logger = new Logger('Realtime');
 
 /**
  * Nest's `ws` adapter, deciding each upgrade before a socket opens: a refused one is answered with its
- * HTTP status (429, 401, 400) and the JSON error body, as any refused request is.
+ * HTTP status (429, 401, 400, 503) and the JSON error body, as any refused request is. At most
+ * REALTIME_UPGRADES_IN_FLIGHT upgrades are being decided at once: each holds a socket and waits on the
+ * rate limits, the database and Redis, and a flood of them would otherwise pile up behind a slow
+ * database without bound. One more is answered 503 at once, before any of that work.
  */
 export class RealtimeWsAdapter extends WsAdapter {
+  private inFlight = 0;
+
   constructor(
     app: INestApplicationContext,
     private readonly auth: RealtimeAuth,
+    private readonly metrics: Pick<MetricsService, 'countUpgradeShed'>,
+    private readonly maxInFlight: number,
   ) {
     super(app);
   }
@@ -26,26 +37,64 @@ export class RealtimeWsAdapter extends WsAdapter {
   override create(port: number, options?: Record<string, unknown> & ServerOptions): unknown {
     const verifyClient: ServerOptions['verifyClient'] = ({ req }, done) => {
       const request = req as GrantedRequest;
-      this.auth.grant(request).then(
-        (grant) => {
+      const refuse = (error: unknown) => {
+        const body = toErrorBody(error, requestIdOf(request));
+        const retryAfter = retryAfterOf(error, body);
+        done(false, body.status, JSON.stringify(body), {
+          'Content-Type': 'application/json; charset=utf-8',
+          'X-Request-Id': body.requestId,
+          ...(retryAfter !== undefined && { 'Retry-After': String(retryAfter) }),
+        });
+      };
+      if (this.inFlight >= this.maxInFlight) {
+        this.metrics.countUpgradeShed();
+        refuse(
+          new ApiException(
+            HttpStatus.SERVICE_UNAVAILABLE,
+            ErrorCode.OVERLOADED,
+            `${this.maxInFlight} sockets are opening on this instance already (REALTIME_UPGRADES_IN_FLIGHT): retry in a moment`,
+            {},
+            1,
+          ),
+        );
+        return;
+      }
+      this.inFlight++;
+      this.auth
+        .grant(request)
+        .finally(() => this.inFlight--)
+        .then((grant) => {
           request.realtime = grant;
           done(true);
-        },
-        (error: unknown) => {
-          const header = request.headers['x-request-id'];
-          const requestId = typeof header === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(header) ? header : randomUUID();
-          const body = toErrorBody(error, requestId);
-          const retryAfter = retryAfterOf(error, body);
-          done(false, body.status, JSON.stringify(body), {
-            'Content-Type': 'application/json; charset=utf-8',
-            'X-Request-Id': requestId,
-            ...(retryAfter !== undefined && { 'Retry-After': String(retryAfter) }),
-          });
-        },
-      );
+        }, refuse);
     };
     // Clients send nothing the server reads: a frame of more than a few KiB closes the socket (1009).
     return super.create(port, { ...options, verifyClient, maxPayload: 4096 } as never);
+  }
+
+  /**
+   * Nest's upgrade listener reads the URL against the Host header, and when that fails (`Host: [`)
+   * writes a malformed status line and leaves the socket open, held until the client lets it go. Such
+   * an upgrade is answered 400 with the error body and closed here first (Nest's listener then ends
+   * a socket that is closed already, which does nothing).
+   */
+  protected override ensureHttpServerExists(port: number, httpServer?: Server): Server | undefined {
+    const known = this.httpServersRegistry.has(port);
+    const server = super.ensureHttpServerExists(port, httpServer);
+    if (!known) {
+      server?.prependListener('upgrade', (request: IncomingMessage, socket: Duplex) => {
+        if (URL.canParse(request.url ?? '/', `ws://${request.headers.host}/`)) return;
+        const body = {
+          status: 400,
+          code: ErrorCode.MALFORMED_REQUEST,
+          message: 'the Host header is not a host name',
+          requestId: requestIdOf(request),
+        };
+        if (socket.writable) socket.write(rawErrorAnswer(body));
+        socket.destroy();
+      });
+    }
+    return server;
   }
 
   /**
@@ -69,4 +118,10 @@ export class RealtimeWsAdapter extends WsAdapter {
    * pipeline is built: Nest's would hold rxjs subscriptions for every open socket, for nothing.
    */
   override bindMessageHandlers(): void {}
+}
+
+/** A gateway's sane X-Request-Id, as genReqId keeps it for REST requests, else a new one. */
+function requestIdOf(request: IncomingMessage): string {
+  const header = request.headers['x-request-id'];
+  return typeof header === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(header) ? header : randomUUID();
 }

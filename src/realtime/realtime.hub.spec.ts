@@ -4,6 +4,7 @@ import type { WebSocket } from 'ws';
 import type { RevocationList } from '../auth/revocation-list.js';
 import type { AppConfig } from '../config/environment.js';
 import type { Fanout } from '../database/fanout.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { type Cursor, type InboxPage, type NotificationsRepository } from './notifications.repository.js';
 import { RealtimeHub } from './realtime.hub.js';
@@ -99,7 +100,14 @@ function hubWith(inbox: MemoryInbox, metrics = new MetricsService()): { hub: Rea
     listMaxBytes: 1_000_000,
     realtime: { maxSocketsPerUser: 5, pingIntervalMs: 30_000, maxBufferedBytes: 1_000_000, retentionSeconds: 3600, inboxMaxEvents: 1000 },
   } as unknown as AppConfig;
-  const hub = new RealtimeHub(inbox as unknown as NotificationsRepository, fanout, revocations, metrics, config);
+  const hub = new RealtimeHub(
+    inbox as unknown as NotificationsRepository,
+    fanout,
+    revocations,
+    metrics,
+    new BackgroundJobs(metrics),
+    config,
+  );
   hub.onModuleInit();
   return { hub, notify: (users) => notified(users.join(',')) };
 }

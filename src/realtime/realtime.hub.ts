@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/environment.js';
 import { RevocationList } from '../auth/revocation-list.js';
 import type { Revocation } from '../auth/revocation.js';
 import { backoffDelay } from '../common/retry.js';
+import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { SocketGrant } from './realtime.auth.js';
 import { REALTIME_CHANNEL } from './events.js';
@@ -90,7 +91,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   private failedReads = 0;
   private pingTimer: NodeJS.Timeout | undefined;
   private janitorTimer: NodeJS.Timeout | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
+  private poller: RepeatingJob | undefined;
   /** With Redis: where the last poll of the inbox left off. */
   private polledTo: Cursor | undefined;
 
@@ -99,10 +100,11 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly fanout: Fanout,
     private readonly revocations: RevocationList,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() private readonly config: AppConfig,
   ) {
     this.pings = new PingWheel(config.realtime.pingIntervalMs);
-    this.horizon = new TransactionHorizon(() => inbox.xmin(), HORIZON_POLL_MS);
+    this.horizon = new TransactionHorizon(() => inbox.xmin(), HORIZON_POLL_MS, jobs);
   }
 
   onModuleInit(): void {
@@ -116,13 +118,17 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   async onApplicationBootstrap(): Promise<void> {
     await this.fanout.listen();
-    this.pingTimer = setInterval(() => this.ping(), this.pings.tickMs).unref();
+    this.pingTimer = this.jobs.every('realtime-ping', this.pings.tickMs, () => this.ping());
     // The inbox is pruned hourly, and soon after a start; by one instance at a time.
-    this.janitorTimer = setInterval(() => void this.prune(), 3600_000).unref();
-    setTimeout(() => void this.prune(), 10_000).unref();
+    this.janitorTimer = this.jobs.every('inbox-prune', 3600_000, () => this.prune());
+    this.jobs.after('inbox-prune', 10_000, () => this.prune());
     if (this.fanout.viaRedis) {
       this.polledTo = await this.inbox.now().catch(() => undefined);
-      this.schedulePoll();
+      this.poller = this.jobs.repeat(
+        'inbox-poll',
+        () => (this.fanout.current ? POLL_MS_SUBSCRIBED : POLL_MS_UNSUBSCRIBED),
+        () => this.poll(),
+      );
     }
   }
 
@@ -131,26 +137,14 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
    * the connected users is polled, rarely while the subscription is up, often while it is not, so that
    * a lost wake-up delays an event at most a poll's interval and never loses it.
    */
-  private schedulePoll(): void {
-    if (this.stopping) return;
-    const interval = this.fanout.current ? POLL_MS_SUBSCRIBED : POLL_MS_UNSUBSCRIBED;
-    this.pollTimer = setTimeout(() => {
-      void this.poll().finally(() => this.schedulePoll());
-    }, interval).unref();
-  }
-
   private async poll(): Promise<void> {
     if (!this.fanout.current) this.metrics.countRedisFallback('realtime');
-    try {
-      const users = this.connectedUsers();
-      const { users: woken, next } = await this.inbox.usersWithEventsAfter(users, this.polledTo ?? (await this.inbox.now()));
-      this.polledTo = next;
-      for (const userUid of woken) {
-        const reader = this.readers.get(userUid);
-        if (reader) this.wake(reader);
-      }
-    } catch (error) {
-      this.logger.warn(`polling the inbox failed: ${(error as Error).message}`);
+    const users = this.connectedUsers();
+    const { users: woken, next } = await this.inbox.usersWithEventsAfter(users, this.polledTo ?? (await this.inbox.now()));
+    this.polledTo = next;
+    for (const userUid of woken) {
+      const reader = this.readers.get(userUid);
+      if (reader) this.wake(reader);
     }
   }
 
@@ -162,7 +156,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
     this.stopping = true;
     clearInterval(this.pingTimer);
     clearInterval(this.janitorTimer);
-    clearTimeout(this.pollTimer);
+    await this.poller?.stop();
     clearTimeout(this.retryTimer);
     this.horizon.release();
     await this.reading;
@@ -198,7 +192,9 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
       cursor: undefined,
       alive: true,
       pingSlot: 0,
-      expiry: setTimeout(() => socket.close(CloseCode.TOKEN_EXPIRED, 'token expired: sign in again and resume'), expiresIn),
+      expiry: this.jobs.after('realtime-token-expiry', expiresIn, () =>
+        socket.close(CloseCode.TOKEN_EXPIRED, 'token expired: sign in again and resume'),
+      ),
     };
     reader.connections.add(connection);
     connection.pingSlot = this.pings.add(connection);
@@ -291,8 +287,8 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
           this.scheduleRead();
         });
     };
-    if (this.failedReads === 0) setImmediate(start);
-    else this.retryTimer = setTimeout(start, backoffDelay(this.failedReads, RETRY_FIRST_MS, RETRY_LAST_MS)).unref();
+    if (this.failedReads === 0) setImmediate(() => void this.jobs.run('inbox-read', start));
+    else this.retryTimer = this.jobs.after('inbox-read-retry', backoffDelay(this.failedReads, RETRY_FIRST_MS, RETRY_LAST_MS), start);
   }
 
   /**
@@ -415,12 +411,8 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   }
 
   private async prune(): Promise<void> {
-    try {
-      const pruned = await this.inbox.prune(JANITOR_LOCK, this.config.realtime.retentionSeconds);
-      if (pruned) this.logger.log(`pruned ${pruned} events older than the retention`);
-    } catch (error) {
-      this.logger.warn(`pruning the inbox failed: ${(error as Error).message}`);
-    }
+    const pruned = await this.inbox.prune(JANITOR_LOCK, this.config.realtime.retentionSeconds);
+    if (pruned) this.logger.log(`pruned ${pruned} events older than the retention`);
   }
 }
 

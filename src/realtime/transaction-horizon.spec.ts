@@ -1,5 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { TransactionHorizon } from './transaction-horizon.js';
+
+const jobs = new BackgroundJobs(new MetricsService());
 
 /** An xmin the test answers by hand: each poll waits until `answer` gives its value. */
 function handXmin() {
@@ -33,7 +37,7 @@ function states(promises: Array<Promise<void>>): Array<'waiting' | 'passed' | 'f
 describe('TransactionHorizon', () => {
   it('lets each waiter go once every older transaction has ended, with one poll for all of them', async () => {
     const xmin = handXmin();
-    const horizon = new TransactionHorizon(xmin.read, 1);
+    const horizon = new TransactionHorizon(xmin.read, 1, jobs);
     const seen = states([horizon.passed(6n), horizon.passed(10n), horizon.passed(7n)]);
     await xmin.answer(5n, 1);
     expect(seen).toEqual(['waiting', 'waiting', 'waiting']); // the transactions before 6, 7 and 10 may still run
@@ -47,7 +51,7 @@ describe('TransactionHorizon', () => {
 
   it('does not poll while nobody waits', async () => {
     const xmin = handXmin();
-    const horizon = new TransactionHorizon(xmin.read, 1);
+    const horizon = new TransactionHorizon(xmin.read, 1, jobs);
     await sleep(10);
     expect(xmin.polls).toBe(0);
     const passed = horizon.passed(10n);
@@ -60,10 +64,14 @@ describe('TransactionHorizon', () => {
   it('fails every waiter when the database cannot say, and polls again for the next one', async () => {
     let failing = true;
     let polls = 0;
-    const horizon = new TransactionHorizon(() => {
-      polls++;
-      return failing ? Promise.reject(new Error('timeout exceeded when trying to connect')) : Promise.resolve(100n);
-    }, 1);
+    const horizon = new TransactionHorizon(
+      () => {
+        polls++;
+        return failing ? Promise.reject(new Error('timeout exceeded when trying to connect')) : Promise.resolve(100n);
+      },
+      1,
+      jobs,
+    );
     const waiting = [horizon.passed(10n), horizon.passed(11n)];
     await expect(Promise.allSettled(waiting)).resolves.toEqual([
       { status: 'rejected', reason: new Error('timeout exceeded when trying to connect') },
@@ -77,7 +85,7 @@ describe('TransactionHorizon', () => {
 
   it('lets everyone go when released, and any later waiter at once, without polling again', async () => {
     const xmin = handXmin();
-    const horizon = new TransactionHorizon(xmin.read, 1);
+    const horizon = new TransactionHorizon(xmin.read, 1, jobs);
     const seen = states([horizon.passed(10n), horizon.passed(11n)]);
     await xmin.answer(1n, 1);
     for (let waited = 0; xmin.polls < 2 && waited < 2000; waited += 1) await sleep(1);

@@ -1,3 +1,5 @@
+import type { BackgroundJobs } from '../metrics/background-jobs.js';
+
 /** One inbox reader waiting for the transactions older than `xid` to end. */
 interface Waiter {
   xid: bigint;
@@ -24,6 +26,7 @@ export class TransactionHorizon {
     /** PostgreSQL's snapshot xmin: every transaction with a lower xid has ended. */
     private readonly xmin: () => Promise<bigint>,
     private readonly intervalMs: number,
+    private readonly jobs: BackgroundJobs,
   ) {}
 
   /** Settles once every transaction older than `xid` has ended; rejects if the database could not say. */
@@ -52,8 +55,7 @@ export class TransactionHorizon {
   private schedule(): void {
     if (this.polling || this.released || this.waiters.length === 0) return;
     this.polling = true;
-    this.timer = setTimeout(() => void this.poll(), this.intervalMs);
-    this.timer.unref();
+    this.timer = this.jobs.after('transaction-horizon', this.intervalMs, () => this.poll());
   }
 
   private async poll(): Promise<void> {

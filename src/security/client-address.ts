@@ -11,6 +11,17 @@ import type { AppConfig } from '../config/environment.js';
  */
 export function clientAddressOf(trustProxy: AppConfig['trustProxy']): (request: IncomingMessage) => string | undefined {
   if (trustProxy === false) return (request) => request.socket.remoteAddress;
-  const trust = trustProxy === true ? () => true : proxyAddr.compile(trustProxy);
+  const trust = trustedProxies(trustProxy);
   return (request) => proxyAddr(request, trust);
+}
+
+/**
+ * Whether a peer's address is one of the proxies TRUST_PROXY names (`true`: every peer is one), as
+ * Fastify and the function above judge the nearest hop.
+ */
+export function trustedProxies(trustProxy: AppConfig['trustProxy']): (address: string) => boolean {
+  if (trustProxy === false) return () => false;
+  if (trustProxy === true) return () => true;
+  const trust = proxyAddr.compile(trustProxy);
+  return (address) => trust(address, 0);
 }

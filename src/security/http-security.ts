@@ -1,6 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import helmet, { type HelmetOptions } from 'helmet';
+import type { ErrorBody } from '../common/errors.js';
 
 /**
  * The security headers of the one HTML page the service serves, the Swagger UI at /docs (helmet's
@@ -54,6 +55,24 @@ export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'X-Frame-Options': DOCUMENT_HEADERS['X-Frame-Options'],
   'Referrer-Policy': DOCUMENT_HEADERS['Referrer-Policy'],
 });
+
+/**
+ * An error answer written on a socket by hand, where Node.js gives no response object (a connection its
+ * HTTP parser refused, an upgrade): the error body with the headers every JSON answer has, and
+ * `Connection: close`, since the connection is closed after it.
+ */
+export function rawErrorAnswer(body: ErrorBody): string {
+  const json = JSON.stringify(body);
+  const all = {
+    ...API_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(json)),
+    'X-Request-Id': body.requestId,
+    Connection: 'close',
+  };
+  const lines = Object.entries(all).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n${lines.join('')}\r\n${json}`;
+}
 
 /**
  * The headers of the LiveOps console's page and files (/console): helmet's document set under a policy

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
+import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { RealtimeHub } from '../realtime/realtime.hub.js';
 import { depart } from './roster.js';
@@ -30,14 +31,14 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
   private readonly sweeps: boolean;
   private readonly purges: boolean;
   private lastPurge = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private worker: RepeatingJob | undefined;
   private stopped = false;
 
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly hub: RealtimeHub,
     private readonly metrics: MetricsService,
+    private readonly jobs: BackgroundJobs,
     @InjectConfig() config: AppConfig,
   ) {
     this.timeoutSeconds = config.sessionMemberTimeoutSeconds;
@@ -48,13 +49,19 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
   }
 
   onApplicationBootstrap(): void {
-    if (this.sweeps || this.purges) this.schedule();
+    if (!this.sweeps && !this.purges) return;
+    // Four sweeps per timeout: a silent member goes between one and 1.25 timeouts after their last sign of life.
+    const interval = this.sweeps ? Math.max(250, (this.timeoutSeconds * 1000) / 4) : PURGE_INTERVAL_MS;
+    this.worker = this.jobs.repeat(
+      'session-liveness',
+      () => interval,
+      () => this.tick(),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.worker?.stop();
   }
 
   /** Marks this instance's socket holders present, then removes silent members; answers how many were removed. */
@@ -87,27 +94,18 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
   }
 
   private async tick(): Promise<void> {
+    // Each on its own: a failed sweep does not hold the purge back.
     if (this.sweeps) {
-      await this.sweepOnce()
-        .then((removed) => removed > 0 && this.logger.log(`removed ${removed} silent session member(s)`))
-        .catch((error: unknown) => this.logger.warn(`session sweep failed: ${(error as Error).message}`));
+      await this.jobs.run('session-sweep', async () => {
+        const removed = await this.sweepOnce();
+        if (removed > 0) this.logger.log(`removed ${removed} silent session member(s)`);
+      });
     }
     if (this.purges && Date.now() - this.lastPurge >= PURGE_INTERVAL_MS) {
-      await this.purgeEndedOnce()
-        .then((purged) => purged > 0 && this.logger.log(`removed ${purged} session(s) ended more than ${this.retentionSeconds} s ago`))
-        .catch((error: unknown) => this.logger.warn(`purging ended sessions failed: ${(error as Error).message}`));
+      await this.jobs.run('session-purge', async () => {
+        const purged = await this.purgeEndedOnce();
+        if (purged > 0) this.logger.log(`removed ${purged} session(s) ended more than ${this.retentionSeconds} s ago`);
+      });
     }
-  }
-
-  /** Four sweeps per timeout: a silent member goes between one and 1.25 timeouts after their last sign of life. */
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(
-      () => {
-        this.running = this.tick().finally(() => this.schedule());
-      },
-      this.sweeps ? Math.max(250, (this.timeoutSeconds * 1000) / 4) : PURGE_INTERVAL_MS,
-    );
-    this.timer.unref();
   }
 }

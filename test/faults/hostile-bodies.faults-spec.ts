@@ -53,7 +53,9 @@ function callFrom(agent: Agent, base: string, method: string, path: string, toke
           }
           resolve({ status: response.statusCode ?? 0, body: parsed, took: Date.now() - started });
         });
-        response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: { error: error.code }, took: Date.now() - started }));
+        response.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ status: 0, body: { error: error.code }, took: Date.now() - started }),
+        );
       },
     );
     outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
@@ -95,7 +97,14 @@ describe('hostile bodies against three instances', () => {
 
     // The attacker's free account, and honest players who sign in as any client does, each from its address.
     const attacker = agentFrom(ATTACKER);
-    const attackerSignIn = await callFrom(attacker, urls[0], 'POST', '/auth/device', undefined, JSON.stringify({ deviceId: 'attacker-device-0001' }));
+    const attackerSignIn = await callFrom(
+      attacker,
+      urls[0],
+      'POST',
+      '/auth/device',
+      undefined,
+      JSON.stringify({ deviceId: 'attacker-device-0001' }),
+    );
     expect(attackerSignIn.status).toBe(200);
     const attackerToken = attackerSignIn.body.token as string;
     const honest = await Promise.all(
@@ -155,11 +164,25 @@ describe('hostile bodies against three instances', () => {
         const url = next();
         const reply =
           round++ % 4 === 0
-            ? await callFrom(player.agent, url, 'PUT', '/storage', player.token, JSON.stringify({ objects: [{ collection: 'saves', key: 'slot', value: { round, index } }] }))
+            ? await callFrom(
+                player.agent,
+                url,
+                'PUT',
+                '/storage',
+                player.token,
+                JSON.stringify({ objects: [{ collection: 'saves', key: 'slot', value: { round, index } }] }),
+              )
             : round % 4 === 1
               ? await callFrom(player.agent, url, 'GET', '/storage/saves/slot', player.token)
               : round % 4 === 2
-                ? await callFrom(player.agent, url, 'POST', `/personas/${player.persona}/archetypes/hero/skills/run/progress`, player.token, '{"value":1}')
+                ? await callFrom(
+                    player.agent,
+                    url,
+                    'POST',
+                    `/personas/${player.persona}/archetypes/hero/skills/run/progress`,
+                    player.token,
+                    '{"value":1}',
+                  )
                 : await callFrom(player.agent, url, 'GET', '/personas', player.token);
         honestReplies.push(reply);
         // A player's pace: five requests a second.

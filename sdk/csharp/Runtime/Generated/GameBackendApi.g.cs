@@ -107,7 +107,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task PlayerSessionsLogoutAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -119,7 +119,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes every session of your user, and every token issued until now; each device must sign in again.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task PlayerSessionsLogoutAllAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -142,7 +142,7 @@ namespace GameBackend.Api
         /// Signs that device out (admins: anyone's). Revoking one already over changes nothing.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Revoked; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task PlayerSessionsRevokeAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -174,7 +174,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE). At most 10 devices.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the device.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AccountDto> AccountLinkDeviceAsync(LinkDeviceDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -186,7 +186,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The idp1 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the idp1 identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AccountDto> AccountLinkIdp1Async(LinkProviderDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -198,7 +198,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The idp2 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the idp2 identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AccountDto> AccountLinkIdp2Async(LinkProviderDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -211,7 +211,7 @@ namespace GameBackend.Api
         /// A device is named by its `deviceId` (required for a device, refused for the others). The player sessions the identity opened end on every instance within a second, this one too if it was one of them. An account keeps at least one identity.
         /// </remarks>
         /// <param name="provider">Which kind of identity.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, without the identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AccountDto> AccountUnlinkAsync(IdentityProvider provider, UnlinkDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -263,7 +263,7 @@ namespace GameBackend.Api
         /// Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<UserAccountDto> UsersBanAsync(System.Guid id, BanDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -276,7 +276,7 @@ namespace GameBackend.Api
         /// The user may sign in again; the sessions and tokens the ban voided stay void.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, not banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<UserAccountDto> UsersUnbanAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -290,7 +290,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
         /// <param name="provider">Which kind of identity.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, without the identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<UserAccountDto> UsersUnlinkIdentityAsync(System.Guid id, IdentityProvider provider, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -303,7 +303,7 @@ namespace GameBackend.Api
         /// As the user's own "sign out everywhere": every session revoked and every token issued so far refused on every instance within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task UsersRevokeSessionsAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -376,7 +376,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Another persona for the caller. A user may have 10 personas (PERSONAS_PER_USER), the one made at their first sign-in included; one more is 409 PERSONA_LIMIT.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Persona> PersonasCreateAsync(CreatePersonaDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -431,7 +431,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Item> ItemsCreateAsync(CreateItemDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -456,7 +456,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Item> ItemsUpdateAsync(System.Guid id, UpdateItemDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -468,7 +468,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task ItemsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -546,7 +546,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Session> SessionsCreateAsync(CreateSessionDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -557,7 +557,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>All sessions removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SessionsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -583,7 +583,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Session> SessionsUpdateAsync(System.Guid id, UpdateSessionDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -595,7 +595,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its members hear of it (session.deleted).
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SessionsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -644,7 +644,7 @@ namespace GameBackend.Api
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="x_session_password">The join password, when the session has one.</param>
         /// <param name="password">The join password (prefer the header).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Session> SessionsJoinAsync(System.Guid id, string x_session_password = null, string password = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -658,7 +658,7 @@ namespace GameBackend.Api
         /// <br/>players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Noted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SessionsHeartbeatAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -672,7 +672,7 @@ namespace GameBackend.Api
         /// <br/>over, and a session waiting for players that its last member leaves ends.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Left; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SessionsLeaveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -720,7 +720,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Ticket> TicketsCreateAsync(CreateTicketDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -731,7 +731,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>All tickets removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task TicketsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -757,7 +757,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Ticket> TicketsUpdateAsync(System.Guid id, UpdateTicketDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -769,7 +769,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task TicketsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -828,7 +828,7 @@ namespace GameBackend.Api
         /// Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Ticket> TicketsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -840,7 +840,7 @@ namespace GameBackend.Api
         /// The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Ticket> TicketsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -927,7 +927,7 @@ namespace GameBackend.Api
         /// Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
         /// </remarks>
         /// <param name="idempotency_Key">Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>COMPLETED, or PENDING for a trade awaiting persona two.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<InventoryTransaction> InventoriesCreateTransactionAsync(CreateTransactionDto body, string idempotency_Key = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1008,7 +1008,7 @@ namespace GameBackend.Api
         /// Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<InventoryTransaction> TransactionsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1020,7 +1020,7 @@ namespace GameBackend.Api
         /// Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<InventoryTransaction> TransactionsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1032,7 +1032,7 @@ namespace GameBackend.Api
         /// Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<InventoryTransaction> TransactionsCancelAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1073,7 +1073,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Reset; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SkillsTruncateByArchetypeAsync(System.Guid personaUid, string archetypeUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1129,7 +1129,7 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SkillsRemoveAsync(System.Guid personaUid, string archetypeUid, string skillUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1145,7 +1145,7 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Progress recorded.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task SkillsAddProgressAsync(System.Guid personaUid, string archetypeUid, string skillUid, AddProgressDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1211,7 +1211,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); a guest, until it links an identity provider, 100 objects and 1048576 bytes (STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER); admins write past them.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<StorageAcksDto> StorageWriteAsync(WriteStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1222,7 +1222,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects. An object that does not exist is no error, unless a `version` was stated. The owner's sockets are told (`storage.updated` with version null).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task StorageRemoveAsync(DeleteStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1246,7 +1246,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects, the caller's unless `ownerUid` names another's. Those that do not exist, and those the caller may not read, are simply absent from the answer: NONE objects are read by admins only, OWNER ones by their owner too, PUBLIC ones by every signed-in player.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<StorageObjectsDto> StorageReadAsync(ReadStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1319,7 +1319,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The service gives every file variant a uid, dateCreated, dateModified and version 0.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsCreateAsync(CreateMediaAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1344,7 +1344,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsUpdateAsync(System.Guid id, UpdateMediaAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1356,7 +1356,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task MediaAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1400,7 +1400,7 @@ namespace GameBackend.Api
         /// <param name="content_Disposition">The file name, as `attachment; filename="icon.png"`, when `?name=` is not given.</param>
         /// <param name="sha256">The SHA-256 the bytes must have, hex (as Content-Digest; both given must agree).</param>
         /// <param name="name">The file name (default: from Content-Disposition, else the variant key).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The media asset, the variant naming the stored file.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsUploadAsync(System.Guid id, string variant, FileParameter body, string if_Match = null, string content_Digest = null, string content_Disposition = null, string sha256 = null, string name = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1415,7 +1415,7 @@ namespace GameBackend.Api
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsRemoveVariantAsync(System.Guid id, string variant, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1428,7 +1428,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<DirectUploadDto> MediaAssetsCreateDirectUploadAsync(System.Guid id, string variant, CreateDirectUploadDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1443,7 +1443,7 @@ namespace GameBackend.Api
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
         /// <param name="uploadId">The direct upload's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<MediaAsset> MediaAssetsCompleteDirectUploadAsync(System.Guid id, string variant, System.Guid uploadId, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1478,7 +1478,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<TextAsset> TextAssetsCreateAsync(CreateTextAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1503,7 +1503,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<TextAsset> TextAssetsUpdateAsync(System.Guid id, UpdateTextAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1515,7 +1515,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task TextAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1570,7 +1570,7 @@ namespace GameBackend.Api
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
         /// <param name="range">One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`: 206.</param>
         /// <param name="if_Range">The ETag the Range was meant for; another: the whole file (200).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The file.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<FileResponse> MediaHeadAsync(string type, string subtype, string sha256, string if_None_Match = null, string range = null, string if_Range = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1625,7 +1625,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AchievementDefinition> AchievementsCreateAsync(CreateAchievementDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1636,7 +1636,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task AchievementsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1662,7 +1662,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AchievementDefinition> AchievementsUpdateAsync(System.Guid id, UpdateAchievementDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1674,7 +1674,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its unlocks go with it.
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task AchievementsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1737,7 +1737,7 @@ namespace GameBackend.Api
         /// Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
         /// </remarks>
         /// <param name="id">The achievement's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<AchievementUnlock> AchievementsUnlockAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1786,7 +1786,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`. The settings that give stored scores their meaning cannot change afterwards.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Leaderboard> LeaderboardsCreateAsync(CreateLeaderboardDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1849,7 +1849,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Leaderboard> LeaderboardsUpdateAsync(System.Guid id, UpdateLeaderboardDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1861,7 +1861,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its periods, records and unpaid prizes go with it.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task LeaderboardsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1875,7 +1875,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The board, with its new `resetAt` and version.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<Leaderboard> LeaderboardsResetAsync(System.Guid id, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -1929,7 +1929,7 @@ namespace GameBackend.Api
         /// Applies the board's operators to the persona's record in the period open now and answers it with its rank. Scores are 64-bit integers, negative too: JSON numbers up to 2^53 - 1, strings of digits beyond.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<LeaderboardRecordView> LeaderboardsSubmitAsync(System.Guid id, SubmitScoreDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1955,7 +1955,7 @@ namespace GameBackend.Api
         /// Needed before scoring on a board with joinRequired; idempotent (a member gets its record back).
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<LeaderboardRecordView> LeaderboardsJoinAsync(System.Guid id, string x_Audit_Reason = null, JoinLeaderboardDto body = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -1992,7 +1992,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="period">`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task LeaderboardsRemoveRecordAsync(System.Guid id, System.Guid personaUid, string period = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -2014,7 +2014,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// All boards, all periods; the player's audit records it.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted (also when there was none).</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task PersonaLeaderboardRecordsRemoveAllAsync(System.Guid personaUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
@@ -2026,7 +2026,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Browsers cannot set headers on a WebSocket: open `/realtime?ticket=&lt;ticket&gt;` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt &lt;token&gt;` on the upgrade instead.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         System.Threading.Tasks.Task<RealtimeTicketDto> RealtimeIssueTicketAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken));
 
@@ -2185,8 +2185,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -2267,8 +2271,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -2350,8 +2358,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2472,8 +2484,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2594,8 +2610,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2721,6 +2741,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NO_SUCH_ACCOUNT: `create` was false and no account has this device id.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -2753,8 +2783,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2880,6 +2914,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("BANNED: the user is banned; `until` says until when (null: until an admin lifts it).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -2922,8 +2966,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -2962,7 +3010,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes the session of the token sent: its tokens stop working on every instance, and its sockets close (4403).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task PlayerSessionsLogoutAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -3032,6 +3080,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3064,8 +3122,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3104,7 +3166,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Revokes every session of your user, and every token issued until now; each device must sign in again.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task PlayerSessionsLogoutAllAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -3174,6 +3236,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3206,8 +3278,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3318,8 +3394,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3359,7 +3439,7 @@ namespace GameBackend.Api
         /// Signs that device out (admins: anyone's). Revoking one already over changes nothing.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Revoked; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task PlayerSessionsRevokeAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -3442,6 +3522,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such session, or not yours.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3474,8 +3564,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3601,6 +3695,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: the development provider is off.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3633,8 +3737,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3745,8 +3853,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3785,7 +3897,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE). At most 10 devices.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the device.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AccountDto> AccountLinkDeviceAsync(LinkDeviceDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -3877,6 +3989,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: device sign-in is turned off on this server.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -3919,8 +4041,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -3959,7 +4085,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The idp1 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the idp1 identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AccountDto> AccountLinkIdp1Async(LinkProviderDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -4041,6 +4167,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token of ours, or the idp1 token is invalid or expired.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -4083,8 +4219,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4123,7 +4263,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The idp2 token goes in the body. Signing in with it afterwards, on any device, opens this account: the same uid, personas, inventory and progress. Linking an identity the account has already changes nothing. Counts against the sign-in rate limit (RATE_LIMIT_AUTH_PER_MINUTE).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, with the idp2 identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AccountDto> AccountLinkIdp2Async(LinkProviderDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -4205,6 +4345,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token of ours, or the idp2 token is not active.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -4247,8 +4397,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4288,7 +4442,7 @@ namespace GameBackend.Api
         /// A device is named by its `deviceId` (required for a device, refused for the others). The player sessions the identity opened end on every instance within a second, this one too if it was one of them. An account keeps at least one identity.
         /// </remarks>
         /// <param name="provider">Which kind of identity.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Your account, without the identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AccountDto> AccountUnlinkAsync(IdentityProvider provider, UnlinkDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -4384,6 +4538,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: your account has no such identity.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -4426,8 +4590,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4654,8 +4822,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4801,8 +4973,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -4842,7 +5018,7 @@ namespace GameBackend.Api
         /// Until `until`, or until unbanned: the user cannot sign in (403 BANNED) or refresh; every session is revoked and every token issued so far refused on every instance within a second; open sockets close (4403).
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersBanAsync(System.Guid id, BanDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -4949,6 +5125,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -4981,8 +5167,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5022,7 +5212,7 @@ namespace GameBackend.Api
         /// The user may sign in again; the sessions and tokens the ban voided stay void.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, not banned.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersUnbanAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -5123,6 +5313,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -5155,8 +5355,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5197,7 +5401,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
         /// <param name="provider">Which kind of identity.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The user, without the identity.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<UserAccountDto> UsersUnlinkIdentityAsync(System.Guid id, IdentityProvider provider, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -5301,6 +5505,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such user, or the user has no identity of this provider.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -5343,8 +5557,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5384,7 +5602,7 @@ namespace GameBackend.Api
         /// As the user's own "sign out everywhere": every session revoked and every token issued so far refused on every instance within a second, sockets closed (4403). Unlike a ban, the user may sign in again at once.
         /// </remarks>
         /// <param name="id">The user's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Signed out everywhere; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task UsersRevokeSessionsAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -5478,6 +5696,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -5510,8 +5738,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5734,8 +5966,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -5893,8 +6129,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6091,8 +6331,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6131,7 +6375,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Another persona for the caller. A user may have 10 personas (PERSONAS_PER_USER), the one made at their first sign-in included; one more is 409 PERSONA_LIMIT.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Persona> PersonasCreateAsync(CreatePersonaDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -6212,6 +6456,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -6254,8 +6508,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6392,8 +6650,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6630,8 +6892,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6670,7 +6936,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Item> ItemsCreateAsync(CreateItemDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -6761,6 +7027,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -6793,8 +7069,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6931,8 +7211,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -6973,7 +7257,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Item> ItemsUpdateAsync(System.Guid id, UpdateItemDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -7081,6 +7365,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -7123,8 +7417,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7164,7 +7462,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The item's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task ItemsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -7257,6 +7555,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -7299,8 +7607,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7537,8 +7849,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7785,8 +8101,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7825,7 +8145,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): numTeams × teamSize is at most the session capacity; when teams are sent there are exactly numTeams of them, with distinct ids, none over teamSize members and no user in two; users listed only in `users` are seated on the first team with room, and everyone must fit. Nobody is seated without consent: users named in `users` or `teams` who are not members (other than the caller; anyone for an admin) are invited instead (added to `invited`, and told with a `session.invited` event); every uid must name a user.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Session> SessionsCreateAsync(CreateSessionDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -7906,6 +8226,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -7938,8 +8268,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -7978,7 +8312,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>All sessions removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SessionsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -8057,6 +8391,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -8089,8 +8433,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8227,8 +8575,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8269,7 +8621,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Session> SessionsUpdateAsync(System.Guid id, UpdateSessionDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -8377,6 +8729,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -8419,8 +8781,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8460,7 +8826,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its members hear of it (session.deleted).
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SessionsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -8553,6 +8919,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -8585,8 +8961,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8833,8 +9213,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -8876,7 +9260,7 @@ namespace GameBackend.Api
         /// <param name="id">The session's uid (UUID).</param>
         /// <param name="x_session_password">The join password, when the session has one.</param>
         /// <param name="password">The join password (prefer the header).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Session> SessionsJoinAsync(System.Guid id, string x_session_password = null, string password = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -9006,8 +9390,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9049,7 +9437,7 @@ namespace GameBackend.Api
         /// <br/>players ends). Send it every SESSION_MEMBER_TIMEOUT / 3 or so.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Noted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SessionsHeartbeatAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -9134,6 +9522,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -9176,8 +9574,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9218,7 +9620,7 @@ namespace GameBackend.Api
         /// <br/>over, and a session waiting for players that its last member leaves ends.
         /// </remarks>
         /// <param name="id">The session's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Left; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SessionsLeaveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -9314,8 +9716,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9572,8 +9978,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9612,7 +10022,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Rules no schema states (a 400 names the field): the users fit on one team (at most teamSize) and none is listed twice; statistic names are distinct; each criterion names a statistic of this ticket, and its minValue and maxValue have the same type with minValue not above maxValue; numUsers, if sent, equals the number of users; expiresAt is in the future and within MATCHMAKER_TICKET_TTL.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Ticket> TicketsCreateAsync(CreateTicketDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -9693,6 +10103,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -9735,8 +10155,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -9775,7 +10199,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>All tickets removed; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task TicketsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -9854,6 +10278,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -9886,8 +10320,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10024,8 +10462,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10066,7 +10508,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Ticket> TicketsUpdateAsync(System.Guid id, UpdateTicketDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -10174,6 +10616,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -10216,8 +10668,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10257,7 +10713,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task TicketsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -10350,6 +10806,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -10382,8 +10848,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10640,8 +11110,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10752,8 +11226,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10793,7 +11271,7 @@ namespace GameBackend.Api
         /// Idempotent. When every user the ticket names has accepted, it becomes SEARCHING.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Ticket> TicketsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -10893,6 +11371,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -10935,8 +11423,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -10976,7 +11468,7 @@ namespace GameBackend.Api
         /// The ticket ends: INVALID with reason DECLINED (its other users are told). Idempotent.
         /// </remarks>
         /// <param name="id">The ticket's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Ticket> TicketsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -11076,6 +11568,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -11118,8 +11620,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11326,8 +11832,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11473,8 +11983,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11611,8 +12125,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11819,8 +12337,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -11860,7 +12382,7 @@ namespace GameBackend.Api
         /// Rules no schema states (a 400 names the field): a TRADE names personaTwoUid, different from personaOneUid, and moves at least one item; an AWARD or REMOVAL takes no personaTwoUid and no personaTwoInventoryItems, and names at least one item; a list names an item once; every persona and item named exists.
         /// </remarks>
         /// <param name="idempotency_Key">Any unique string (1..255 visible ASCII): a retry with the same key returns the original transaction.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>COMPLETED, or PENDING for a trade awaiting persona two.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<InventoryTransaction> InventoriesCreateTransactionAsync(CreateTransactionDto body, string idempotency_Key = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -11955,6 +12477,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: not your persona one, or AWARD/REMOVAL by a non-admin.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -11997,8 +12529,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12215,8 +12751,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12353,8 +12893,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12571,8 +13115,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12612,7 +13160,7 @@ namespace GameBackend.Api
         /// Persona two's owner accepts a PENDING trade: it is processed now, all or nothing.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsAcceptAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -12712,6 +13260,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -12754,8 +13312,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12795,7 +13357,7 @@ namespace GameBackend.Api
         /// Persona two's owner declines a PENDING trade: it becomes DECLINED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsDeclineAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -12895,6 +13457,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -12937,8 +13509,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -12978,7 +13554,7 @@ namespace GameBackend.Api
         /// Persona one's owner withdraws a PENDING trade: it becomes CANCELED and nothing moves.
         /// </remarks>
         /// <param name="id">The transaction's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<InventoryTransaction> TransactionsCancelAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -13078,6 +13654,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -13120,8 +13706,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13350,8 +13940,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13392,7 +13986,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Reset; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SkillsTruncateByArchetypeAsync(System.Guid personaUid, string archetypeUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -13491,6 +14085,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -13523,8 +14127,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13753,8 +14361,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13902,8 +14514,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -13945,7 +14561,7 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SkillsRemoveAsync(System.Guid personaUid, string archetypeUid, string skillUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -14048,6 +14664,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -14080,8 +14706,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14124,7 +14754,7 @@ namespace GameBackend.Api
         /// <param name="personaUid">The persona's uid.</param>
         /// <param name="archetypeUid">The game's archetype id.</param>
         /// <param name="skillUid">The game's skill id.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Progress recorded.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task SkillsAddProgressAsync(System.Guid personaUid, string archetypeUid, string skillUid, AddProgressDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -14235,6 +14865,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -14267,8 +14907,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14491,8 +15135,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14715,8 +15363,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14755,7 +15407,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects, created or replaced, in one database transaction: if any is refused, none is written. A stated `version` makes a write conditional (`*`: only if the object does not exist). Answers each object's new version, in the order of the request, and tells the owner's sockets (`storage.updated`). A body holds at most 1 MiB. Quotas per player: 1000 objects and 10485760 bytes of values (STORAGE_OBJECTS_PER_OWNER, STORAGE_BYTES_PER_OWNER); a guest, until it links an identity provider, 100 objects and 1048576 bytes (STORAGE_GUEST_OBJECTS_PER_OWNER, STORAGE_GUEST_BYTES_PER_OWNER); admins write past them.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<StorageAcksDto> StorageWriteAsync(WriteStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -14846,6 +15498,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: another player\'s storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -14888,8 +15550,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -14928,7 +15594,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects. An object that does not exist is no error, unless a `version` was stated. The owner's sockets are told (`storage.updated` with version null).
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task StorageRemoveAsync(DeleteStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -15014,6 +15680,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: another player\'s storage, NONE set by a player, or a protected object (permissionWrite NONE; storageObject names it).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -15056,8 +15732,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15204,8 +15884,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15244,7 +15928,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Up to 100 objects, the caller's unless `ownerUid` names another's. Those that do not exist, and those the caller may not read, are simply absent from the answer: NONE objects are read by admins only, OWNER ones by their owner too, PUBLIC ones by every signed-in player.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<StorageObjectsDto> StorageReadAsync(ReadStorageDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -15325,6 +16009,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -15357,8 +16051,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15500,8 +16198,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15650,8 +16352,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15795,8 +16501,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -15993,8 +16703,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16033,7 +16747,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// The service gives every file variant a uid, dateCreated, dateModified and version 0.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsCreateAsync(CreateMediaAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -16124,6 +16838,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -16156,8 +16880,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16294,8 +17022,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16336,7 +17068,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsUpdateAsync(System.Guid id, UpdateMediaAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -16444,6 +17176,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -16486,8 +17228,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16527,7 +17273,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task MediaAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -16620,6 +17366,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -16652,8 +17408,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16850,8 +17610,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -16898,7 +17662,7 @@ namespace GameBackend.Api
         /// <param name="content_Disposition">The file name, as `attachment; filename="icon.png"`, when `?name=` is not given.</param>
         /// <param name="sha256">The SHA-256 the bytes must have, hex (as Content-Digest; both given must agree).</param>
         /// <param name="name">The file name (default: from Content-Disposition, else the variant key).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The media asset, the variant naming the stored file.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsUploadAsync(System.Guid id, string variant, FileParameter body, string if_Match = null, string content_Digest = null, string content_Disposition = null, string sha256 = null, string name = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -17079,8 +17843,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17122,7 +17890,7 @@ namespace GameBackend.Api
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsRemoveVariantAsync(System.Guid id, string variant, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -17228,6 +17996,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such media asset, or no such variant.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -17270,8 +18048,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17312,7 +18094,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The media asset's uid (UUID).</param>
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<DirectUploadDto> MediaAssetsCreateDirectUploadAsync(System.Guid id, string variant, CreateDirectUploadDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -17423,6 +18205,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -17465,8 +18257,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17509,7 +18305,7 @@ namespace GameBackend.Api
         /// <param name="variant">The variant key: `default`, `thumbnail`, `icon.small`... (1 to 64 letters, digits, `_`, `.`, `-`).</param>
         /// <param name="uploadId">The direct upload's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<MediaAsset> MediaAssetsCompleteDirectUploadAsync(System.Guid id, string variant, System.Guid uploadId, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -17622,6 +18418,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such media asset or upload (completed, expired, or another variant\'s).", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -17664,8 +18470,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17862,8 +18672,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -17902,7 +18716,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<TextAsset> TextAssetsCreateAsync(CreateTextAssetDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -17993,6 +18807,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -18025,8 +18849,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18163,8 +18991,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18205,7 +19037,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<TextAsset> TextAssetsUpdateAsync(System.Guid id, UpdateTextAssetDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -18313,6 +19145,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -18355,8 +19197,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18396,7 +19242,7 @@ namespace GameBackend.Api
         /// Deletes the record for good.
         /// </remarks>
         /// <param name="id">The text asset's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task TextAssetsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -18489,6 +19335,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -18521,8 +19377,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18719,8 +19579,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18868,8 +19732,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -18914,7 +19782,7 @@ namespace GameBackend.Api
         /// <param name="if_None_Match">The ETag of a copy the client holds: 304 when it is this file.</param>
         /// <param name="range">One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`: 206.</param>
         /// <param name="if_Range">The ETag the Range was meant for; another: the whole file (200).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The file.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<FileResponse> MediaHeadAsync(string type, string subtype, string sha256, string if_None_Match = null, string range = null, string if_Range = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -19056,8 +19924,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19240,8 +20112,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19448,8 +20324,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19488,7 +20368,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Optional auth: without a token the answer is 401 unless the service runs with ANONYMOUS_WRITES=true, which lets anonymous callers create. A signed-in caller must be an admin.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AchievementDefinition> AchievementsCreateAsync(CreateAchievementDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -19579,6 +20459,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -19611,8 +20501,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19651,7 +20545,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Deletes every record of the kind, for test and staging environments.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task AchievementsTruncateAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -19730,6 +20624,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -19762,8 +20666,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19900,8 +20808,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -19942,7 +20854,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AchievementDefinition> AchievementsUpdateAsync(System.Guid id, UpdateAchievementDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -20050,6 +20962,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -20092,8 +21014,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20133,7 +21059,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its unlocks go with it.
         /// </remarks>
         /// <param name="id">The achievement definition's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task AchievementsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -20226,6 +21152,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -20258,8 +21194,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20466,8 +21406,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20664,8 +21608,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -20705,7 +21653,7 @@ namespace GameBackend.Api
         /// Records { achievementUid, userUid } once per user: a repeated or concurrent unlock answers the same record (200), never a duplicate.
         /// </remarks>
         /// <param name="id">The achievement's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<AchievementUnlock> AchievementsUnlockAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -20806,8 +21754,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21074,8 +22026,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21114,7 +22070,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Creates the record, version 0, and answers it with `ETag` and `Location`. The settings that give stored scores their meaning cannot change afterwards.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Leaderboard> LeaderboardsCreateAsync(CreateLeaderboardDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -21205,6 +22161,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("FORBIDDEN: signed in, but not allowed to do this.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -21237,8 +22203,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21505,8 +22475,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21643,8 +22617,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21685,7 +22663,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Leaderboard> LeaderboardsUpdateAsync(System.Guid id, UpdateLeaderboardDto body, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -21793,6 +22771,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -21835,8 +22823,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -21876,7 +22868,7 @@ namespace GameBackend.Api
         /// Deletes the record for good. Its periods, records and unpaid prizes go with it.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted; no body.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task LeaderboardsRemoveAsync(System.Guid id, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -21969,6 +22961,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -22001,8 +23003,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22043,7 +23049,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="if_Match">The version the write builds on, as the record's ETag (`"3"`); `*` or absent: whatever the current one is.</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>The board, with its new `resetAt` and version.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<Leaderboard> LeaderboardsResetAsync(System.Guid id, string if_Match = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -22147,6 +23153,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -22189,8 +23205,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22353,8 +23373,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22587,8 +23611,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22628,7 +23656,7 @@ namespace GameBackend.Api
         /// Applies the board's operators to the persona's record in the period open now and answers it with its rank. Scores are 64-bit integers, negative too: JSON numbers up to 2^53 - 1, strings of digits beyond.
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<LeaderboardRecordView> LeaderboardsSubmitAsync(System.Guid id, SubmitScoreDto body, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -22734,6 +23762,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -22776,8 +23814,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22935,8 +23977,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -22976,7 +24022,7 @@ namespace GameBackend.Api
         /// Needed before scoring on a board with joinRequired; idempotent (a member gets its record back).
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<LeaderboardRecordView> LeaderboardsJoinAsync(System.Guid id, string x_Audit_Reason = null, JoinLeaderboardDto body = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -23079,6 +24125,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 409)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -23121,8 +24177,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23266,8 +24326,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23419,8 +24483,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23461,7 +24529,7 @@ namespace GameBackend.Api
         /// </remarks>
         /// <param name="id">The leaderboard's uid (UUID).</param>
         /// <param name="period">`current` (default: the period that holds now, or the last one), `previous`, or a period uid (GET /leaderboards/{id}/periods).</param>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted.</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task LeaderboardsRemoveRecordAsync(System.Guid id, System.Guid personaUid, string period = null, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -23565,6 +24633,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -23597,8 +24675,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23754,8 +24836,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23794,7 +24880,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// All boards, all periods; the player's audit records it.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <returns>Deleted (also when there was none).</returns>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task PersonaLeaderboardRecordsRemoveAllAsync(System.Guid personaUid, string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
@@ -23888,6 +24974,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("NOT_FOUND: no such record, or not one the caller may see.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -23920,8 +25016,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -23960,7 +25060,7 @@ namespace GameBackend.Api
         /// <remarks>
         /// Browsers cannot set headers on a WebSocket: open `/realtime?ticket=&lt;ticket&gt;` within 30 s instead. A ticket works once, and the socket closes when the token it was made from expires. Engines and servers send `Authorization: jwt &lt;token&gt;` on the upgrade instead.
         /// </remarks>
-        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); ignored for players. 1 to 500 characters, no control characters.</param>
+        /// <param name="x_Audit_Reason">Why an admin makes this change, kept in the admin audit (GET /admin/audit); a player's is not kept. Sent by anyone, it must hold 1 to 500 characters without control characters, else the answer is 400 `VALIDATION_FAILED` naming the header and nothing changes.</param>
         /// <exception cref="ApiException">A server side error occurred.</exception>
         public virtual async System.Threading.Tasks.Task<RealtimeTicketDto> RealtimeIssueTicketAsync(string x_Audit_Reason = null, System.Threading.CancellationToken cancellationToken = default(System.Threading.CancellationToken))
         {
@@ -24035,6 +25135,16 @@ namespace GameBackend.Api
                             throw new ApiException<ErrorBody>("UNAUTHORIZED: no token, or an invalid or expired one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
+                        if (status_ == 408)
+                        {
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("REQUEST_TIMEOUT: the body did not arrive within `HTTP_BODY_TIMEOUT` of the headers (30 s by default); nothing changed, and the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                        }
+                        else
                         if (status_ == 413)
                         {
                             var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
@@ -24067,8 +25177,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24200,8 +25314,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24368,8 +25486,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24515,8 +25637,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24637,8 +25763,12 @@ namespace GameBackend.Api
                         else
                         if (status_ == 431)
                         {
-                            string responseText_ = ( response_.Content == null ) ? string.Empty : await ReadAsStringAsync(response_.Content, cancellationToken).ConfigureAwait(false);
-                            throw new ApiException("The request headers are larger than 16 KiB in all (Node.js\'s limit); no body, and the connection is closed.", status_, responseText_, headers_, null);
+                            var objectResponse_ = await ReadObjectResponseAsync<ErrorBody>(response_, headers_, cancellationToken).ConfigureAwait(false);
+                            if (objectResponse_.Object == null)
+                            {
+                                throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
+                            }
+                            throw new ApiException<ErrorBody>("HEADERS_TOO_LARGE: the request headers are larger than 16 KiB in all (Node.js\'s limit); the connection is closed.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         if (status_ == 503)
@@ -24854,116 +25984,125 @@ namespace GameBackend.Api
         [System.Runtime.Serialization.EnumMember(Value = @"MALFORMED_JSON")]
         MALFORMED_JSON = 1,
 
+        [System.Runtime.Serialization.EnumMember(Value = @"MALFORMED_REQUEST")]
+        MALFORMED_REQUEST = 2,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"HEADERS_TOO_LARGE")]
+        HEADERS_TOO_LARGE = 3,
+
         [System.Runtime.Serialization.EnumMember(Value = @"UNAUTHORIZED")]
-        UNAUTHORIZED = 2,
+        UNAUTHORIZED = 4,
 
         [System.Runtime.Serialization.EnumMember(Value = @"FORBIDDEN")]
-        FORBIDDEN = 3,
+        FORBIDDEN = 5,
 
         [System.Runtime.Serialization.EnumMember(Value = @"BANNED")]
-        BANNED = 4,
+        BANNED = 6,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_FOUND")]
-        NOT_FOUND = 5,
+        NOT_FOUND = 7,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NO_SUCH_ACCOUNT")]
-        NO_SUCH_ACCOUNT = 6,
+        NO_SUCH_ACCOUNT = 8,
 
         [System.Runtime.Serialization.EnumMember(Value = @"METHOD_NOT_ALLOWED")]
-        METHOD_NOT_ALLOWED = 7,
+        METHOD_NOT_ALLOWED = 9,
 
         [System.Runtime.Serialization.EnumMember(Value = @"VERSION_CONFLICT")]
-        VERSION_CONFLICT = 8,
+        VERSION_CONFLICT = 10,
 
         [System.Runtime.Serialization.EnumMember(Value = @"CONFLICT")]
-        CONFLICT = 9,
+        CONFLICT = 11,
 
         [System.Runtime.Serialization.EnumMember(Value = @"REFRESH_CONFLICT")]
-        REFRESH_CONFLICT = 10,
+        REFRESH_CONFLICT = 12,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DUPLICATE")]
-        DUPLICATE = 11,
+        DUPLICATE = 13,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IDENTITY_IN_USE")]
-        IDENTITY_IN_USE = 12,
+        IDENTITY_IN_USE = 14,
 
         [System.Runtime.Serialization.EnumMember(Value = @"LAST_IDENTITY")]
-        LAST_IDENTITY = 13,
+        LAST_IDENTITY = 15,
 
         [System.Runtime.Serialization.EnumMember(Value = @"ALREADY_QUEUED")]
-        ALREADY_QUEUED = 14,
+        ALREADY_QUEUED = 16,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INSUFFICIENT_QUANTITY")]
-        INSUFFICIENT_QUANTITY = 15,
+        INSUFFICIENT_QUANTITY = 17,
 
         [System.Runtime.Serialization.EnumMember(Value = @"QUOTA_EXCEEDED")]
-        QUOTA_EXCEEDED = 16,
+        QUOTA_EXCEEDED = 18,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PERSONA_LIMIT")]
-        PERSONA_LIMIT = 17,
+        PERSONA_LIMIT = 19,
 
         [System.Runtime.Serialization.EnumMember(Value = @"GUEST_ACCOUNT_LIMIT")]
-        GUEST_ACCOUNT_LIMIT = 18,
+        GUEST_ACCOUNT_LIMIT = 20,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IDEMPOTENCY_KEY_REUSED")]
-        IDEMPOTENCY_KEY_REUSED = 19,
+        IDEMPOTENCY_KEY_REUSED = 21,
 
         [System.Runtime.Serialization.EnumMember(Value = @"IMMUTABLE_SETTING")]
-        IMMUTABLE_SETTING = 20,
+        IMMUTABLE_SETTING = 22,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_ACTIVE")]
-        NOT_ACTIVE = 21,
+        NOT_ACTIVE = 23,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NOT_JOINED")]
-        NOT_JOINED = 22,
+        NOT_JOINED = 24,
 
         [System.Runtime.Serialization.EnumMember(Value = @"LEADERBOARD_FULL")]
-        LEADERBOARD_FULL = 23,
+        LEADERBOARD_FULL = 25,
 
         [System.Runtime.Serialization.EnumMember(Value = @"NO_ATTEMPTS_LEFT")]
-        NO_ATTEMPTS_LEFT = 24,
+        NO_ATTEMPTS_LEFT = 26,
 
         [System.Runtime.Serialization.EnumMember(Value = @"ALREADY_ENTERED")]
-        ALREADY_ENTERED = 25,
+        ALREADY_ENTERED = 27,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PAYLOAD_TOO_LARGE")]
-        PAYLOAD_TOO_LARGE = 26,
+        PAYLOAD_TOO_LARGE = 28,
 
         [System.Runtime.Serialization.EnumMember(Value = @"UNSUPPORTED_MEDIA_TYPE")]
-        UNSUPPORTED_MEDIA_TYPE = 27,
+        UNSUPPORTED_MEDIA_TYPE = 29,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIGEST_MISMATCH")]
-        DIGEST_MISMATCH = 28,
+        DIGEST_MISMATCH = 30,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RANGE_NOT_SATISFIABLE")]
-        RANGE_NOT_SATISFIABLE = 29,
+        RANGE_NOT_SATISFIABLE = 31,
 
         [System.Runtime.Serialization.EnumMember(Value = @"REQUEST_TIMEOUT")]
-        REQUEST_TIMEOUT = 30,
+        REQUEST_TIMEOUT = 32,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DIRECT_UPLOAD_UNAVAILABLE")]
-        DIRECT_UPLOAD_UNAVAILABLE = 31,
+        DIRECT_UPLOAD_UNAVAILABLE = 33,
 
         [System.Runtime.Serialization.EnumMember(Value = @"STORAGE_UNAVAILABLE")]
-        STORAGE_UNAVAILABLE = 32,
+        STORAGE_UNAVAILABLE = 34,
 
         [System.Runtime.Serialization.EnumMember(Value = @"RATE_LIMITED")]
-        RATE_LIMITED = 33,
+        RATE_LIMITED = 35,
+
+        [System.Runtime.Serialization.EnumMember(Value = @"OVERLOADED")]
+        OVERLOADED = 36,
 
         [System.Runtime.Serialization.EnumMember(Value = @"DATABASE_UNAVAILABLE")]
-        DATABASE_UNAVAILABLE = 34,
+        DATABASE_UNAVAILABLE = 37,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PROVIDER_UNAVAILABLE")]
-        PROVIDER_UNAVAILABLE = 35,
+        PROVIDER_UNAVAILABLE = 38,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
-        INTERNAL_ERROR = 36,
+        INTERNAL_ERROR = 39,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INVALID_CURSOR")]
-        INVALID_CURSOR = 37,
+        INVALID_CURSOR = 40,
 
         [System.Runtime.Serialization.EnumMember(Value = @"CURSOR_EXPIRED")]
-        CURSOR_EXPIRED = 38,
+        CURSOR_EXPIRED = 41,
 
     }
 
