@@ -6,7 +6,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { AllowedMethods } from './common/allowed-methods.js';
 import { ApiExceptionFilter, clientErrorBody, toErrorBody } from './common/api-exception.filter.js';
 import { CONSOLE_PATH, serveConsole } from './console/console-site.js';
-import { parseJsonBody } from './common/json-body.js';
+import { countJsonBodiesAsTheyArrive, type JsonShapeLimit, parseJsonBody } from './common/json-body.js';
 import { BODY_NODES, LIMITS } from './common/limits.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
 import { sendRecordHeaders } from './common/versions.js';
@@ -81,6 +81,12 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   socket.destroy();
 }
 
+/** What the route's JSON body may hold: its family's values (@BodyNodes), and the levels every body may. */
+const bodyShapeLimit = (request: Pick<FastifyRequest, 'routeOptions'>): JsonShapeLimit => ({
+  nodes: BODY_NODES[request.routeOptions.config.bodyNodes ?? 'standard'],
+  depth: LIMITS.bodyDepth,
+});
+
 /**
  * Everything main.ts and the e2e tests must configure alike: the bounds on connections and bodies,
  * validation, the error body, ETags, body parsing, request ids, metrics and the OpenAPI document. Call
@@ -108,14 +114,14 @@ export function configureApp(app: NestFastifyApplication): void {
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
     if (body.length === 0) done(null, undefined);
     else {
-      const family = request.routeOptions.config.bodyNodes ?? 'standard';
       try {
-        done(null, parseJsonBody(body.toString(), { nodes: BODY_NODES[family], depth: LIMITS.bodyDepth }));
+        done(null, parseJsonBody(body, bodyShapeLimit(request)));
       } catch (error) {
         done(error as Error, undefined);
       }
     }
   });
+  countJsonBodiesAsTheyArrive(fastify, bodyShapeLimit);
   fastify.removeContentTypeParser('text/plain');
   acceptStreamedBodies(fastify);
   sendRecordHeaders(fastify);

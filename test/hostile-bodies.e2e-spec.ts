@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import { CapturedLogs, WARN } from './support/captured-logs.js';
 import { expectErrorBody } from './support/expectations.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 
@@ -82,6 +84,50 @@ describe('hostile bodies', () => {
           }
         }
       }
+    });
+  });
+
+  describe('over a socket', () => {
+    let served: TestApp;
+    const logs = new CapturedLogs();
+
+    beforeAll(async () => {
+      served = await TestApp.start({ LOG_LEVEL: 'info' }, { listen: true, logs });
+    });
+    afterAll(async () => {
+      await served?.close();
+    });
+
+    it('answers 413 once a body passes its values, before the rest of it is sent, and closes the connection', async () => {
+      const url = new URL(served.baseUrl);
+      const first = `{"deviceId":"abcdefghijklmnopqrstuvwxyz","junk":${tinyObjects(20_000)}`;
+      const mark = logs.mark();
+      const answer = await new Promise<{ text: string; closed: boolean }>((resolve, reject) => {
+        const socket = connect({ host: url.hostname, port: Number(url.port) });
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('close', () => resolve({ text, closed: true }));
+        socket.on('error', reject);
+        // Headers announcing a megabyte, then 60 KB of it, then nothing: the rest never comes.
+        socket.write(
+          `POST /auth/device HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 1020050\r\n\r\n${first}`,
+        );
+      });
+      expect(answer.closed).toBe(true);
+      expect(answer.text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer.text).toMatch(/connection: close/i);
+      const body = JSON.parse(answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4));
+      expect(body).toMatchObject({
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+        errors: [{ field: 'body', message: 'holds more than 4096 values' }],
+      });
+      // Answered once: no second answer attempted when the connection closed under the waiting parser.
+      const lines = logs.since(mark);
+      expect(
+        lines.filter((line) => line.msg === 'request completed').map((line) => (line.res as { statusCode: number }).statusCode),
+      ).toEqual([413]);
+      expect(lines.filter((line) => line.level >= WARN && line.msg !== 'request completed')).toEqual([]);
     });
   });
 

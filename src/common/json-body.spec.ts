@@ -1,4 +1,6 @@
-import { jsonTextOver, parseJsonBody } from './json-body.js';
+import { JsonShapeCounter, jsonTextOver, parseJsonBody as parseBuffer } from './json-body.js';
+
+const parseJsonBody = (text: string, limit: { nodes: number; depth: number }) => parseBuffer(Buffer.from(text), limit);
 import type { ApiException } from './errors.js';
 
 const roomy = { nodes: 1_000_000, depth: 1_000 };
@@ -70,6 +72,30 @@ describe('the JSON body budget', () => {
       code: 'VALIDATION_FAILED',
       errors: [{ field: 'body', message: 'nests deeper than 3 levels' }],
     });
+  });
+
+  it('counts a text fed in pieces as it counts it whole, wherever the pieces break (strings, escapes, multi-byte characters)', () => {
+    const texts = [
+      '{"a":"x\\\\","b":["\\"]",":", "Ærø 東京 🎮"],"c":{"d":[[],{}]}}',
+      '["\\\\\\"\\\\",1,2]',
+      `{"deviceId":"abcdefghijklmnopqrstuvwxyz","junk":[${Array(40).fill('{}').join(',')}]}`,
+    ];
+    for (const text of texts) {
+      const bytes = Buffer.from(text);
+      expect(JSON.parse(text)).toBeDefined();
+      for (const limit of [{ nodes: 1_000, depth: 100 }, { nodes: 20, depth: 100 }, { nodes: 1_000, depth: 2 }]) {
+        const whole = new JsonShapeCounter(limit).feed(bytes);
+        for (let cut = 0; cut <= bytes.length; cut++) {
+          const counter = new JsonShapeCounter(limit);
+          const first = counter.feed(bytes.subarray(0, cut));
+          expect({ text, cut, limit, over: first ?? counter.feed(bytes.subarray(cut)) }).toEqual({ text, cut, limit, over: whole });
+        }
+        const byByte = new JsonShapeCounter(limit);
+        let over: string | undefined;
+        for (let index = 0; index < bytes.length && !over; index++) over = byByte.feed(bytes.subarray(index, index + 1));
+        expect(over).toEqual(whole);
+      }
+    }
   });
 
   it('copes with a text nested far deeper than any stack', () => {

@@ -35,6 +35,9 @@ export function spendAddressBudgetOnRequest(fastify: FastifyInstance, limiter: R
         return;
       }
       const body = toErrorBody(error, request.id);
+      // A body that would follow is not read: the connection closes instead of reading it only to drop it.
+      const bodyFollows = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+      if (bodyFollows) void reply.header('Connection', 'close');
       return reply
         .code(body.status)
         .headers(API_HEADERS)

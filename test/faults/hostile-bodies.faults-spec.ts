@@ -144,6 +144,8 @@ describe('hostile bodies against three instances', () => {
                 'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
             );
           });
+          // What the service answers (408, then its close) is read and dropped, as a client's socket would.
+          socket.resume();
           socket.on('error', () => undefined);
           socket.on('close', () => {
             holders.delete(socket);
