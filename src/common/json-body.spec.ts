@@ -83,7 +83,11 @@ describe('the JSON body budget', () => {
     for (const text of texts) {
       const bytes = Buffer.from(text);
       expect(JSON.parse(text)).toBeDefined();
-      for (const limit of [{ nodes: 1_000, depth: 100 }, { nodes: 20, depth: 100 }, { nodes: 1_000, depth: 2 }]) {
+      for (const limit of [
+        { nodes: 1_000, depth: 100 },
+        { nodes: 20, depth: 100 },
+        { nodes: 1_000, depth: 2 },
+      ]) {
         const whole = new JsonShapeCounter(limit).feed(bytes);
         for (let cut = 0; cut <= bytes.length; cut++) {
           const counter = new JsonShapeCounter(limit);

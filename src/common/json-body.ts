@@ -13,10 +13,17 @@ export interface JsonShapeLimit {
 /** The answer to a body past its route's values or levels: 413 for values, 400 for levels. */
 export function jsonShapeRefusal(over: 'nodes' | 'depth', limit: JsonShapeLimit): ApiException {
   return over === 'depth'
-    ? badRequest(`the body nests deeper than ${limit.depth} levels`, [{ field: 'body', message: `nests deeper than ${limit.depth} levels` }])
-    : new ApiException(HttpStatus.PAYLOAD_TOO_LARGE, ErrorCode.PAYLOAD_TOO_LARGE, `the body holds more than ${limit.nodes} JSON values, this route's limit`, {
-        errors: [{ field: 'body', message: `holds more than ${limit.nodes} values` }],
-      });
+    ? badRequest(`the body nests deeper than ${limit.depth} levels`, [
+        { field: 'body', message: `nests deeper than ${limit.depth} levels` },
+      ])
+    : new ApiException(
+        HttpStatus.PAYLOAD_TOO_LARGE,
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        `the body holds more than ${limit.nodes} JSON values, this route's limit`,
+        {
+          errors: [{ field: 'body', message: `holds more than ${limit.nodes} values` }],
+        },
+      );
 }
 
 /**
@@ -143,7 +150,10 @@ export const jsonTextOver = (text: string, limit: JsonShapeLimit) => new JsonSha
  * few kilobytes. Routes that stream their body (uploads) are not JSON. A listener beside the body
  * parser's own, not a stream in its way: every write request passes here.
  */
-export function countJsonBodiesAsTheyArrive(fastify: FastifyInstance, limitOf: (request: Pick<FastifyRequest, 'routeOptions'>) => JsonShapeLimit): void {
+export function countJsonBodiesAsTheyArrive(
+  fastify: FastifyInstance,
+  limitOf: (request: Pick<FastifyRequest, 'routeOptions'>) => JsonShapeLimit,
+): void {
   fastify.addHook('preParsing', (request, reply, payload, done) => {
     const type = request.headers['content-type'];
     if (request.routeOptions.config.streamsBody !== true && typeof type === 'string' && JSON_TYPE.test(type)) {
