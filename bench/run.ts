@@ -14,7 +14,7 @@
  *   --only items-by-id,items-list       scenarios: health, items-by-id, items-list, items-count, auth-idp1, auth-refresh,
  *                                       device-new, device-returning, items-create, gifts, awards, trades, progress,
  *                                       items-by-id-info, realtime, storage-read, storage-batch, storage-conditional,
- *                                       storage-read-grown, media-file, media-304, media-uploads, matchmaking, scale,
+ *                                       storage-read-grown, storage-read-ghost, media-file, media-304, media-uploads, matchmaking, scale,
  *                                       idle-memory (the RSS of a service just started with the production flags, and after
  *                                       a few seconds of reads and sign-ins; the goal lines also take every scenario's peak)
  *   --profile                           the service and the baseline run under --cpu-prof (.data/bench/profiles;
@@ -1435,6 +1435,12 @@ function storageScenarios(data: SeedData, tokens: Tokens, pool: pg.Pool, setting
   const grownOwners = options.quick ? 10_000 : 100_000;
   return [
     { id: 'storage-read', title: 'GET /storage/{collection}/{key} (4 KB)', withBaseline: true, requests: readSaves },
+    {
+      id: 'storage-read-ghost',
+      title: 'GET /storage/{collection}/{key} (a 62 KB ghost of 11,000 values)',
+      withBaseline: true,
+      requests: players.map(({ token }) => ({ method: 'GET', path: '/storage/saves/ghost', headers: authorization(token) })),
+    },
     {
       id: 'storage-batch',
       title: 'PUT /storage, batches of 10',

@@ -16,6 +16,13 @@ export function saveValue(owner: number): Record<string, unknown> {
   };
 }
 
+/**
+ * A ghost replay (issue 47): 2,800 frames of three numbers, about 62 KB of compact JSON and 11,000
+ * values. What a read of it costs grows with its values when the JSON is parsed and written again, and
+ * only with its bytes when its stored text is answered as it is.
+ */
+export const GHOST_VALUE = { frames: Array.from({ length: 2800 }, (_, t) => ({ t, x: (t * 7) % 1000, y: (t * 13) % 1000 })) };
+
 /** The settings object the conditional writes write again and again, each time on its own (unchanged) version. */
 export const SETTINGS_VALUE = { music: 0.5, effects: 0.8, invertY: false, language: 'en' };
 
@@ -26,7 +33,7 @@ const FILLER = `jsonb_build_object('slot', k, 'loadout', jsonb_build_array('swor
 const VERSION = (value: string) => `left(encode(sha256(convert_to(${value}::text, 'UTF8')), 'hex'), 32)`;
 
 /**
- * Each player's `saves/slot-1` (about 4 KB), `settings/audio` and 18 small objects, and their usage
+ * Each player's `saves/slot-1` (about 4 KB), `saves/ghost` (62 KB), `settings/audio` and 18 small objects, and their usage
  * rows; answers the version of each player's settings (the conditional writes state it).
  */
 export async function seedStorage(database: pg.Pool, ownerUids: string[]): Promise<Map<string, string>> {
@@ -35,6 +42,12 @@ export async function seedStorage(database: pg.Pool, ownerUids: string[]): Promi
      SELECT o.owner, 'saves', 'slot-1', o.value::jsonb, ${VERSION('o.value::jsonb')}, octet_length(o.value)
      FROM unnest($1::uuid[], $2::text[]) AS o(owner, value)`,
     [ownerUids, ownerUids.map((_, index) => JSON.stringify(saveValue(index)))],
+  );
+  const ghost = JSON.stringify(GHOST_VALUE);
+  await database.query(
+    `INSERT INTO storage_objects ("ownerUid", collection, key, value, version, size)
+     SELECT owner, 'saves', 'ghost', $2::jsonb, ${VERSION('$2::jsonb')}, octet_length($2::text) FROM unnest($1::uuid[]) AS owner`,
+    [ownerUids, ghost],
   );
   const settings = JSON.stringify(SETTINGS_VALUE);
   await database.query(

@@ -6,7 +6,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { AllowedMethods } from './common/allowed-methods.js';
 import { ApiExceptionFilter, clientErrorBody, toErrorBody } from './common/api-exception.filter.js';
 import { CONSOLE_PATH, serveConsole } from './console/console-site.js';
-import { countJsonBodiesAsTheyArrive, type JsonShapeLimit, parseJsonBody } from './common/json-body.js';
+import { bodyIgnored, countJsonBodiesAsTheyArrive, type JsonShapeLimit, parseJsonBody } from './common/json-body.js';
 import { BODY_NODES, LIMITS } from './common/limits.js';
 import { RequestValidationPipe } from './common/validation.pipe.js';
 import { sendRecordHeaders } from './common/versions.js';
@@ -108,11 +108,11 @@ export function configureApp(app: NestFastifyApplication): void {
   app.useGlobalFilters(new ApiExceptionFilter(allowedMethods));
 
   // Clients send `Content-Type: application/json` with an empty body on DELETE; Fastify would refuse
-  // that (nestjs/nest#15743), so an empty JSON body counts as no body. Only JSON is parsed: anything
+  // that (nestjs/nest#15743), so an empty JSON body counts as no body, as does a GET's. Only JSON is parsed: anything
   // else is 415 (text/plain has a built-in parser, removed here). The route's family (@BodyNodes)
   // bounds the values the text may hold before any of it is parsed.
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
-    if (body.length === 0) done(null, undefined);
+    if (body.length === 0 || bodyIgnored(request)) done(null, undefined);
     else {
       try {
         done(null, parseJsonBody(body, bodyShapeLimit(request)));

@@ -68,6 +68,13 @@ describe('hostile bodies', () => {
       expectErrorBody(persona, 413, 'PAYLOAD_TOO_LARGE');
     });
 
+    it('reads a GET’s body without parsing it: neither its values nor its levels fail the read', async () => {
+      for (const body of ['['.repeat(2000), `{"junk":${tinyObjects(100_000)}}`, 'not json']) {
+        const response = await api.request('GET', '/personas', { token: player.token, body });
+        expect({ status: response.status, personas: response.body.length }).toEqual({ status: 200, personas: 1 });
+      }
+    });
+
     it('states each operation’s limits in the document', async () => {
       const document = (await api.get('/docs-json')).body;
       expect(document.paths['/storage'].put['x-body-limits']).toEqual({ family: 'saves', bytes: 1048576, values: 65536, depth: 64 });

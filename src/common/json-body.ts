@@ -156,7 +156,7 @@ export function countJsonBodiesAsTheyArrive(
 ): void {
   fastify.addHook('preParsing', (request, reply, payload, done) => {
     const type = request.headers['content-type'];
-    if (request.routeOptions.config.streamsBody !== true && typeof type === 'string' && JSON_TYPE.test(type)) {
+    if (!bodyIgnored(request) && request.routeOptions.config.streamsBody !== true && typeof type === 'string' && JSON_TYPE.test(type)) {
       const limit = limitOf(request);
       const counter = new JsonShapeCounter(limit);
       const count = (piece: Buffer) => {
@@ -176,3 +176,9 @@ export function countJsonBodiesAsTheyArrive(
 }
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * A GET or HEAD has no body a route reads (RFC 9110 gives it no meaning): one sent is read and dropped,
+ * never parsed, so that it can neither cost a parse nor fail a read.
+ */
+export const bodyIgnored = (request: Pick<FastifyRequest, 'method'>) => request.method === 'GET' || request.method === 'HEAD';
