@@ -46,8 +46,10 @@
  *   --only open-loop                    reads by id, the list of 100, gifts and provider sign-ins at fixed
  *                                       arrival rates (25, 50, 75 % of the baseline's closed-loop maximum),
  *                                       p50/p99/p99.9 beside the baseline, the baseline at the service's share
- *                                       of its own maximum, and each one's knee (bench/open-loop.ts);
- *                                       about ten minutes (three with --quick), so only when asked for
+ *                                       of its own maximum, each one's knee, and the recovery from an overload
+ *                                       (75 % then 25 % at once: seconds until each second's p99 is back within
+ *                                       1.5 × the 25 % round's) (bench/open-loop.ts); about fourteen minutes
+ *                                       (five with --quick), so only when asked for
  *   --open-loop items-by-id,gifts       with --only open-loop: some of its scenarios (items-by-id, items-list, gifts, auth-idp1)
  */
 import { randomBytes } from 'node:crypto';
@@ -88,7 +90,7 @@ import {
 import type { LoadJob } from './load.js';
 import { loadavg, measurePeriodEnd, type PeriodEndReport } from './leaderboards.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
-import { measureOpenLoop, openLoopGoals, openLoopTable, type OpenLoopReport } from './open-loop.js';
+import { measureOpenLoop, openLoopGoals, openLoopTable, type OpenLoopReport, RATIO_BOUND, recoveryTable } from './open-loop.js';
 import { createAsset, type MediaFile, measureUploads, prepareMediaFile, type UploadReport } from './media.js';
 import { freePort } from '../test/support/free-port.js';
 import { productionNodeFlags } from '../test/support/production-flags.js';
@@ -405,7 +407,7 @@ async function main(): Promise<void> {
         ? { requestsPerSecond: closed.baseline.requestsPerSecond, of: 'baseline' as const }
         : { requestsPerSecond: closed.service.requestsPerSecond, of: 'service' as const };
       log(
-        `open loop: ${scenario.title} at 25, 50 and 75 % of the ${maximum.of}'s ${Math.round(maximum.requestsPerSecond)}/s, then its knee`,
+        `open loop: ${scenario.title} at 25, 50 and 75 % of the ${maximum.of}'s ${Math.round(maximum.requestsPerSecond)}/s, then its knee, then 75 % and 25 % again (the recovery)`,
       );
       openLoop.push(
         await measureOpenLoop({
@@ -420,7 +422,9 @@ async function main(): Promise<void> {
           service,
           baseline: scenario.withBaseline ? baseline : undefined,
           load,
-          settings: options.quick ? { warmup: 1, rounds: 1, duration: 2, probe: 1.5 } : { warmup: 2, rounds: 2, duration: 5, probe: 3 },
+          settings: options.quick
+            ? { warmup: 1, rounds: 1, duration: 2, probe: 1.5, overload: 5, recovery: 10 }
+            : { warmup: 2, rounds: 2, duration: 5, probe: 3, overload: 10, recovery: 20 },
           afterBaseline: () => cancelBaselineLeftovers(pool),
           loadavg: () =>
             os
@@ -660,6 +664,11 @@ async function main(): Promise<void> {
         `percentiles over all measured rounds.\n`,
     );
     console.log(openLoopTable(openLoop));
+    console.log(
+      `\nRecovery: on each server, 75 % and then at once 25 % again; the p99 of the requests due in each second after the ` +
+        `overload ended (! where some failed), and how many seconds passed before one was within ${RATIO_BOUND} × that server's 25 % round.\n`,
+    );
+    console.log(recoveryTable(openLoop));
     console.log('');
     for (const line of openLoopGoals(openLoop)) {
       console.log(line.met === undefined ? `${line.goal}: ${line.figure}` : `${line.met ? 'PASS' : 'MISS'} ${line.goal}: ${line.figure}`);
