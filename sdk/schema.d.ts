@@ -2101,7 +2101,7 @@ export interface components {
             redis?: "up" | "down";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "BANNED" | "NOT_FOUND" | "NO_SUCH_ACCOUNT" | "METHOD_NOT_ALLOWED" | "VERSION_CONFLICT" | "CONFLICT" | "REFRESH_CONFLICT" | "DUPLICATE" | "IDENTITY_IN_USE" | "LAST_IDENTITY" | "ALREADY_QUEUED" | "INSUFFICIENT_QUANTITY" | "QUOTA_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IMMUTABLE_SETTING" | "NOT_ACTIVE" | "NOT_JOINED" | "LEADERBOARD_FULL" | "NO_ATTEMPTS_LEFT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DIGEST_MISMATCH" | "RANGE_NOT_SATISFIABLE" | "REQUEST_TIMEOUT" | "DIRECT_UPLOAD_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "RATE_LIMITED" | "OVERLOADED" | "DATABASE_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "INTERNAL_ERROR";
         ErrorDetail: {
             /**
              * @description The field or query parameter at fault, as a path (`stats.0.name`).
@@ -5046,7 +5046,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
+        /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. */
         ProviderUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5065,7 +5065,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
+        /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. */
         ProviderUnavailable2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5120,7 +5120,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+        /** @description DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds. */
         DatabaseUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5193,7 +5193,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again. */
+        /** @description STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. */
         StorageUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

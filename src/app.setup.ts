@@ -19,6 +19,7 @@ import { RealtimeWsAdapter } from './realtime/realtime.adapter.js';
 import { RealtimeAuth } from './realtime/realtime.auth.js';
 import { API_HEADERS, enableCors, registerSecurityHeaders } from './security/http-security.js';
 import { spendAddressBudgetOnRequest } from './security/rate-limit.hook.js';
+import { shedRequestsPastInFlight } from './security/requests-in-flight.js';
 import { RateLimiter } from './security/rate-limiter.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -100,6 +101,7 @@ export function configureApp(app: NestFastifyApplication): void {
   const metrics = app.get(MetricsService);
   const logger = app.get<Logger>(ROOT_LOGGER);
   spendAddressBudgetOnRequest(fastify, app.get(RateLimiter), logger, [DOCS_PATH, `${DOCS_PATH}-json`, CONSOLE_PATH]);
+  shedRequestsPastInFlight(fastify, app.get<AppConfig>(APP_CONFIG).requestsInFlight, metrics);
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     logRequest(logger, request, reply);

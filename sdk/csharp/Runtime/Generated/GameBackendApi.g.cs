@@ -2478,7 +2478,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("PROVIDER_UNAVAILABLE: the key set could not be fetched.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("PROVIDER_UNAVAILABLE: the key set could not be fetched. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -2600,7 +2600,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("PROVIDER_UNAVAILABLE: the provider did not answer in 5 s.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -2759,7 +2759,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -2928,7 +2928,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -3070,7 +3070,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -3212,7 +3212,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -3324,7 +3324,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -3480,7 +3480,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -3639,7 +3639,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -3751,7 +3751,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -3925,7 +3925,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -4089,7 +4089,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("PROVIDER_UNAVAILABLE: the key set could not be fetched.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("PROVIDER_UNAVAILABLE: the key set could not be fetched. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -4253,7 +4253,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("PROVIDER_UNAVAILABLE: the provider did not answer in 5 s.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -4432,7 +4432,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -4660,7 +4660,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -4807,7 +4807,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -4987,7 +4987,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -5161,7 +5161,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -5349,7 +5349,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -5516,7 +5516,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -5740,7 +5740,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -5899,7 +5899,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -6097,7 +6097,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -6250,7 +6250,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -6388,7 +6388,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -6626,7 +6626,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -6789,7 +6789,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -6927,7 +6927,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -7119,7 +7119,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -7295,7 +7295,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -7533,7 +7533,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -7781,7 +7781,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -7934,7 +7934,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -8085,7 +8085,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -8223,7 +8223,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -8415,7 +8415,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -8581,7 +8581,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -8829,7 +8829,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -9002,7 +9002,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -9172,7 +9172,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -9310,7 +9310,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -9568,7 +9568,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -9731,7 +9731,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -9882,7 +9882,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -10020,7 +10020,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -10212,7 +10212,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -10378,7 +10378,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -10636,7 +10636,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -10748,7 +10748,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -10931,7 +10931,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -11114,7 +11114,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -11322,7 +11322,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -11469,7 +11469,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -11607,7 +11607,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -11815,7 +11815,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -11993,7 +11993,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -12211,7 +12211,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -12349,7 +12349,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -12567,7 +12567,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -12750,7 +12750,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -12933,7 +12933,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -13116,7 +13116,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -13346,7 +13346,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -13519,7 +13519,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -13749,7 +13749,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -13898,7 +13898,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -14076,7 +14076,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -14263,7 +14263,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -14487,7 +14487,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -14711,7 +14711,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -14884,7 +14884,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -15052,7 +15052,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -15200,7 +15200,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -15353,7 +15353,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -15496,7 +15496,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -15641,7 +15641,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -15791,7 +15791,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -15989,7 +15989,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -16152,7 +16152,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -16290,7 +16290,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -16482,7 +16482,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -16648,7 +16648,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -16846,7 +16846,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -17075,7 +17075,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -17266,7 +17266,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -17461,7 +17461,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -17660,7 +17660,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -17858,7 +17858,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -18021,7 +18021,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -18159,7 +18159,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -18351,7 +18351,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -18517,7 +18517,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -18715,7 +18715,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -18864,7 +18864,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -19052,7 +19052,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -19236,7 +19236,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -19444,7 +19444,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -19607,7 +19607,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -19758,7 +19758,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -19896,7 +19896,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -20088,7 +20088,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -20254,7 +20254,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -20462,7 +20462,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -20660,7 +20660,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -20802,7 +20802,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -21060,7 +21060,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -21223,7 +21223,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -21481,7 +21481,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -21619,7 +21619,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -21811,7 +21811,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -21977,7 +21977,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -22165,7 +22165,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -22329,7 +22329,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -22563,7 +22563,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -22752,7 +22752,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -22910,7 +22910,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -23096,7 +23096,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -23241,7 +23241,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -23394,7 +23394,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -23572,7 +23572,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -23729,7 +23729,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -23895,7 +23895,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -24042,7 +24042,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -24175,7 +24175,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -24343,7 +24343,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -24490,7 +24490,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -24612,7 +24612,7 @@ namespace GameBackend.Api
                             {
                                 throw new ApiException("Response was null which was not expected.", status_, objectResponse_.Text, headers_, null);
                             }
-                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
+                            throw new ApiException<ErrorBody>("DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds.", status_, objectResponse_.Text, headers_, objectResponse_.Object, null);
                         }
                         else
                         {
@@ -24905,14 +24905,17 @@ namespace GameBackend.Api
         [System.Runtime.Serialization.EnumMember(Value = @"RATE_LIMITED")]
         RATE_LIMITED = 30,
 
+        [System.Runtime.Serialization.EnumMember(Value = @"OVERLOADED")]
+        OVERLOADED = 31,
+
         [System.Runtime.Serialization.EnumMember(Value = @"DATABASE_UNAVAILABLE")]
-        DATABASE_UNAVAILABLE = 31,
+        DATABASE_UNAVAILABLE = 32,
 
         [System.Runtime.Serialization.EnumMember(Value = @"PROVIDER_UNAVAILABLE")]
-        PROVIDER_UNAVAILABLE = 32,
+        PROVIDER_UNAVAILABLE = 33,
 
         [System.Runtime.Serialization.EnumMember(Value = @"INTERNAL_ERROR")]
-        INTERNAL_ERROR = 33,
+        INTERNAL_ERROR = 34,
 
     }
 
