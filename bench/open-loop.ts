@@ -104,6 +104,8 @@ export interface OpenLoopReport {
 /** One server's recovery: the overload's rate, then the first share's, and each second's figures after the change. */
 export interface RecoveryFigures {
   target: TargetName;
+  /** When the overload began (ISO 8601), to find its seconds in a log or a trace. */
+  startedAt: string;
   /** The overload: its rate, how long it lasted, and the answers that ended during it, a second (its throughput). */
   overload: { rate: number; seconds: number; answeredPerSecond: number };
   rate: number;
@@ -225,6 +227,7 @@ export async function measureOpenLoop(options: {
     const tail = rates.find((entry) => entry.target === target.name && entry.share === AFTER_SHARE && !entry.equalLoad)!;
     const overloadRate = Math.max(1, Math.round(OVERLOAD_SHARE * scenario.maximum.requestsPerSecond));
     target.server.assertRunning();
+    const startedAt = new Date().toISOString();
     const { perSecond } = await load.runOpenLoop({
       url: target.url,
       rate: overloadRate,
@@ -234,7 +237,7 @@ export async function measureOpenLoop(options: {
     });
     target.server.assertRunning();
     if (target === baseline) await options.afterBaseline?.();
-    const figures = recoveryOf(target.name, tail, overloadRate, settings.overload, perSecond!);
+    const figures = recoveryOf(target.name, startedAt, tail, overloadRate, settings.overload, perSecond!);
     recovery.push(figures);
     log(`  ${scenario.title} ${recoveryLine(figures)}`);
   }
@@ -253,6 +256,7 @@ export async function measureOpenLoop(options: {
 
 function recoveryOf(
   target: TargetName,
+  startedAt: string,
   tail: RateFigures,
   overloadRate: number,
   overloadSeconds: number,
@@ -265,6 +269,7 @@ function recoveryOf(
   const during = perSecond.slice(0, overloadSeconds);
   return {
     target,
+    startedAt,
     overload: {
       rate: overloadRate,
       seconds: overloadSeconds,
@@ -292,10 +297,14 @@ function recoveryLine(figures: RecoveryFigures): string {
 
 function recoveryFigure(figures: RecoveryFigures): string {
   const bound = `${RATIO_BOUND} × its ${figure(figures.tailMs)} ms at that rate before, ${figure(figures.boundMs)} ms`;
-  if (figures.backAfterSeconds === null) return `never back within ${bound}, in ${figures.perSecond.length - figures.overload.seconds} s`;
+  // A server that answered the overload's rate in full was not overloaded: nothing was left to catch up on.
+  const kept = figures.overload.answeredPerSecond >= 0.95 * figures.overload.rate ? ' (it kept up with the overload)' : '';
+  if (figures.backAfterSeconds === null)
+    return `never back within ${bound}, in ${figures.perSecond.length - figures.overload.seconds} s${kept}`;
   return (
     `back within ${bound}, after ${figures.backAfterSeconds} s` +
-    (figures.slowSecondsAfter ? ` (${figures.slowSecondsAfter} later second${figures.slowSecondsAfter === 1 ? '' : 's'} over it)` : '')
+    (figures.slowSecondsAfter ? ` (${figures.slowSecondsAfter} later second${figures.slowSecondsAfter === 1 ? '' : 's'} over it)` : '') +
+    kept
   );
 }
 

@@ -51,6 +51,9 @@
  *                                       1.5 × the 25 % round's) (bench/open-loop.ts); about fourteen minutes
  *                                       (five with --quick), so only when asked for
  *   --open-loop items-by-id,gifts       with --only open-loop: some of its scenarios (items-by-id, items-list, gifts, auth-idp1)
+ *   --open-loop-maximum 600,350         with one --open-loop scenario: the closed-loop maxima a second (the baseline's,
+ *                                       then the service's) its rates are shares of, instead of measuring them: runs
+ *                                       that compare two builds or settings on a shared machine then ask the same rates
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -120,6 +123,7 @@ const { values: argv } = parseArgs({
     'socket-loaders': { type: 'string', default: '4' },
     'fanout-awards': { type: 'string', default: '100' },
     'open-loop': { type: 'string' },
+    'open-loop-maximum': { type: 'string' },
     'service-env': { type: 'string', multiple: true },
   },
 });
@@ -152,6 +156,8 @@ const options = {
   fanoutAwards: positive('fanout-awards', argv['fanout-awards']),
   /** Which scenarios `--only open-loop` drives (all four unless said). */
   openLoop: argv['open-loop']?.split(',').map((id) => id.trim()),
+  /** The closed-loop maxima the open loop's rates are shares of, given instead of measured (the baseline's, then the service's). */
+  openLoopMaximum: argv['open-loop-maximum']?.split(',').map((text) => positive('open-loop-maximum', text.trim())),
   /** Settings of every service this run starts, to try one (a scenario's own settings still win). */
   serviceEnv: Object.fromEntries(
     (argv['service-env'] ?? []).map((pair) => {
@@ -227,6 +233,8 @@ async function main(): Promise<void> {
   const unknownOpenLoop = options.openLoop?.filter((id) => !OPEN_LOOP_SCENARIOS.some(([known]) => known === id)) ?? [];
   if (unknownOpenLoop.length > 0 || (options.openLoop && !options.only?.includes('open-loop')))
     throw new Error(`--open-loop goes with --only open-loop and names some of ${OPEN_LOOP_SCENARIOS.map(([id]) => id).join(', ')}`);
+  if (options.openLoopMaximum && (options.openLoop?.length !== 1 || options.openLoopMaximum.length > 2))
+    throw new Error("--open-loop-maximum goes with one --open-loop scenario: its maxima a second, the baseline's then the service's");
   if (!existsSync(join(root, 'dist', 'src', 'main.js')))
     throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
   mkdirSync(benchDir, { recursive: true });
@@ -395,13 +403,20 @@ async function main(): Promise<void> {
     openLoop = [];
     for (const [id, p99BoundMs] of OPEN_LOOP_SCENARIOS.filter(([known]) => !options.openLoop || options.openLoop.includes(known))) {
       const scenario = defined.find((entry) => entry.id === id)!;
-      // The maximum is the closed loop's: this run's if the scenario ran above, else measured now.
-      let closed = reports.find((report) => report.id === id);
+      // The maximum is the closed loop's: this run's if the scenario ran above, else measured now, unless given.
+      let closed: Pick<ScenarioReport, 'baseline' | 'service'> | undefined = reports.find((report) => report.id === id);
+      if (options.openLoopMaximum) {
+        const [theirs, ours = theirs] = options.openLoopMaximum;
+        closed = scenario.withBaseline
+          ? { baseline: { requestsPerSecond: theirs } as Summary, service: { requestsPerSecond: ours } as Summary }
+          : { service: { requestsPerSecond: theirs } as Summary };
+      }
       if (!closed) {
         log(`open loop: ${scenario.title}, its closed-loop maximum first`);
-        closed = await runScenario({ ...scenario, verify: undefined }, service, baseline, load, pool, postmasterPid);
+        const measured = await runScenario({ ...scenario, verify: undefined }, service, baseline, load, pool, postmasterPid);
         // In the table and the results too: the closed loop's figures beside the open loop's.
-        reports.push(closed);
+        reports.push(measured);
+        closed = measured;
       }
       const maximum = closed.baseline
         ? { requestsPerSecond: closed.baseline.requestsPerSecond, of: 'baseline' as const }
