@@ -167,8 +167,8 @@ app.get<{ Params: { id: string } }>('/items/:id', async (request, reply) => {
   return rows[0];
 });
 
-// The columns of a storage object in the order the service's StorageObject serialises them.
-const STORAGE_COLUMNS = `"ownerUid", collection, key, value, version, "permissionRead", "permissionWrite", "dateCreated", "dateModified"`;
+// The columns of a storage object in the order the service's StorageObject serialises them (the value as text: see below).
+const STORAGE_COLUMNS = `"ownerUid", collection, key, value::text AS value, version, "permissionRead", "permissionWrite", "dateCreated", "dateModified"`;
 const STORAGE_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** The caller's object, or anyone's the caller may read (admins all, PUBLIC everyone), with its version as ETag. */
@@ -176,7 +176,7 @@ app.get<{ Params: { collection: string; key: string } }>('/storage/:collection/:
   const claims = callers.get(request)!;
   const { collection, key } = request.params;
   if (!STORAGE_NAME.test(collection) || !STORAGE_NAME.test(key)) return fail(reply, 400, 'VALIDATION_FAILED', 'malformed name');
-  const { rows } = await pool.query<{ version: string }>({
+  const { rows } = await pool.query<{ version: string; value: string }>({
     name: 'storage',
     text: `SELECT ${STORAGE_COLUMNS} FROM storage_objects
            WHERE "ownerUid" = $1 AND collection = $2 AND key = $3 AND ($4 OR "permissionRead" <> 'NONE')`,
@@ -184,7 +184,11 @@ app.get<{ Params: { collection: string; key: string } }>('/storage/:collection/:
   });
   if (rows.length === 0) return fail(reply, 404, 'NOT_FOUND', `storage object ${collection}/${key} not found`);
   void reply.header('ETag', `"${rows[0].version}"`);
-  return rows[0];
+  // The value as jsonb's text, as the service answers it (src/common/stored-json.ts): in the marker's
+  // place, which no owner, collection or key (STORAGE_NAME) can hold.
+  const marker = '<stored value>';
+  const body = JSON.stringify({ ...rows[0], value: marker }).replace(JSON.stringify(marker), () => rows[0].value);
+  return reply.type('application/json; charset=utf-8').send(body);
 });
 
 interface StorageWriteBody {

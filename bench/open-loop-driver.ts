@@ -24,6 +24,11 @@ export interface OpenLoopJob {
   rate: number;
   /** Seconds of scheduling; answers still due after it are awaited. */
   duration: number;
+  /**
+   * Then this rate for this long, without a pause (the answers of the first rate are not awaited
+   * first): what arrives once an overload ends. The result then has figures for each second.
+   */
+  then?: { rate: number; duration: number };
   /** Sent in turn, request i being requests[i mod length]. */
   requests: Request[];
 }
@@ -44,6 +49,20 @@ export interface OpenLoopResult {
   connections: number;
   /** Seconds into the window at which the first request due that took over SLOW_MS was due (undefined if none): a stall at 0 came with the round. */
   firstSlowAtSeconds?: number;
+  /** With `then`: each second of the whole window (both rates), by the requests due in it. */
+  perSecond?: SecondFigures[];
+}
+
+/**
+ * One second of the window: of the requests due in it, the p99 of the 2xx answers (ms, NaN if none),
+ * how many were answered 2xx and how many failed (errors and other statuses); and how many answers of
+ * any request ended in it (above the rate while a backlog drains).
+ */
+export interface SecondFigures {
+  p99: number;
+  ok: number;
+  failed: number;
+  done: number;
 }
 
 /** What counts as slow for firstSlowAtSeconds: the knee's bound. */
@@ -82,8 +101,20 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   const { agent } = kept;
   const used = new WeakSet<object>();
   let connections = 0;
-  const total = Math.max(1, Math.round(job.rate * job.duration));
-  const intervalMs = 1000 / job.rate;
+  const first = Math.max(1, Math.round(job.rate * job.duration));
+  const total = first + (job.then ? Math.max(1, Math.round(job.then.rate * job.then.duration)) : 0);
+  /** When request i is due, in ms after the start: evenly spaced at the first rate, then at the second. */
+  const dueOffset = (index: number) =>
+    index < first ? (index * 1000) / job.rate : job.duration * 1000 + ((index - first) * 1000) / job.then!.rate;
+  const bySecond: Array<{ latencies: number[]; failed: number; done: number }> = [];
+  const secondAt = (time: number) => (bySecond[Math.max(0, Math.floor((time - start) / 1000))] ??= { latencies: [], failed: 0, done: 0 });
+  /** With `then`: a request due at `dueAt` ended now, answered 2xx in `latency` ms or not (undefined). */
+  const noteSecond = (dueAt: number, latency?: number) => {
+    if (!job.then) return;
+    if (latency === undefined) secondAt(dueAt).failed++;
+    else secondAt(dueAt).latencies.push(latency);
+    secondAt(performance.now()).done++;
+  };
   const latencies: number[] = [];
   const lags: number[] = [];
   const statusCounts: Record<string, number> = {};
@@ -113,12 +144,16 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
             const status = response.statusCode ?? 0;
             statusCounts[status] = (statusCounts[status] ?? 0) + 1;
             const latency = performance.now() - dueAt;
-            if (status >= 200 && status < 300) latencies.push(latency);
+            if (status >= 200 && status < 300) {
+              latencies.push(latency);
+              noteSecond(dueAt, latency);
+            } else noteSecond(dueAt);
             if (latency > SLOW_MS) firstSlowDue = Math.min(firstSlowDue, dueAt);
             resolve();
           });
           response.once('error', () => {
             errors++;
+            noteSecond(dueAt);
             resolve();
           });
         },
@@ -132,6 +167,7 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
       outgoing.once('timeout', () => outgoing.destroy(new Error('timeout')));
       outgoing.once('error', () => {
         errors++;
+        noteSecond(dueAt);
         resolve();
       });
       outgoing.end(request.body);
@@ -145,12 +181,12 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now();
-      while (next < total && start + next * intervalMs <= now) {
-        send(next, start + next * intervalMs);
+      while (next < total && start + dueOffset(next) <= now) {
+        send(next, start + dueOffset(next));
         next++;
       }
       if (next >= total) return resolve();
-      setTimeout(tick, Math.max(0, start + next * intervalMs - performance.now()));
+      setTimeout(tick, Math.max(0, start + dueOffset(next) - performance.now()));
     };
     setTimeout(tick, 5);
   });
@@ -169,5 +205,16 @@ export async function runOpenLoop(job: OpenLoopJob): Promise<OpenLoopResult> {
     statusCounts,
     connections,
     firstSlowAtSeconds: Number.isFinite(firstSlowDue) ? (firstSlowDue - start) / 1000 : undefined,
+    perSecond: job.then
+      ? Array.from({ length: Math.ceil(job.duration + job.then.duration) }, (_, index) => {
+          const second = bySecond[index] ?? { latencies: [], failed: 0, done: 0 };
+          return {
+            p99: percentileOf(Float64Array.from(second.latencies).sort(), 0.99),
+            ok: second.latencies.length,
+            failed: second.failed,
+            done: second.done,
+          };
+        })
+      : undefined,
   };
 }

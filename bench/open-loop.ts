@@ -8,11 +8,13 @@
  * the baseline lacks); then 25 %, 50 % and 75 % of it, service and baseline alternating round by round;
  * then the baseline at the share of its own maximum that the service's 50 % rate is of the service's
  * (the two tails at equal load); then the knee, the highest rate at which the service's p99 stays under
- * 50 ms, by a step search over rates on the service alone.
+ * 50 ms, by a step search over rates on the service alone; then the recovery from an overload: on each
+ * server, 75 % and at once 25 % again, and how many seconds pass before a second's p99 is back within
+ * 1.5 × that server's own 25 % tail.
  */
 import type { Request } from 'autocannon';
 import type { OpenLoopAnswer } from './load.js';
-import { percentileOf, SLOW_MS } from './open-loop-driver.js';
+import { percentileOf, type SecondFigures, SLOW_MS } from './open-loop-driver.js';
 import { cpuMillisecondsOf, type LoadGenerator, type ManagedProcess } from './processes.js';
 import type { TargetName } from './report.js';
 
@@ -95,13 +97,36 @@ export interface OpenLoopReport {
   p99BoundMs?: number;
   rates: RateFigures[];
   knee: { rate?: number; share?: number; p99?: number; probes: KneeProbe[] };
+  recovery: RecoveryFigures[];
   loadavg: string;
 }
 
+/** One server's recovery: the overload's rate, then the first share's, and each second's figures after the change. */
+export interface RecoveryFigures {
+  target: TargetName;
+  /** When the overload began (ISO 8601), to find its seconds in a log or a trace. */
+  startedAt: string;
+  /** The overload: its rate, how long it lasted, and the answers that ended during it, a second (its throughput). */
+  overload: { rate: number; seconds: number; answeredPerSecond: number };
+  rate: number;
+  /** The p99 of that server's measured rounds at the first share, and the bound a second must be back within. */
+  tailMs: number;
+  boundMs: number;
+  /** Whole seconds after the overload ended before the first second that was back (null: none was, within the round). */
+  backAfterSeconds: number | null;
+  /** Seconds over the bound after the first one back (a relapse). */
+  slowSecondsAfter: number;
+  /** Every second of the window, the overload's first. */
+  perSecond: SecondFigures[];
+}
+
 export const OPEN_LOOP_SHARES = [0.25, 0.5, 0.75];
+/** The overload and the rate after it, in the recovery measure: the last share and the first. */
+const OVERLOAD_SHARE = OPEN_LOOP_SHARES[OPEN_LOOP_SHARES.length - 1];
+const AFTER_SHARE = OPEN_LOOP_SHARES[0];
 /** The knee's bound, and the service must also answer what arrives (within 5 %) without errors. */
 export const KNEE_P99_MS = 50;
-const RATIO_BOUND = 1.5;
+export const RATIO_BOUND = 1.5;
 
 export interface OpenLoopSettings {
   warmup: number;
@@ -109,6 +134,9 @@ export interface OpenLoopSettings {
   duration: number;
   /** Seconds of each knee probe (after a warm-up of a third of it at the same rate). */
   probe: number;
+  /** The recovery measure: seconds of the overload, then of the first share's rate after it. */
+  overload: number;
+  recovery: number;
 }
 
 const figure = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -192,6 +220,27 @@ export async function measureOpenLoop(options: {
     (rate) => round(service, rate, settings.probe / 3).then(() => round(service, rate, settings.probe)),
     log,
   );
+
+  // Last, so that no other measure starts behind an overload (the knee's first probe is one already).
+  const recovery: RecoveryFigures[] = [];
+  for (const target of targets) {
+    const tail = rates.find((entry) => entry.target === target.name && entry.share === AFTER_SHARE && !entry.equalLoad)!;
+    const overloadRate = Math.max(1, Math.round(OVERLOAD_SHARE * scenario.maximum.requestsPerSecond));
+    target.server.assertRunning();
+    const startedAt = new Date().toISOString();
+    const { perSecond } = await load.runOpenLoop({
+      url: target.url,
+      rate: overloadRate,
+      duration: settings.overload,
+      then: { rate: tail.rate, duration: settings.recovery },
+      requests: scenario.requests,
+    });
+    target.server.assertRunning();
+    if (target === baseline) await options.afterBaseline?.();
+    const figures = recoveryOf(target.name, startedAt, tail, overloadRate, settings.overload, perSecond!);
+    recovery.push(figures);
+    log(`  ${scenario.title} ${recoveryLine(figures)}`);
+  }
   return {
     id: scenario.id,
     title: scenario.title,
@@ -200,8 +249,63 @@ export async function measureOpenLoop(options: {
     p99BoundMs: scenario.p99BoundMs,
     rates,
     knee,
+    recovery,
     loadavg: options.loadavg(),
   };
+}
+
+function recoveryOf(
+  target: TargetName,
+  startedAt: string,
+  tail: RateFigures,
+  overloadRate: number,
+  overloadSeconds: number,
+  perSecond: SecondFigures[],
+): RecoveryFigures {
+  const boundMs = RATIO_BOUND * tail.p99;
+  const after = perSecond.slice(overloadSeconds);
+  const back = (second: SecondFigures) => second.failed === 0 && second.ok > 0 && second.p99 <= boundMs;
+  const first = after.findIndex(back);
+  const during = perSecond.slice(0, overloadSeconds);
+  return {
+    target,
+    startedAt,
+    overload: {
+      rate: overloadRate,
+      seconds: overloadSeconds,
+      answeredPerSecond: during.reduce((sum, second) => sum + second.done, 0) / overloadSeconds,
+    },
+    rate: tail.rate,
+    tailMs: tail.p99,
+    boundMs,
+    backAfterSeconds: first === -1 ? null : first,
+    slowSecondsAfter: first === -1 ? 0 : after.slice(first).filter((second) => !back(second)).length,
+    perSecond,
+  };
+}
+
+/** The recovery's log line: when it was back, and each second's p99 after the overload. */
+function recoveryLine(figures: RecoveryFigures): string {
+  const after = figures.perSecond.slice(figures.overload.seconds);
+  return (
+    `recovery, ${figures.target}: ${figures.overload.rate}/s for ${figures.overload.seconds} s (${Math.round(figures.overload.answeredPerSecond)}/s answered), ` +
+    `then ${figures.rate}/s: ${recoveryFigure(figures)}; p99 by second after the overload ` +
+    after.map((second) => (second.failed ? `${figure(second.p99, 0)} (${second.failed} failed)` : figure(second.p99, 0))).join(', ') +
+    ` ms, answers ended by second ${after.map((second) => second.done).join(', ')}`
+  );
+}
+
+function recoveryFigure(figures: RecoveryFigures): string {
+  const bound = `${RATIO_BOUND} × its ${figure(figures.tailMs)} ms at that rate before, ${figure(figures.boundMs)} ms`;
+  // A server that answered the overload's rate in full was not overloaded: nothing was left to catch up on.
+  const kept = figures.overload.answeredPerSecond >= 0.95 * figures.overload.rate ? ' (it kept up with the overload)' : '';
+  if (figures.backAfterSeconds === null)
+    return `never back within ${bound}, in ${figures.perSecond.length - figures.overload.seconds} s${kept}`;
+  return (
+    `back within ${bound}, after ${figures.backAfterSeconds} s` +
+    (figures.slowSecondsAfter ? ` (${figures.slowSecondsAfter} later second${figures.slowSecondsAfter === 1 ? '' : 's'} over it)` : '') +
+    kept
+  );
 }
 
 interface MeasuredRound {
@@ -349,9 +453,43 @@ export function openLoopTable(reports: OpenLoopReport[]): string {
         : '',
     ]),
   );
+  return markdownTable(header, rows);
+}
+
+function markdownTable(header: string[], rows: string[][]): string {
   const widths = header.map((name, column) => Math.max(name.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
   return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** The recovery after an overload, as Markdown: one row per scenario and server, with the p99 of each second after it. */
+export function recoveryTable(reports: OpenLoopReport[]): string {
+  const header = [
+    'Scenario',
+    'Server',
+    'overload /s (answered)',
+    'then /s',
+    'tail before ms',
+    'back after s',
+    'p99 ms by second after the overload',
+  ];
+  const rows = reports.flatMap((report) =>
+    report.recovery.map((entry, index) => [
+      index === 0 ? report.title : '',
+      entry.target,
+      `${entry.overload.rate} for ${entry.overload.seconds} s (${Math.round(entry.overload.answeredPerSecond)})`,
+      String(entry.rate),
+      figure(entry.tailMs),
+      entry.backAfterSeconds === null
+        ? 'never'
+        : `${entry.backAfterSeconds}${entry.slowSecondsAfter ? ` (+${entry.slowSecondsAfter} later)` : ''}`,
+      entry.perSecond
+        .slice(entry.overload.seconds)
+        .map((second) => (second.failed ? `${figure(second.p99, 0)}!` : figure(second.p99, 0)))
+        .join(' '),
+    ]),
+  );
+  return markdownTable(header, rows);
 }
 
 export interface OpenLoopGoal {
@@ -386,6 +524,12 @@ export function openLoopGoals(reports: OpenLoopReport[]): OpenLoopGoal[] {
           figure: `${figure(ours.p99)} ms at ${ours.rate}/s vs ${figure(equal.p99)} ms at ${equal.rate}/s (${figure(ours.p99 / equal.p99, 2)} ×)`,
         });
       }
+    }
+    if (report.recovery.length > 0) {
+      lines.push({
+        goal: `recovery of ${report.title} after ${report.recovery[0].overload.seconds} s at ${figure(OVERLOAD_SHARE * 100, 0)} %, at ${figure(AFTER_SHARE * 100, 0)} % again: each second's p99 within ${RATIO_BOUND} × the ${figure(AFTER_SHARE * 100, 0)} % round's`,
+        figure: report.recovery.map((entry) => `${entry.target} ${recoveryFigure(entry)}`).join('; '),
+      });
     }
     const { knee } = report;
     const over = knee.probes.filter((probe) => !probe.ok).sort((a, b) => a.rate - b.rate)[0];

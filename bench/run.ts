@@ -46,9 +46,14 @@
  *   --only open-loop                    reads by id, the list of 100, gifts and provider sign-ins at fixed
  *                                       arrival rates (25, 50, 75 % of the baseline's closed-loop maximum),
  *                                       p50/p99/p99.9 beside the baseline, the baseline at the service's share
- *                                       of its own maximum, and each one's knee (bench/open-loop.ts);
- *                                       about ten minutes (three with --quick), so only when asked for
+ *                                       of its own maximum, each one's knee, and the recovery from an overload
+ *                                       (75 % then 25 % at once: seconds until each second's p99 is back within
+ *                                       1.5 × the 25 % round's) (bench/open-loop.ts); about fourteen minutes
+ *                                       (five with --quick), so only when asked for
  *   --open-loop items-by-id,gifts       with --only open-loop: some of its scenarios (items-by-id, items-list, gifts, auth-idp1)
+ *   --open-loop-maximum 600,350         with one --open-loop scenario: the closed-loop maxima a second (the baseline's,
+ *                                       then the service's) its rates are shares of, instead of measuring them: runs
+ *                                       that compare two builds or settings on a shared machine then ask the same rates
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -88,7 +93,7 @@ import {
 import type { LoadJob } from './load.js';
 import { loadavg, measurePeriodEnd, type PeriodEndReport } from './leaderboards.js';
 import { measureMatchmaking, type MatchmakingReport } from './matchmaking.js';
-import { measureOpenLoop, openLoopGoals, openLoopTable, type OpenLoopReport } from './open-loop.js';
+import { measureOpenLoop, openLoopGoals, openLoopTable, type OpenLoopReport, RATIO_BOUND, recoveryTable } from './open-loop.js';
 import { createAsset, type MediaFile, measureUploads, prepareMediaFile, type UploadReport } from './media.js';
 import { freePort } from '../test/support/free-port.js';
 import { productionNodeFlags } from '../test/support/production-flags.js';
@@ -118,6 +123,7 @@ const { values: argv } = parseArgs({
     'socket-loaders': { type: 'string', default: '4' },
     'fanout-awards': { type: 'string', default: '100' },
     'open-loop': { type: 'string' },
+    'open-loop-maximum': { type: 'string' },
     'service-env': { type: 'string', multiple: true },
   },
 });
@@ -150,6 +156,8 @@ const options = {
   fanoutAwards: positive('fanout-awards', argv['fanout-awards']),
   /** Which scenarios `--only open-loop` drives (all four unless said). */
   openLoop: argv['open-loop']?.split(',').map((id) => id.trim()),
+  /** The closed-loop maxima the open loop's rates are shares of, given instead of measured (the baseline's, then the service's). */
+  openLoopMaximum: argv['open-loop-maximum']?.split(',').map((text) => positive('open-loop-maximum', text.trim())),
   /** Settings of every service this run starts, to try one (a scenario's own settings still win). */
   serviceEnv: Object.fromEntries(
     (argv['service-env'] ?? []).map((pair) => {
@@ -225,6 +233,8 @@ async function main(): Promise<void> {
   const unknownOpenLoop = options.openLoop?.filter((id) => !OPEN_LOOP_SCENARIOS.some(([known]) => known === id)) ?? [];
   if (unknownOpenLoop.length > 0 || (options.openLoop && !options.only?.includes('open-loop')))
     throw new Error(`--open-loop goes with --only open-loop and names some of ${OPEN_LOOP_SCENARIOS.map(([id]) => id).join(', ')}`);
+  if (options.openLoopMaximum && (options.openLoop?.length !== 1 || options.openLoopMaximum.length > 2))
+    throw new Error("--open-loop-maximum goes with one --open-loop scenario: its maxima a second, the baseline's then the service's");
   if (!existsSync(join(root, 'dist', 'src', 'main.js')))
     throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
   mkdirSync(benchDir, { recursive: true });
@@ -393,19 +403,26 @@ async function main(): Promise<void> {
     openLoop = [];
     for (const [id, p99BoundMs] of OPEN_LOOP_SCENARIOS.filter(([known]) => !options.openLoop || options.openLoop.includes(known))) {
       const scenario = defined.find((entry) => entry.id === id)!;
-      // The maximum is the closed loop's: this run's if the scenario ran above, else measured now.
-      let closed = reports.find((report) => report.id === id);
+      // The maximum is the closed loop's: this run's if the scenario ran above, else measured now, unless given.
+      let closed: Pick<ScenarioReport, 'baseline' | 'service'> | undefined = reports.find((report) => report.id === id);
+      if (options.openLoopMaximum) {
+        const [theirs, ours = theirs] = options.openLoopMaximum;
+        closed = scenario.withBaseline
+          ? { baseline: { requestsPerSecond: theirs } as Summary, service: { requestsPerSecond: ours } as Summary }
+          : { service: { requestsPerSecond: theirs } as Summary };
+      }
       if (!closed) {
         log(`open loop: ${scenario.title}, its closed-loop maximum first`);
-        closed = await runScenario({ ...scenario, verify: undefined }, service, baseline, load, pool, postmasterPid);
+        const measured = await runScenario({ ...scenario, verify: undefined }, service, baseline, load, pool, postmasterPid);
         // In the table and the results too: the closed loop's figures beside the open loop's.
-        reports.push(closed);
+        reports.push(measured);
+        closed = measured;
       }
       const maximum = closed.baseline
         ? { requestsPerSecond: closed.baseline.requestsPerSecond, of: 'baseline' as const }
         : { requestsPerSecond: closed.service.requestsPerSecond, of: 'service' as const };
       log(
-        `open loop: ${scenario.title} at 25, 50 and 75 % of the ${maximum.of}'s ${Math.round(maximum.requestsPerSecond)}/s, then its knee`,
+        `open loop: ${scenario.title} at 25, 50 and 75 % of the ${maximum.of}'s ${Math.round(maximum.requestsPerSecond)}/s, then its knee, then 75 % and 25 % again (the recovery)`,
       );
       openLoop.push(
         await measureOpenLoop({
@@ -420,7 +437,9 @@ async function main(): Promise<void> {
           service,
           baseline: scenario.withBaseline ? baseline : undefined,
           load,
-          settings: options.quick ? { warmup: 1, rounds: 1, duration: 2, probe: 1.5 } : { warmup: 2, rounds: 2, duration: 5, probe: 3 },
+          settings: options.quick
+            ? { warmup: 1, rounds: 1, duration: 2, probe: 1.5, overload: 5, recovery: 10 }
+            : { warmup: 2, rounds: 2, duration: 5, probe: 3, overload: 10, recovery: 20 },
           afterBaseline: () => cancelBaselineLeftovers(pool),
           loadavg: () =>
             os
@@ -661,6 +680,11 @@ async function main(): Promise<void> {
         `percentiles over all measured rounds.\n`,
     );
     console.log(openLoopTable(openLoop));
+    console.log(
+      `\nRecovery: on each server, 75 % and then at once 25 % again; the p99 of the requests due in each second after the ` +
+        `overload ended (! where some failed), and how many seconds passed before one was within ${RATIO_BOUND} × that server's 25 % round.\n`,
+    );
+    console.log(recoveryTable(openLoop));
     console.log('');
     for (const line of openLoopGoals(openLoop)) {
       console.log(line.met === undefined ? `${line.goal}: ${line.figure}` : `${line.met ? 'PASS' : 'MISS'} ${line.goal}: ${line.figure}`);
@@ -1518,7 +1542,8 @@ async function measureScaleCurve(
   const databaseUrl = adminUrl.replace(/\/postgres$/, '/bench_scale');
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   pool.on('error', (error) => log(`scale database pool: ${error.message}`));
-  const service = await startService(databaseUrl, provider, 'warn', { name: 'service-scale' });
+  // The curve measures the work at each connection count, as the baseline does it: none shed.
+  const service = await startService(databaseUrl, provider, 'warn', { name: 'service-scale', env: { HTTP_REQUESTS_IN_FLIGHT: '1024' } });
   const data = await seed(pool, { items: 100, players: 160, giftPairs: 80, signers: 0, devices: 0 });
   const baseline = await startBaseline(databaseUrl, 'baseline-scale');
   let pairs = data.giftPairs;

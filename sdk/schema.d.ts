@@ -5110,7 +5110,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. */
+        /** @description PROVIDER_UNAVAILABLE: the key set could not be fetched. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. */
         ProviderUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5129,7 +5129,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. */
+        /** @description PROVIDER_UNAVAILABLE: the provider did not answer in 5 s. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. */
         ProviderUnavailable2: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5184,7 +5184,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds. */
+        /** @description DATABASE_UNAVAILABLE: the database did not answer. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. Retry after `Retry-After` seconds. */
         DatabaseUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5257,7 +5257,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again. */
+        /** @description STORAGE_UNAVAILABLE or DATABASE_UNAVAILABLE: try again. OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one. */
         StorageUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

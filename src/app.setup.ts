@@ -22,6 +22,7 @@ import { RealtimeAuth } from './realtime/realtime.auth.js';
 import { limitConnections } from './security/connection-limits.js';
 import { API_HEADERS, enableCors, rawErrorAnswer, registerSecurityHeaders } from './security/http-security.js';
 import { spendAddressBudgetOnRequest } from './security/rate-limit.hook.js';
+import { shedRequestsPastInFlight } from './security/requests-in-flight.js';
 import { RateLimiter } from './security/rate-limiter.js';
 import { limitBodyTime, timeoutOptions } from './security/request-timeouts.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -134,6 +135,7 @@ export function configureApp(app: NestFastifyApplication): void {
 
   const logger = app.get<Logger>(ROOT_LOGGER);
   spendAddressBudgetOnRequest(fastify, app.get(RateLimiter), logger, [DOCS_PATH, `${DOCS_PATH}-json`, CONSOLE_PATH]);
+  shedRequestsPastInFlight(fastify, app.get<AppConfig>(APP_CONFIG).requestsInFlight, metrics);
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     logRequest(logger, request, reply);

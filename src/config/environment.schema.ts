@@ -531,6 +531,17 @@ export class Environment {
   LIST_MAX_BYTES: number;
 
   @Variable({
+    default: '128',
+    meaning:
+      'Requests one instance works on at once (from when their body has been read until their answer is ready); one more ' +
+      'is answered 503 `OVERLOADED` with `Retry-After` at once, so that an overload leaves no backlog to work through ' +
+      'after it (`http_requests_shed_total`). Health probes and `/metrics` are never refused.',
+    comment: 'requests worked on at once (then 503 OVERLOADED)',
+  })
+  @Integer(1, 1_000_000)
+  HTTP_REQUESTS_IN_FLIGHT: number;
+
+  @Variable({
     default: 'true',
     meaning:
       'Closes the leaderboard periods that have ended (final ranks, `leaderboard.period_ended`), pays their prizes and removes ' +

@@ -121,6 +121,8 @@ export interface AppConfig {
   personasPerUser: number;
   /** The most bytes of records a list answer holds: a page ends early rather than pass it (X-Next-Skip says where to go on). */
   listMaxBytes: number;
+  /** Requests worked on at once (security/requests-in-flight.ts); one more is answered 503 OVERLOADED. */
+  requestsInFlight: number;
   leaderboards: {
     /** This instance closes ended periods and pays their prizes. */
     workerEnabled: boolean;
@@ -335,6 +337,7 @@ function toAppConfig(environment: Environment): AppConfig {
     },
     personasPerUser: environment.PERSONAS_PER_USER,
     listMaxBytes: environment.LIST_MAX_BYTES,
+    requestsInFlight: environment.HTTP_REQUESTS_IN_FLIGHT,
     leaderboards: {
       workerEnabled: environment.LEADERBOARD_WORKER_ENABLED,
       intervalMs: environment.LEADERBOARD_INTERVAL,

@@ -37,6 +37,15 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly requestsShed = new Counter({
+    name: 'http_requests_shed_total',
+    help: 'Requests answered 503 OVERLOADED at once, this instance working on HTTP_REQUESTS_IN_FLIGHT already',
+    registers: [this.registry],
+  });
+
+  /** Where http_requests_in_flight reads from (security/requests-in-flight.ts registers it). */
+  private requestsInFlightSource: (() => number) | undefined;
+
   private readonly retries = new Counter({
     name: 'db_transaction_retries_total',
     help: 'Database transactions run again after a serialization failure or deadlock, by operation',
@@ -313,6 +322,15 @@ export class MetricsService {
         },
       });
     }
+    const inFlight = () => this.requestsInFlightSource;
+    new Gauge({
+      name: 'http_requests_in_flight',
+      help: 'Requests this instance is working on (body read, answer not ready yet): past HTTP_REQUESTS_IN_FLIGHT, one more is shed',
+      registers: [this.registry],
+      collect() {
+        this.set(inFlight()?.() ?? 0);
+      },
+    });
     const source = () => this.queueDepthSource;
     new Gauge({
       name: 'matchmaker_searching_tickets',
@@ -394,6 +412,15 @@ export class MetricsService {
 
   countInboxRead(users: number): void {
     this.inboxReadUsers.observe(users);
+  }
+
+  /** What http_requests_in_flight reports. */
+  readRequestsInFlightFrom(source: () => number): void {
+    this.requestsInFlightSource = source;
+  }
+
+  countRequestShed(): void {
+    this.requestsShed.inc();
   }
 
   countSlowConsumer(): void {

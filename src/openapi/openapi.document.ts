@@ -175,8 +175,8 @@ function declareSecurity(document: OpenAPIObject): void {
 
 /**
  * The errors any operation may meet, whatever its route: the body limits of every write (413, 415;
- * the JSON parser runs before the route), and 503 wherever the database or a provider is needed
- * (every operation but the liveness probe and the metrics scrape).
+ * the JSON parser runs before the route), and 503 wherever the database or a provider is needed, or
+ * the instance sheds load (every operation but the liveness probe and the metrics scrape).
  */
 function declareCommonErrors(document: OpenAPIObject): void {
   const retryAfter = {
@@ -217,13 +217,19 @@ function declareCommonErrors(document: OpenAPIObject): void {
       );
     }
     if ((path === '/health' || path === '/metrics') && method === 'get') continue;
+    // Shedding refuses any operation but the probes and the scrape (security/requests-in-flight.ts).
+    const overloaded = path.startsWith('/health')
+      ? ''
+      : ' OVERLOADED: the instance is working on HTTP_REQUESTS_IN_FLIGHT requests already and did nothing with this one.';
     const unavailable = operation.responses['503'];
-    if (unavailable) unavailable.headers = { ...unavailable.headers, ...retryAfter };
-    else {
+    if (unavailable) {
+      unavailable.headers = { ...unavailable.headers, ...retryAfter };
+      unavailable.description = `${unavailable.description}${overloaded}`;
+    } else {
       operation.responses['503'] = errorResponse(
         503,
         ErrorCode.DATABASE_UNAVAILABLE,
-        'DATABASE_UNAVAILABLE: the database did not answer; retry after `Retry-After` seconds.',
+        `DATABASE_UNAVAILABLE: the database did not answer.${overloaded} Retry after \`Retry-After\` seconds.`,
         'the database is unavailable: try again shortly',
         retryAfter,
       );
