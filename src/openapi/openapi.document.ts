@@ -224,7 +224,7 @@ function declareCommonErrors(document: OpenAPIObject): void {
     const unavailable = operation.responses['503'];
     if (unavailable) {
       unavailable.headers = { ...unavailable.headers, ...retryAfter };
-      unavailable.description = `${unavailable.description}${overloaded}`;
+      unavailable.description = `${unavailable.description as string}${overloaded}`;
     } else {
       operation.responses['503'] = errorResponse(
         503,
