@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 
-/** True only while serializeWithStoredJson runs, which writes StoredJson texts as they are. */
-let splicing = false;
+/**
+ * The texts of the answer serializeWithStoredJson is writing (undefined otherwise). Each StoredJson
+ * met is written as a marker: a nonce chosen once per process and never sent, so that no other string
+ * of an answer holds one, and its index here; the texts are then put in the markers' places.
+ * JSON.rawJSON would do it in one pass but takes only primitives.
+ */
+let splicing: string[] | undefined;
+const NONCE = randomBytes(12).toString('hex');
+const MARKERS = new RegExp(`"${NONCE}(\\d+)"`, 'g');
 
 /**
  * A JSON value as PostgreSQL gave it (jsonb's text), to answer as it is: parsing a large value only to
@@ -14,29 +21,21 @@ export class StoredJson {
   constructor(readonly text: string) {}
 
   toJSON(): unknown {
-    return splicing ? this : JSON.parse(this.text);
+    if (!splicing) return JSON.parse(this.text);
+    return `${NONCE}${splicing.push(this.text) - 1}`;
   }
 }
 
-/**
- * JSON.stringify of `payload` with each StoredJson written as its text: JSON.rawJSON takes only
- * primitives, so each is first written as a marker string (a random nonce and its index, which no other
- * string of the answer can hold) and the texts are put in its place.
- */
+/** JSON.stringify of `payload` with each StoredJson written as its text. */
 export function serializeWithStoredJson(payload: unknown): string {
   const texts: string[] = [];
-  const nonce = randomBytes(8).toString('hex');
   let json: string;
-  splicing = true;
+  splicing = texts;
   try {
-    json = JSON.stringify(payload, (_key, value: unknown) => {
-      if (!(value instanceof StoredJson)) return value;
-      texts.push(value.text);
-      return `${nonce}${texts.length - 1}`;
-    });
+    json = JSON.stringify(payload);
   } finally {
-    splicing = false;
+    splicing = undefined;
   }
   if (texts.length === 0) return json;
-  return json.replace(new RegExp(`"${nonce}(\\d+)"`, 'g'), (_marker, index: string) => texts[Number(index)]);
+  return json.replace(MARKERS, (_marker, index: string) => texts[Number(index)]);
 }
