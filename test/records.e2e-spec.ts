@@ -7,7 +7,7 @@ import type { Caller } from '../src/common/auth.decorators.js';
 import { secretFields } from '../src/common/fields.js';
 import type { ListQuery } from '../src/common/list-query.js';
 import type { RecordEntity } from '../src/common/record.entity.js';
-import type { RecordRepository } from '../src/common/record.repository.js';
+import type { RecordRepository } from '../src/database/record.repository.js';
 import { InventoryRepository } from '../src/economy/inventory.repository.js';
 import { TransactionsRepository } from '../src/economy/transactions.repository.js';
 import { ItemsRepository } from '../src/items/items.repository.js';

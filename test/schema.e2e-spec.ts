@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { decodeJwt } from 'jose';
+import { ENTITIES } from '../src/entities.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { Identities1764600000000 } from '../src/database/migrations/1764600000000-Identities.js';
 import { TestApp } from './support/test-app.js';
@@ -14,7 +15,7 @@ describe('database schema', () => {
   // If an entity changes without a migration (or the reverse), `npm run migration:generate` would
   // produce surprise statements, such as dropping a foreign key the entities forgot to declare.
   it('matches the entities exactly after the migrations have run', async () => {
-    const dataSource = await new DataSource(dataSourceOptions(api.databaseUrl)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(api.databaseUrl, ENTITIES)).initialize();
     try {
       const pending = await dataSource.driver.createSchemaBuilder().log();
       expect(pending.upQueries.map((query) => query.query)).toEqual([]);
@@ -51,7 +52,7 @@ describe('the identities migration', () => {
   afterAll(() => api.close());
 
   it('gives every existing user the identity they signed in with, and every open session its identity', async () => {
-    const dataSource = await new DataSource(dataSourceOptions(api.databaseUrl)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(api.databaseUrl, ENTITIES)).initialize();
     const runner = dataSource.createQueryRunner();
     try {
       await new Identities1764600000000().down(runner);

@@ -9,7 +9,7 @@ import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { LIMITS } from '../common/limits.js';
 import { ApiErrors } from '../common/route.decorators.js';
-import { SignInRateLimit } from '../security/rate-limit.decorators.js';
+import { SignInRateLimit } from '../common/rate-limit.decorators.js';
 import { AccountService } from './account.service.js';
 import { AccountDto } from './dto/account.dto.js';
 import { LinkDeviceDto } from './dto/link-device.dto.js';

@@ -2,7 +2,7 @@ import type { ListQuery } from '../common/list-query.js';
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { column, RecordRepository, type Transaction } from '../database/record.repository.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
 import { AchievementUnlock } from './achievement-unlock.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { notFound } from '../common/errors.js';
 import { writableFields, type WritableFields } from '../common/record.dto.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import type { AchievementUnlock } from './achievement-unlock.entity.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { RecordRepository, type Transaction } from '../common/record.repository.js';
+import { RecordRepository, type Transaction } from '../database/record.repository.js';
 import { MediaAsset } from './media-asset.entity.js';
 import { Replicas } from '../database/replicas.js';
 import { runStatement, statement } from '../database/statement.js';

@@ -5,7 +5,7 @@ import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { MediaBlobsRepository } from '../media/media-blobs.repository.js';
 import { writableFields, type WritableFields } from '../common/record.dto.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import type { CreateMediaAssetDto } from './dto/create-media-asset.dto.js';
 import type { MediaFileDto } from './dto/media-file.dto.js';
 import type { UpdateMediaAssetDto } from './dto/update-media-asset.dto.js';

@@ -1,6 +1,6 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { ApiException, badRequest, conflict, ErrorCode, notFound } from '../common/errors.js';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig, MediaConfig } from '../config/environment.js';
 import { MediaBlobsRepository } from '../media/media-blobs.repository.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { RecordRepository } from '../common/record.repository.js';
+import { RecordRepository } from '../database/record.repository.js';
 import { TextAsset } from './text-asset.entity.js';
 import { Replicas } from '../database/replicas.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { writableFields, type WritableFields } from '../common/record.dto.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import type { CreateTextAssetDto } from './dto/create-text-asset.dto.js';
 import type { UpdateTextAssetDto } from './dto/update-text-asset.dto.js';
 import type { TextAsset } from './text-asset.entity.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import type { ClientInfo } from './player-sessions.repository.js';
 import { runStatement, statement } from '../database/statement.js';
 

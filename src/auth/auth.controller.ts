@@ -4,7 +4,7 @@ import { AuthGuard } from '@nestjs/passport';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
 import { ApiErrors } from '../common/route.decorators.js';
-import { SignInRateLimit } from '../security/rate-limit.decorators.js';
+import { SignInRateLimit } from '../common/rate-limit.decorators.js';
 import { AuthService } from './auth.service.js';
 import { Client } from './client-info.decorator.js';
 import { DeviceSignInDto } from './dto/device-sign-in.dto.js';

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { Public } from '../common/auth.decorators.js';
 import { ApiException, ErrorCode, forbidden } from '../common/errors.js';
 import { ApiErrors } from '../common/route.decorators.js';
-import { SignInRateLimit } from '../security/rate-limit.decorators.js';
+import { SignInRateLimit } from '../common/rate-limit.decorators.js';
 import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
 import type { DevIdentityProvider } from './dev-identity-provider.js';
 import { DevTokenDto, DevTokenRequestDto } from './dto/dev-token.dto.js';

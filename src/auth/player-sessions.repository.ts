@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { newSecretToken } from '../common/secret-token.js';
 import type { VerifiedIdentity } from './identity.js';
 import type { Revocation } from './revocation.js';

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { backoffDelay } from '../common/retry.js';
 import { Fanout } from '../database/fanout.js';
 import { PlayerSessionsRepository, REVOCATIONS_CHANNEL } from './player-sessions.repository.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { RecordRepository, type Transaction } from '../common/record.repository.js';
+import { RecordRepository, type Transaction } from '../database/record.repository.js';
 import { type Statement, statement } from '../database/statement.js';
 import { User } from './user.entity.js';
 

@@ -1,7 +1,6 @@
 import { IsIn, IsOptional, Matches, MinLength, ValidateIf } from 'class-validator';
 import { isIP } from 'node:net';
-import type { Relaxation } from '../matchmaker/matching.js';
-import { BUSY_WORK_PER_SECOND, COMPACTION_MIN_GROWTH_BYTES, QUIET_WORK_PER_SECOND } from '../metrics/compaction-rule.js';
+import { BUSY_WORK_PER_SECOND, COMPACTION_MIN_GROWTH_BYTES, QUIET_WORK_PER_SECOND } from '../common/compaction-rule.js';
 import { CONNECTIONS_WITHOUT_A_KNOWN_LIMIT, defaultMaxConnections, FILES_KEPT_FREE, openFilesLimit } from './open-files.js';
 import { EveryEntry, Flag, Integer, isUrlOf, List, ReadAs, readFlag, readList, ReadWith, redactUrl, Url, Variable } from './variables.js';
 
@@ -39,6 +38,13 @@ const MEDIA_TYPES_DEFAULT = [
   'application/octet-stream',
 ].join(',');
 const POSTGRES = ['postgres:', 'postgresql:'];
+
+/** How the matchmaker widens its ranges as tickets wait (MATCHMAKER_RELAXATION; src/matchmaker/matching.ts). */
+export interface Relaxation {
+  stepPercent: number;
+  everySeconds: number;
+  maxPercent: number;
+}
 
 export class Environment {
   @Variable({ default: '3000', meaning: 'HTTP port.', comment: 'HTTP port' })

@@ -2,8 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Relaxation } from '../matchmaker/matching.js';
-import { Environment, type LogLevel, problemsAcross } from './environment.schema.js';
+import { Environment, type LogLevel, problemsAcross, type Relaxation } from './environment.schema.js';
 import { declaredVariables, type GivenTexts } from './variables.js';
 
 export { LOG_LEVELS, type LogLevel } from './environment.schema.js';

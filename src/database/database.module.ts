@@ -2,7 +2,7 @@ import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { type AppConfig, directDatabaseUrl } from '../config/environment.js';
-import { dataSourceOptions } from './data-source-options.js';
+import { dataSourceOptions, type EntityList } from './data-source-options.js';
 
 // Any fixed number: the session-level advisory lock that lets one instance migrate at a time.
 const MIGRATION_LOCK = 0x6d696772;
@@ -38,7 +38,7 @@ export async function runMigrations(dataSource: DataSource, directUrl?: string):
 /** The connection pool (DATABASE_URL, which may be a PgBouncer), migrated before anyone uses it. */
 @Module({})
 export class DatabaseModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, entities: EntityList): DynamicModule {
     return {
       module: DatabaseModule,
       global: true,
@@ -46,7 +46,7 @@ export class DatabaseModule {
         TypeOrmModule.forRootAsync({
           useFactory: () => {
             if (!config.databaseUrl) throw new Error('DATABASE_URL is not set and no embedded database was started');
-            return { ...dataSourceOptions(config.databaseUrl), retryAttempts: 3, retryDelay: 2000 };
+            return { ...dataSourceOptions(config.databaseUrl, entities), retryAttempts: 3, retryDelay: 2000 };
           },
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { InjectConfig } from '../config/config.module.js';
 import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { RedisConnection } from '../redis/redis.connection.js';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { afterCommit } from './after-commit.js';
 import { type AppConfig, directDatabaseUrl } from '../config/environment.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import { PersonasRepository } from '../personas/personas.repository.js';
 import type { LedgerEntryDto } from './dto/ledger-entry.dto.js';
 import { LedgerRepository } from './ledger.repository.js';

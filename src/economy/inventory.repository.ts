@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { column, RecordRepository, type Transaction } from '../database/record.repository.js';
 import { type Statement, statement } from '../database/statement.js';
 import { holdingKey } from './inventory-plan.js';
 import { InventoryItem } from './inventory-item.entity.js';

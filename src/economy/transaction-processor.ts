@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest } from '../common/errors.js';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { holdingSnapshot, type HoldingRows, InventoryRepository, type LockedInventories } from './inventory.repository.js';
 import {
   affectedHoldings,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { column, isoMilliseconds, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { column, isoMilliseconds, RecordRepository, type Transaction } from '../database/record.repository.js';
 import { type Placeholders, type Statement, statement } from '../database/statement.js';
 import { EventOutbox, type WritingParameters, writingCtes, type WrittenEvents } from '../realtime/event-outbox.js';
 import { holdingKey, type Holdings, type Movement, personasOf } from './inventory-plan.js';

@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/auth.decorators.js';
-import { NoRateLimit } from '../security/rate-limit.decorators.js';
+import { NoRateLimit } from '../common/rate-limit.decorators.js';
 import { ApiException, ErrorCode } from '../common/errors.js';
 import { ApiErrors } from '../common/route.decorators.js';
 import { RedisConnection } from '../redis/redis.connection.js';

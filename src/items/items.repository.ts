@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { conflict, ErrorCode } from '../common/errors.js';
-import { RecordRepository, type Transaction } from '../common/record.repository.js';
+import { RecordRepository, type Transaction } from '../database/record.repository.js';
 import { Item } from './item.entity.js';
 import { Replicas } from '../database/replicas.js';
 import { runStatement, statement } from '../database/statement.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { badRequest } from '../common/errors.js';
 import { writableFields, type WritableFields } from '../common/record.dto.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import type { CreateItemDto } from './dto/create-item.dto.js';
 import type { UpdateItemDto } from './dto/update-item.dto.js';
 import type { Item } from './item.entity.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { RecordRepository, type Transaction } from '../common/record.repository.js';
+import { RecordRepository, type Transaction } from '../database/record.repository.js';
 import { type Placeholders, type Statement, statement } from '../database/statement.js';
 import { EventOutbox, type WritingParameters, writingCtes, type WrittenEvents } from '../realtime/event-outbox.js';
 import type { RewardTier } from './leaderboard.entity.js';

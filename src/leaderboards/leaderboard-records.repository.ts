@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { ApiException, badRequest, ErrorCode } from '../common/errors.js';
-import { RecordRepository, type Transaction } from '../common/record.repository.js';
+import { RecordRepository, type Transaction } from '../database/record.repository.js';
 import { type Placeholders, type Statement, statement } from '../database/statement.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
 import type { Operator, SortOrder } from './operators.js';

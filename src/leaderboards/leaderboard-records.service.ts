@@ -4,7 +4,7 @@ import type { ClientInfo } from '../auth/player-sessions.repository.js';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, ErrorCode, notFound } from '../common/errors.js';
 import { markCut } from '../common/page.js';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { withRetry } from '../common/retry.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { PersonasRepository } from '../personas/personas.repository.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { RecordRepository } from '../common/record.repository.js';
+import { RecordRepository } from '../database/record.repository.js';
 import { Leaderboard } from './leaderboard.entity.js';
 
 /** How long an instance serves a board's settings from memory: submissions read them on every write. */

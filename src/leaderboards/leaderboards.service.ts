@@ -2,7 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, conflict, type ErrorDetail, ErrorCode, notFound } from '../common/errors.js';
 import { type WritableFields, writableFields } from '../common/record.dto.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import { withRetry } from '../common/retry.js';
 import { ItemsRepository } from '../items/items.repository.js';
 import type { CreateLeaderboardDto } from './dto/create-leaderboard.dto.js';

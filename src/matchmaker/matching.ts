@@ -1,5 +1,8 @@
 import type { Criterion, Primitive, Statistic } from '../tickets/ticket.entity.js';
 import { compare } from '../tickets/ticket-rules.js';
+import type { Relaxation } from '../config/environment.schema.js';
+
+export type { Relaxation };
 
 /**
  * How tickets are matched (docs/CONTRACT.md section 7, and the launch-day rules of the README's
@@ -27,12 +30,6 @@ export type Weights = Readonly<Record<string, number>>;
  * `maxPercent`. Exact values, one-sided bounds and non-numeric criteria are hard requirements and
  * never relax.
  */
-export interface Relaxation {
-  stepPercent: number;
-  everySeconds: number;
-  maxPercent: number;
-}
-
 export interface PassOptions {
   weights?: Weights;
   /** The time of the pass (epoch ms): waiting times, and so relaxation, are measured to it. */

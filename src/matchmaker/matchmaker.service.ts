@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { withRetry } from '../common/retry.js';
 import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';

@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { BackgroundJobs } from './background-jobs.js';
-import { compactionDue, isBusy } from './compaction-rule.js';
+import { compactionDue, isBusy } from '../common/compaction-rule.js';
 import { MetricsService } from './metrics.service.js';
 
 type Collect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth.decorators.js';
-import { NoRateLimit } from '../security/rate-limit.decorators.js';
+import { NoRateLimit } from '../common/rate-limit.decorators.js';
 import { MetricsService } from './metrics.service.js';
 
 @ApiTags('operations')

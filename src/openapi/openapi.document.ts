@@ -9,7 +9,7 @@ import { OPTIONAL_AUTH_EXTENSION, PUBLIC_EXTENSION } from '../common/auth.decora
 import { ErrorBody, ErrorCode } from '../common/errors.js';
 import { declaredSchemaExamples, hiddenFromDocs, lineage, REQUIRED_KEYS } from '../common/fields.js';
 import { bodyLimitsOf } from '../common/route.decorators.js';
-import { ENTITIES } from '../database/data-source-options.js';
+import { ENTITIES } from '../entities.js';
 import { documentRateLimits } from '../security/rate-limit.openapi.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';

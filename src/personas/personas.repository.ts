@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { column, RecordRepository, type Transaction } from '../database/record.repository.js';
 import { statement } from '../database/statement.js';
 import { Persona } from './persona.entity.js';
 

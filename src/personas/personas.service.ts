@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, ErrorCode, notFound } from '../common/errors.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import type { Persona } from './persona.entity.js';

@@ -1,5 +1,5 @@
 import { Global, Injectable, Module } from '@nestjs/common';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { beforeCommit, isTransacting } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';
 import { type Placeholders, runStatement, statement } from '../database/statement.js';

@@ -1,5 +1,5 @@
 import { getSchemaPath } from '@nestjs/swagger';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import type { SessionBrief, SessionChange } from '../sessions/dto/session-events.dto.js';
 import type { Session } from '../sessions/session.entity.js';
 import type { TicketChange } from '../tickets/dto/ticket-change.dto.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { hashSecretToken, newSecretToken } from '../common/secret-token.js';
-import { storedOrTextSize } from '../common/record.repository.js';
+import { storedOrTextSize } from '../database/record.repository.js';
 import { runStatement, statement } from '../database/statement.js';
 import type { EventType } from './events.js';
 

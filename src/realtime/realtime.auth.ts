@@ -8,7 +8,7 @@ import { callerOf } from '../auth/jwt.guard.js';
 import { RevocationList } from '../auth/revocation-list.js';
 import { badRequest, unauthorized } from '../common/errors.js';
 import { SECRET_TOKEN_PATTERN } from '../common/secret-token.js';
-import { Budget } from '../security/rate-limit.decorators.js';
+import { Budget } from '../common/rate-limit.decorators.js';
 import { RateLimiter } from '../security/rate-limiter.js';
 import { type Cursor, parseCursor, RealtimeTicketsRepository, type TicketHolder } from './notifications.repository.js';
 

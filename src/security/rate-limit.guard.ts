@@ -13,7 +13,7 @@ import type { FastifyRequest } from 'fastify';
 import { verifyAccessToken } from '../auth/access-token.js';
 import { readAuthorizationToken } from '../auth/authorization-header.js';
 import { IS_PUBLIC } from '../common/auth.decorators.js';
-import { Budget, SIGN_IN_RATE_LIMIT } from './rate-limit.decorators.js';
+import { Budget, SIGN_IN_RATE_LIMIT } from '../common/rate-limit.decorators.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /**

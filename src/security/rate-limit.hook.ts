@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ApiException } from '../common/errors.js';
 import { retryAfterOf, toErrorBody } from '../common/api-exception.filter.js';
 import { API_HEADERS } from './http-security.js';
-import { Budget } from './rate-limit.decorators.js';
+import { Budget } from '../common/rate-limit.decorators.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { NOT_RATE_LIMITED } from './rate-limit.decorators.js';
+import { NOT_RATE_LIMITED } from '../common/rate-limit.decorators.js';
 
 /**
  * Adds the 429 answer to every operation the rate limiter guards (all but those marked

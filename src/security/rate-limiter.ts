@@ -12,7 +12,7 @@ import { ApiException, ErrorCode } from '../common/errors.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { clientAddressOf } from './client-address.js';
-import { Budget } from './rate-limit.decorators.js';
+import { Budget } from '../common/rate-limit.decorators.js';
 
 /** What a budget allows: `limit` requests per `ttl` milliseconds, then none for `blockDuration` (0: until one ages out). */
 export interface Allowance {

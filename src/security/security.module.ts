@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import { FailoverThrottlerStorage } from './failover-throttler-storage.js';
-import { Budget } from './rate-limit.decorators.js';
+import { Budget } from '../common/rate-limit.decorators.js';
 import { RateLimiter } from './rate-limiter.js';
 
 const MINUTE_MS = 60_000;

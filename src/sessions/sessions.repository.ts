@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryDeepPartialEntity, type SelectQueryBuilder } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
-import { ALIAS, claimOldest, column, RecordRepository, type Transaction } from '../common/record.repository.js';
+import { ALIAS, claimOldest, column, RecordRepository, type Transaction } from '../database/record.repository.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
 import type { SessionRemoval } from './dto/session-events.dto.js';
 import { briefOf, describeChange, newlyInvited } from './session-events.js';

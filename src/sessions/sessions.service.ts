@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { badRequest, conflict, ErrorCode, forbidden, notFound, unknownUsers } from '../common/errors.js';
 import { writableFields, type WritableFields } from '../common/record.dto.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import type { CreateSessionDto } from './dto/create-session.dto.js';
 import type { UpdateSessionDto } from './dto/update-session.dto.js';
 import { UsersRepository } from '../auth/users.repository.js';

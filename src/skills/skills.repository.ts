@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ALIAS, column, RecordRepository } from '../common/record.repository.js';
+import { ALIAS, column, RecordRepository } from '../database/record.repository.js';
 import { type ProgressValue, SkillProgress } from './skill-progress.entity.js';
 import { Replicas } from '../database/replicas.js';
 import { statement } from '../database/statement.js';

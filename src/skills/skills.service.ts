@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { badRequest, notFound } from '../common/errors.js';
 import type { ListQuery } from '../common/list-query.js';
-import { RecordService } from '../common/record.service.js';
+import { RecordService } from '../database/record.service.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { PersonasService } from '../personas/personas.service.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Caller } from '../common/auth.decorators.js';
 import { StoredJson } from '../common/stored-json.js';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { transact } from '../database/after-commit.js';

@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, ErrorCode, notFound, unknownUsers } from '../common/errors.js';
-import type { Transaction } from '../common/record.repository.js';
+import type { Transaction } from '../database/record.repository.js';
 import { withRetry } from '../common/retry.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';

@@ -11,15 +11,15 @@ import type {
 } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import { afterCommit, transact } from '../database/after-commit.js';
-import type { Replicas } from '../database/replicas.js';
-import { queryConfig, runSql, runStatement, type Statement, statement } from '../database/statement.js';
-import type { Caller } from './auth.decorators.js';
-import { ApiException, ErrorCode, notFound } from './errors.js';
-import { secretFields } from './fields.js';
-import type { Filter, ListQuery } from './list-query.js';
-import { markCut } from './page.js';
-import type { RecordEntity } from './record.entity.js';
+import { afterCommit, transact } from './after-commit.js';
+import type { Replicas } from './replicas.js';
+import { queryConfig, runSql, runStatement, type Statement, statement } from './statement.js';
+import type { Caller } from '../common/auth.decorators.js';
+import { ApiException, ErrorCode, notFound } from '../common/errors.js';
+import { secretFields } from '../common/fields.js';
+import type { Filter, ListQuery } from '../common/list-query.js';
+import { markCut } from '../common/page.js';
+import type { RecordEntity } from '../common/record.entity.js';
 
 type ColumnMetadata = EntityMetadata['columns'][number];
 

@@ -1,6 +1,6 @@
-import type { Caller } from './auth.decorators.js';
-import type { ListQuery } from './list-query.js';
-import type { RecordEntity } from './record.entity.js';
+import type { Caller } from '../common/auth.decorators.js';
+import type { ListQuery } from '../common/list-query.js';
+import type { RecordEntity } from '../common/record.entity.js';
 import type { RecordRepository } from './record.repository.js';
 
 /**

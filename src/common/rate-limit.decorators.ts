@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
-import { FastifyRouteConfig } from '../common/route.decorators.js';
+import { FastifyRouteConfig } from './route.decorators.js';
 
 /** The three budgets, each counted over a sliding minute. */
 export const Budget = {
