@@ -1,5 +1,4 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
-import { MediaAsset } from '../assets/media-asset.entity.js';
 
 /** bigint columns come back from pg as strings; sizes stay far below 2^53. */
 const AS_NUMBER = { to: (value: number) => value, from: (value: string | null) => (value === null ? null : Number(value)) };
@@ -32,7 +31,8 @@ export class MediaBlob {
 @Index('media_blob_references_sha256_idx', ['sha256'])
 export class MediaBlobReference {
   @PrimaryColumn({ type: 'uuid' })
-  @ForeignKey(() => MediaAsset, { name: 'media_blob_references_assetUid_fkey', onDelete: 'CASCADE' })
+  // By the entity's name: the files belong to assets' records, and media/ imports nothing of assets/.
+  @ForeignKey('MediaAsset', { name: 'media_blob_references_assetUid_fkey', onDelete: 'CASCADE' })
   assetUid: string;
 
   @PrimaryColumn({ type: 'text' })
@@ -56,7 +56,7 @@ export class MediaUpload {
   uid: string;
 
   @Column({ type: 'uuid' })
-  @ForeignKey(() => MediaAsset, { name: 'media_uploads_assetUid_fkey', onDelete: 'CASCADE' })
+  @ForeignKey('MediaAsset', { name: 'media_uploads_assetUid_fkey', onDelete: 'CASCADE' })
   assetUid: string;
 
   @Column({ type: 'text' })
