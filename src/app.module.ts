@@ -26,6 +26,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { PersonasModule } from './personas/personas.module.js';
 import { OutboxModule } from './realtime/event-outbox.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
+import { NotificationsModule } from './notifications/notifications.module.js';
 import { RateLimitGuard } from './security/rate-limit.guard.js';
 import { SecurityModule } from './security/security.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
@@ -69,6 +70,7 @@ export class AppModule {
         AchievementsModule,
         LeaderboardsModule,
         RealtimeModule,
+        NotificationsModule,
         AuditModule,
         StatsModule,
       ],

@@ -1,38 +1,32 @@
-import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
-import { InventoryChange } from '../economy/dto/inventory-change.dto.js';
-import { InventoryTransaction } from '../economy/transaction.entity.js';
-import { LeaderboardPeriodEnded, LeaderboardRankLost, LeaderboardRecordChange } from '../leaderboards/dto/leaderboard-record.dto.js';
-import { SessionBrief, SessionChange, SessionRemoval } from '../sessions/dto/session-events.dto.js';
-import { StorageUpdated } from '../storage/dto/storage-answers.dto.js';
-import { TicketChange } from '../tickets/dto/ticket-change.dto.js';
+/**
+ * One event a feature sends: the class of its `data`, and a description where the class alone does
+ * not say enough.
+ */
+export interface EventDeclaration {
+  data: new () => object;
+  description?: string;
+}
+
+/** A feature's events, by type. */
+export type EventDeclarations = Record<string, EventDeclaration>;
+
+/** What each declared event's `data` is, by type. */
+export type DataOf<Declared extends EventDeclarations> = { [K in keyof Declared]: InstanceType<Declared[K]['data']> };
 
 /**
- * The events the service pushes (docs/REALTIME.md), each with the class of its `data`: the one list
- * that the outbox's signature, the OpenAPI document's event schemas (src/realtime/dto/event.dto.ts) and
- * the SDK's `RealtimeEvent` union (`npm run sdk`) are derived from, so that they cannot disagree. Each
+ * The events the service pushes (docs/REALTIME.md), by type, with the class of each one's `data`. Each
+ * feature declares the events it sends in its own `*.events.ts` and adds them here by augmenting this
+ * interface (`declare module '../realtime/events.js'`), so that realtime knows no feature; the catalog
+ * of every event (src/notifications/events.ts) lists them for the OpenAPI document and the SDKs. Each
  * event is written to the recipients' inbox in the same transaction as the change it reports
  * (EventOutbox), and delivered over /realtime and GET /notifications as `{ id, type, at, data }`.
- * `description` documents `data` where its class alone does not say enough. The order is the document's.
  */
-export const EVENTS = {
-  'ticket.updated': { data: TicketChange, description: 'The ticket in brief: MATCH_FOUND with sessionUid once matched.' },
-  'session.updated': { data: SessionChange },
-  'session.deleted': { data: SessionRemoval },
-  'session.invited': { data: SessionBrief, description: 'The session you were invited to: join it with GET /sessions/{uid}/join.' },
-  'transaction.pending': { data: InventoryTransaction, description: 'A trade awaiting your persona: accept, decline.' },
-  'transaction.updated': { data: InventoryTransaction, description: 'COMPLETED, DECLINED, CANCELED or FAILED.' },
-  'inventory.updated': { data: InventoryChange },
-  'achievement.unlocked': { data: AchievementUnlock },
-  'storage.updated': { data: StorageUpdated, description: 'Re-read the object unless you hold this version; null: it was deleted.' },
-  'leaderboard.record_updated': { data: LeaderboardRecordChange },
-  'leaderboard.rank_lost': { data: LeaderboardRankLost },
-  'leaderboard.period_ended': { data: LeaderboardPeriodEnded },
-} as const satisfies Record<string, { data: new () => object; description?: string }>;
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the features' augmentations
+export interface EventMap {}
 
-export type EventType = keyof typeof EVENTS;
+export type EventType = keyof EventMap;
 /** What each event's `data` is, by type: `EventOutbox.record('ticket.updated', ...)` takes a TicketChange and nothing else. */
-export type EventData = { [K in EventType]: InstanceType<(typeof EVENTS)[K]['data']> };
-export const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
+export type EventData = EventMap;
 
 /**
  * `Given` if it has no field that `Wanted` lacks. Structural typing alone would let a whole Session

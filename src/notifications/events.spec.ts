@@ -3,8 +3,8 @@ import type { Transaction } from '../database/record.repository.js';
 import type { SessionBrief, SessionChange } from '../sessions/dto/session-events.dto.js';
 import type { Session } from '../sessions/session.entity.js';
 import type { TicketChange } from '../tickets/dto/ticket-change.dto.js';
-import { EVENT_SCHEMAS } from './dto/event.dto.js';
-import type { EventOutbox } from './event-outbox.js';
+import { EVENT_SCHEMAS } from './event.dto.js';
+import type { EventOutbox } from '../realtime/event-outbox.js';
 import { EVENT_TYPES } from './events.js';
 
 describe('the map of events', () => {

@@ -3,10 +3,10 @@ import { Post } from '../audit/audited-routes.js';
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { ApiErrors } from '../common/route.decorators.js';
-import { EVENT_SCHEMAS, RealtimeTicketDto } from './dto/event.dto.js';
-import { InboxQuery } from './dto/inbox-query.js';
-import type { EventFrame } from './notifications.repository.js';
-import { RealtimeService } from './realtime.service.js';
+import { InboxQuery } from '../realtime/dto/inbox-query.js';
+import type { EventFrame } from '../realtime/notifications.repository.js';
+import { RealtimeService } from '../realtime/realtime.service.js';
+import { EVENT_SCHEMAS, RealtimeTicketDto } from './event.dto.js';
 
 /**
  * The REST side of realtime: tickets that open a socket from a browser, and the inbox for clients

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { Alternatives } from '../../common/fields.js';
-import { EVENT_TYPES, EVENTS, type EventData, type EventType } from '../events.js';
+import { Alternatives } from '../common/fields.js';
+import type { EventData, EventType } from '../realtime/events.js';
+import { EVENT_TYPES, EVENTS } from './events.js';
 
 // The events of /realtime and GET /notifications, for the OpenAPI document: one schema per type
-// (docs/REALTIME.md), made from the map of events (../events.ts). Events of records many players follow
+// (docs/REALTIME.md), made from the catalog of events (./events.ts). Events of records many players follow
 // (tickets, sessions) carry them in brief; those of one player's economy carry the record as the REST
 // API returns it.
 
