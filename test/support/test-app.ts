@@ -51,6 +51,9 @@ const BASE_ENVIRONMENT: Record<string, string | undefined> = {
   RATE_LIMIT_ENABLED: 'false',
   // Likewise the guest accounts one address makes; test/account.e2e-spec.ts bounds them.
   GUEST_ACCOUNTS_PER_ADDRESS: '0',
+  // Suites set up their crowds at once (hundreds of sign-ins in one Promise.all), which load shedding
+  // would answer 503 OVERLOADED; test/overload.e2e-spec.ts bounds it.
+  HTTP_REQUESTS_IN_FLIGHT: '100000',
   // Jest's process holds every suite's apps: a compaction would pause them all whenever a test waits;
   // test/startup.e2e-spec.ts measures it on the service as a process of its own.
   MEMORY_COMPACT_IDLE: '0',
