@@ -384,7 +384,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   /** This tick's share of the sockets (PingWheel): each is pinged once per interval. */
   private ping(): void {
-    // A socket closing with 1001 is not cut off for a pong it has no reason to send.
+    // Shutting down: the sockets are closing with 1001, and a pong missed meanwhile must not cut one off instead.
     if (this.stopping) return;
     for (const connection of this.pings.due()) {
       if (!connection.alive) {
