@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { InjectConfig } from '../config/config.module.js';
-import { BackgroundJobs } from '../metrics/background-jobs.js';
+import { BackgroundJobs, type ScheduledJob } from '../metrics/background-jobs.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import type { Transaction } from '../database/record.repository.js';
 import { afterCommit } from './after-commit.js';
@@ -40,7 +40,7 @@ export class Fanout implements OnApplicationShutdown {
   /** When the connection last answered (epoch ms), and since when a heartbeat waits for its answer. */
   private heardAt = 0;
   private waitingSince: number | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
+  private heartbeat: ScheduledJob | undefined;
 
   private subscriber: Redis | undefined;
   private subscribed = false;
@@ -102,14 +102,13 @@ export class Fanout implements OnApplicationShutdown {
   /** Starts listening (once; later calls wait for the same start). */
   listen(): Promise<void> {
     if (this.viaRedis) return (this.starting ??= this.subscribe());
-    this.heartbeat ??= this.jobs.every('fanout-heartbeat', HEARTBEAT_MS, () => this.beat());
+    this.heartbeat ??= this.jobs.schedule({ name: 'fanout-heartbeat', everyMs: HEARTBEAT_MS, run: () => this.beat() });
     return (this.starting ??= this.connect(0));
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     this.subscriber?.disconnect(false);
-    clearInterval(this.heartbeat);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);

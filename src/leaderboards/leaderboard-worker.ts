@@ -1,11 +1,11 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException } from '../common/errors.js';
 import { withRetry } from '../common/retry.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { TransactionsService } from '../economy/transactions.service.js';
-import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
+import { BackgroundJobs, NOT_STOPPING } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { LeaderboardPayoutsRepository, PAYOUT_ATTEMPTS, type Payout } from './leaderboard-payouts.repository.js';
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
@@ -38,10 +38,8 @@ export interface WorkerRound {
  * periods past their board's keepPeriods and log rows past LEADERBOARD_LOG_RETENTION.
  */
 @Injectable()
-export class LeaderboardWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class LeaderboardWorker implements OnApplicationBootstrap {
   private readonly logger = new Logger('LeaderboardWorker');
-  private worker: RepeatingJob | undefined;
-  private stopped = false;
   private readonly config: AppConfig['leaderboards'];
 
   constructor(
@@ -59,25 +57,20 @@ export class LeaderboardWorker implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.workerEnabled)
-      this.worker = this.jobs.repeat(
-        'leaderboard-worker',
-        () => this.config.intervalMs,
-        () => this.runOnce(),
-      );
+    this.jobs.schedule({
+      name: 'leaderboard-worker',
+      enabled: this.config.workerEnabled,
+      pauseMs: () => this.config.intervalMs,
+      run: (stopping) => this.runOnce(stopping),
+    });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    await this.worker?.stop();
-  }
-
-  /** One round (tests call it; the timer does otherwise). */
-  async runOnce(): Promise<WorkerRound> {
+  /** One round (tests call it; the scheduler does otherwise); `stopping` ends its payouts between two batches. */
+  async runOnce(stopping: AbortSignal = NOT_STOPPING): Promise<WorkerRound> {
     // A period's ranks come from its records in PostgreSQL; the structure only has to be current for reads after.
     let closed = 0;
     while (closed < CLOSES_PER_ROUND && (await this.closeOne())) closed++;
-    const { paid, failed } = await this.payAll();
+    const { paid, failed } = await this.payAll(stopping);
     let shown = 0;
     for (const user of await this.records.unbannedButHidden(100)) shown += await this.records.setHidden(undefined, user, false);
     await this.periods.prune(10);
@@ -99,7 +92,7 @@ export class LeaderboardWorker implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** Pays every prize waiting (those another instance holds are left to it), a few side by side. */
-  private async payAll(): Promise<{ paid: number; failed: number }> {
+  private async payAll(stopping: AbortSignal): Promise<{ paid: number; failed: number }> {
     let paid = 0;
     let failed = 0;
     for (;;) {
@@ -115,7 +108,7 @@ export class LeaderboardWorker implements OnApplicationBootstrap, OnApplicationS
           }
         }),
       );
-      if (this.stopped) return { paid, failed };
+      if (stopping.aborted) return { paid, failed };
     }
   }
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import { BackgroundJobs } from '../metrics/background-jobs.js';
+import { BackgroundJobs, type ScheduledJob } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
 import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
@@ -43,8 +43,8 @@ export class RankIndex implements RankReader {
   private readonly catchUps = new SharedRun(() => this.run());
   private caughtUpAt = 0;
   private rebuildWanted = true;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeper: NodeJS.Timeout | undefined;
+  /** Its periodic jobs while it is started: catching up with the log, and sweeping closed periods. */
+  private following: ScheduledJob[] | undefined;
   private readonly retentionMs: number;
 
   constructor(
@@ -59,7 +59,7 @@ export class RankIndex implements RankReader {
 
   /** Whether it is built and following the log. */
   get started(): boolean {
-    return this.timer !== undefined;
+    return this.following !== undefined;
   }
 
   /** Whether it holds the open periods now (started, and not waiting for a rebuild). */
@@ -71,16 +71,18 @@ export class RankIndex implements RankReader {
   async start(): Promise<void> {
     if (this.started) return this.catchUp();
     this.rebuildWanted = true;
-    this.timer = this.jobs.every('leaderboard-rank-catch-up', CATCH_UP_MS, () => this.catchUp());
-    this.sweeper = this.jobs.every('leaderboard-rank-sweep', SWEEP_MS, () => this.sweep());
+    this.following = [
+      this.jobs.schedule({ name: 'leaderboard-rank-catch-up', everyMs: CATCH_UP_MS, run: () => this.catchUp() }),
+      this.jobs.schedule({ name: 'leaderboard-rank-sweep', everyMs: SWEEP_MS, run: () => this.sweep() }),
+    ];
     await this.catchUp();
   }
 
   /** Stops following the log and lets the structure go (its memory with it). */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    clearInterval(this.sweeper);
-    this.timer = this.sweeper = undefined;
+    const following = this.following ?? [];
+    this.following = undefined;
+    await Promise.all(following.map((job) => job.stop()));
     await this.catchUps.settled();
     this.sets = new Map();
     this.inDatabase = new Set();

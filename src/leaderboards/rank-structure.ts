@@ -25,9 +25,7 @@ const LET_GO_MS = 10_000;
 export class RankStructure implements RankReader, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RankStructure');
   private inRedis = false;
-  private retry: NodeJS.Timeout | undefined;
   private letGo: NodeJS.Timeout | undefined;
-  private returning: Promise<void> | undefined;
 
   constructor(
     private readonly inProcess: RankIndex,
@@ -48,13 +46,11 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
     } catch (error) {
       await this.fallBack(error);
     }
-    this.retry = this.jobs.every('leaderboard-redis-return', RETRY_MS, () => this.tryRedisAgain());
+    this.jobs.schedule({ name: 'leaderboard-redis-return', everyMs: RETRY_MS, run: () => this.tryRedisAgain() });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.retry);
     clearTimeout(this.letGo);
-    await this.returning;
     await Promise.all([this.redis.stop(), this.inProcess.stop()]);
   }
 
@@ -117,17 +113,16 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
   }
 
   /** Back to Redis once it answers and its sets have caught up with the log (a rebuild if it lost them). */
-  private tryRedisAgain(): void {
-    if (this.inRedis || this.returning || !this.connection.available) return;
-    this.returning = this.redis
-      .catchUp()
-      .then(() => {
-        this.answerFromRedis(true);
-        this.logger.log('Redis rank structure caught up: ranks answered from Redis again');
-        clearTimeout(this.letGo);
-        this.letGo = this.jobs.after('leaderboard-rank-let-go', LET_GO_MS, () => this.inRedis && this.inProcess.stop());
-      })
-      .catch(() => undefined)
-      .finally(() => (this.returning = undefined));
+  private async tryRedisAgain(): Promise<void> {
+    if (this.inRedis || !this.connection.available) return;
+    try {
+      await this.redis.catchUp();
+    } catch {
+      return; // Still away: the next run tries again.
+    }
+    this.answerFromRedis(true);
+    this.logger.log('Redis rank structure caught up: ranks answered from Redis again');
+    clearTimeout(this.letGo);
+    this.letGo = this.jobs.after('leaderboard-rank-let-go', LET_GO_MS, () => this.inRedis && this.inProcess.stop());
   }
 }

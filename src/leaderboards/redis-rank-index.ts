@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import { BackgroundJobs } from '../metrics/background-jobs.js';
+import { BackgroundJobs, type ScheduledJob } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { RedisConnection } from '../redis/redis.connection.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
@@ -126,8 +126,8 @@ export class RedisRankIndex implements RankReader {
   private readonly retentionMs: number;
   private readonly shas = new Map<string, string>();
   private rankKeys?: RankKeys;
-  private timer: NodeJS.Timeout | undefined;
-  private sweeper: NodeJS.Timeout | undefined;
+  /** Its periodic jobs while it is started: catching up with the log, and sweeping closed periods. */
+  private following: ScheduledJob[] | undefined;
 
   constructor(
     private readonly log: LeaderboardRanksRepository,
@@ -146,14 +146,17 @@ export class RedisRankIndex implements RankReader {
 
   /** Catches up now and every second after (an idle deployment stays current), and sweeps closed periods. */
   async start(): Promise<void> {
-    this.timer ??= this.jobs.every('leaderboard-redis-catch-up', CATCH_UP_MS, () => this.catchUp());
-    this.sweeper ??= this.jobs.every('leaderboard-redis-sweep', SWEEP_MS, () => this.sweep());
+    this.following ??= [
+      this.jobs.schedule({ name: 'leaderboard-redis-catch-up', everyMs: CATCH_UP_MS, run: () => this.catchUp() }),
+      this.jobs.schedule({ name: 'leaderboard-redis-sweep', everyMs: SWEEP_MS, run: () => this.sweep() }),
+    ];
     await this.catchUp();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    clearInterval(this.sweeper);
+    const following = this.following ?? [];
+    this.following = undefined;
+    await Promise.all(following.map((job) => job.stop()));
     await this.catchUps.settled();
   }
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import type { Transaction } from '../database/record.repository.js';
 import { withRetry } from '../common/retry.js';
-import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { seatParty } from '../sessions/roster.js';
 import { SessionsRepository } from '../sessions/sessions.repository.js';
@@ -24,9 +24,8 @@ const BACKFILL_SESSIONS = 100;
  * service instances may run it at once. A pass that found a full batch runs again at once.
  */
 @Injectable()
-export class MatchmakerService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class MatchmakerService implements OnApplicationBootstrap {
   private readonly logger = new Logger(MatchmakerService.name);
-  private worker: RepeatingJob | undefined;
   /** The last pass found a full batch: a backlog, so the next one starts at once. */
   private backlog = false;
 
@@ -44,22 +43,19 @@ export class MatchmakerService implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationBootstrap(): void {
-    if (!this.config.enabled) return;
-    this.worker = this.jobs.repeat(
-      'matchmaker',
-      () => (this.backlog ? 0 : this.config.intervalMs),
-      async () => {
-        this.backlog = false;
-        const { matches, claimed } = await this.pass();
-        if (matches > 0) this.logger.log(`made ${matches} match(es)`);
-        this.backlog = claimed >= this.config.batchSize;
-      },
-    );
+    this.jobs.schedule({
+      name: 'matchmaker',
+      enabled: this.config.enabled,
+      pauseMs: () => (this.backlog ? 0 : this.config.intervalMs),
+      run: () => this.scheduledPass(),
+    });
   }
 
-  /** Lets a run in progress finish (its transaction commits or rolls back) before the pool closes. */
-  async onApplicationShutdown(): Promise<void> {
-    await this.worker?.stop();
+  private async scheduledPass(): Promise<void> {
+    this.backlog = false;
+    const { matches, claimed } = await this.pass();
+    if (matches > 0) this.logger.log(`made ${matches} match(es)`);
+    this.backlog = claimed >= this.config.batchSize;
   }
 
   /** One matchmaking pass; answers the number of matches made (new sessions, and sessions backfilled). */

@@ -1,8 +1,8 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig, MediaConfig } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
+import { BackgroundJobs, NOT_STOPPING } from '../metrics/background-jobs.js';
 import { MediaBlobsRepository } from './media-blobs.repository.js';
 import { MediaStore } from './media-store.js';
 import { MediaUploadsRepository } from './media-uploads.repository.js';
@@ -29,11 +29,9 @@ export interface SweepReport {
  * for the deletion and stores the bytes again, or holds the lock first and the sweep passes over them.
  */
 @Injectable()
-export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+export class MediaSweeper implements OnApplicationBootstrap {
   private readonly logger = new Logger('MediaSweeper');
   private readonly media: MediaConfig;
-  private worker: RepeatingJob | undefined;
-  private stopped = false;
 
   constructor(
     private readonly store: MediaStore,
@@ -48,33 +46,29 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   onApplicationBootstrap(): void {
-    if (this.media.sweepIntervalSeconds === 0) return;
-    this.worker = this.jobs.repeat(
-      'media-sweep',
-      () => this.media.sweepIntervalSeconds * 1000,
-      () => this.sweepOnce(),
-    );
+    this.jobs.schedule({
+      name: 'media-sweep',
+      enabled: this.media.sweepIntervalSeconds > 0,
+      pauseMs: () => this.media.sweepIntervalSeconds * 1000,
+      run: (stopping) => this.sweepOnce(stopping),
+    });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    await this.worker?.stop();
-  }
-
-  async sweepOnce(): Promise<SweepReport> {
+  /** One sweep; `stopping` (the instance shutting down) ends it between two removals. */
+  async sweepOnce(stopping: AbortSignal = NOT_STOPPING): Promise<SweepReport> {
     const report: SweepReport = {
-      expiredUploads: await this.sweepExpiredUploads(),
-      unreferencedBlobs: await this.sweepUnreferenced(),
-      orphanBlobs: await this.sweepOrphans(),
-      staleTemporaries: await this.sweepTemporaries(),
+      expiredUploads: await this.sweepExpiredUploads(stopping),
+      unreferencedBlobs: await this.sweepUnreferenced(stopping),
+      orphanBlobs: await this.sweepOrphans(stopping),
+      staleTemporaries: await this.sweepTemporaries(stopping),
     };
     if (Object.values(report).some((count) => count > 0)) this.logger.log({ ...report }, 'media store swept');
     return report;
   }
 
-  private async sweepExpiredUploads(): Promise<number> {
+  private async sweepExpiredUploads(stopping: AbortSignal): Promise<number> {
     let removed = 0;
-    while (!this.stopped) {
+    while (!stopping.aborted) {
       const expired = await this.uploads.transaction(async (transaction) => {
         const upload = await this.uploads.claimExpired(transaction);
         if (!upload) return false;
@@ -88,10 +82,10 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     return removed;
   }
 
-  private async sweepUnreferenced(): Promise<number> {
+  private async sweepUnreferenced(stopping: AbortSignal): Promise<number> {
     let removed = 0;
     // Digests being uploaded right now are passed over (their lock is held): a bounded number of rounds.
-    for (let round = 0; round < 100 && !this.stopped; round++) {
+    for (let round = 0; round < 100 && !stopping.aborted; round++) {
       const candidates = await this.blobs.unreferenced(BATCH);
       let removedThisRound = 0;
       for (const sha256 of candidates) if (await this.removeBlob(sha256, 'unreferenced')) removedThisRound += 1;
@@ -101,7 +95,7 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     return removed;
   }
 
-  private async sweepOrphans(): Promise<number> {
+  private async sweepOrphans(stopping: AbortSignal): Promise<number> {
     let removed = 0;
     let batch: string[] = [];
     const check = async () => {
@@ -110,7 +104,7 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
       batch = [];
     };
     for await (const sha256 of this.store.blobs()) {
-      if (this.stopped) break;
+      if (stopping.aborted) break;
       batch.push(sha256);
       if (batch.length === BATCH) await check();
     }
@@ -135,10 +129,10 @@ export class MediaSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     });
   }
 
-  private async sweepTemporaries(): Promise<number> {
+  private async sweepTemporaries(stopping: AbortSignal): Promise<number> {
     let removed = 0;
     for await (const key of this.store.staleTemporaries(new Date(Date.now() - this.media.uploadTtlSeconds * 1000))) {
-      if (this.stopped) break;
+      if (stopping.aborted) break;
       await this.store.discard(key);
       removed += 1;
     }

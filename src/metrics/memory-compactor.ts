@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { InjectConfig } from '../config/config.module.js';
@@ -16,9 +16,8 @@ type Collect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resor
  * one pause of the main thread (docs/PERFORMANCE.md, "Idle memory").
  */
 @Injectable()
-export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class MemoryCompactor implements OnApplicationBootstrap {
   private readonly logger = new Logger(MemoryCompactor.name);
-  private timer?: NodeJS.Timeout;
   private readonly work: number[] = [];
   private workBefore = 0;
   private rssAfterLast: number | undefined;
@@ -37,11 +36,7 @@ export class MemoryCompactor implements OnApplicationBootstrap, OnApplicationShu
     setFlagsFromString('--expose-gc');
     const collect = runInNewContext('gc') as Collect;
     this.workBefore = this.metrics.workDone();
-    this.timer = this.jobs.every('memory-compaction', 1000, () => this.tick(collect));
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.jobs.schedule({ name: 'memory-compaction', everyMs: 1000, run: () => this.tick(collect) });
   }
 
   private tick(collect: Collect): void {

@@ -232,6 +232,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly jobRuns = new Counter({
+    name: 'background_job_runs_total',
+    help: 'Runs of timers, intervals and background loops (failed ones too), by job',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+
   private readonly jobFailures = new Counter({
     name: 'background_job_failures_total',
     help: 'Runs of timers, intervals and background loops that threw or rejected (logged, then run again), by job',
@@ -264,6 +271,10 @@ export class MetricsService {
     help: 'Upgrades to /realtime answered 503 at once because REALTIME_UPGRADES_IN_FLIGHT were being decided',
     registers: [this.registry],
   });
+
+  countJobRun(job: string): void {
+    this.jobRuns.inc({ job });
+  }
 
   countJobFailure(job: string): void {
     this.jobFailures.inc({ job });

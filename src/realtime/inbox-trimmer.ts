@@ -1,9 +1,9 @@
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Transaction } from '../database/record.repository.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { afterCommit } from '../database/after-commit.js';
-import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NotificationsRepository } from './notifications.repository.js';
 
@@ -20,9 +20,8 @@ const TRIM_BATCH = 500;
  * seconds, so an inbox passes the bound by at most what arrives in that time.
  */
 @Injectable()
-export class InboxTrimmer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class InboxTrimmer implements OnApplicationBootstrap {
   private grown = new Set<string>();
-  private worker: RepeatingJob | undefined;
   private readonly max: number;
 
   constructor(
@@ -35,15 +34,7 @@ export class InboxTrimmer implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   onApplicationBootstrap(): void {
-    this.worker = this.jobs.repeat(
-      'inbox-trim',
-      () => TRIM_INTERVAL_MS,
-      () => this.trimOnce(),
-    );
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.worker?.stop();
+    this.jobs.schedule({ name: 'inbox-trim', pauseMs: () => TRIM_INTERVAL_MS, run: () => this.trimOnce() });
   }
 
   /** Events were written to these users' inboxes in `transaction`: they are trimmed once it commits. */

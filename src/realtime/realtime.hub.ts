@@ -7,7 +7,7 @@ import type { AppConfig } from '../config/environment.js';
 import { RevocationList } from '../auth/revocation-list.js';
 import type { Revocation } from '../auth/revocation.js';
 import { backoffDelay } from '../common/retry.js';
-import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
+import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { SocketGrant } from './realtime.auth.js';
 import { REALTIME_CHANNEL } from './events.js';
@@ -89,9 +89,6 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   private retryTimer: NodeJS.Timeout | undefined;
   /** Reads failed in a row: the wait before the next grows with them. */
   private failedReads = 0;
-  private pingTimer: NodeJS.Timeout | undefined;
-  private janitorTimer: NodeJS.Timeout | undefined;
-  private poller: RepeatingJob | undefined;
   /** With Redis: where the last poll of the inbox left off. */
   private polledTo: Cursor | undefined;
 
@@ -118,17 +115,16 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   async onApplicationBootstrap(): Promise<void> {
     await this.fanout.listen();
-    this.pingTimer = this.jobs.every('realtime-ping', this.pings.tickMs, () => this.ping());
+    this.jobs.schedule({ name: 'realtime-ping', everyMs: this.pings.tickMs, run: () => this.ping() });
     // The inbox is pruned hourly, and soon after a start; by one instance at a time.
-    this.janitorTimer = this.jobs.every('inbox-prune', 3600_000, () => this.prune());
-    this.jobs.after('inbox-prune', 10_000, () => this.prune());
+    this.jobs.schedule({ name: 'inbox-prune', everyMs: 3600_000, firstRunInMs: 10_000, run: () => this.prune() });
     if (this.fanout.viaRedis) {
       this.polledTo = await this.inbox.now().catch(() => undefined);
-      this.poller = this.jobs.repeat(
-        'inbox-poll',
-        () => (this.fanout.current ? POLL_MS_SUBSCRIBED : POLL_MS_UNSUBSCRIBED),
-        () => this.poll(),
-      );
+      this.jobs.schedule({
+        name: 'inbox-poll',
+        pauseMs: () => (this.fanout.current ? POLL_MS_SUBSCRIBED : POLL_MS_UNSUBSCRIBED),
+        run: () => this.poll(),
+      });
     }
   }
 
@@ -138,6 +134,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
    * a lost wake-up delays an event at most a poll's interval and never loses it.
    */
   private async poll(): Promise<void> {
+    if (this.stopping) return;
     if (!this.fanout.current) this.metrics.countRedisFallback('realtime');
     const users = this.connectedUsers();
     const { users: woken, next } = await this.inbox.usersWithEventsAfter(users, this.polledTo ?? (await this.inbox.now()));
@@ -150,13 +147,11 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   /**
    * Before Nest closes the WebSocket server (which would cut sockets off): sockets close with 1001 once
-   * the events already read are sent, and the closing handshakes get a moment to finish.
+   * the events already read are sent, and the closing handshakes get a moment to finish. From here on
+   * the periodic pings and polls do nothing; BackgroundJobs stops them.
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.pingTimer);
-    clearInterval(this.janitorTimer);
-    await this.poller?.stop();
     clearTimeout(this.retryTimer);
     this.horizon.release();
     await this.reading;
@@ -389,6 +384,8 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
 
   /** This tick's share of the sockets (PingWheel): each is pinged once per interval. */
   private ping(): void {
+    // Shutting down: the sockets are closing with 1001, and a pong missed meanwhile must not cut one off instead.
+    if (this.stopping) return;
     for (const connection of this.pings.due()) {
       if (!connection.alive) {
         connection.socket.terminate();

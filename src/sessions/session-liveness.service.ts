@@ -1,7 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import { BackgroundJobs, type RepeatingJob } from '../metrics/background-jobs.js';
+import { BackgroundJobs, NOT_STOPPING } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { RealtimeHub } from '../realtime/realtime.hub.js';
 import { depart } from './roster.js';
@@ -24,15 +24,12 @@ const PURGE_INTERVAL_MS = 60_000;
  * whole batch. Sessions that ENDED more than SESSION_RETENTION ago are removed too, in batches.
  */
 @Injectable()
-export class SessionLivenessService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SessionLivenessService implements OnApplicationBootstrap {
   private readonly logger = new Logger('SessionLiveness');
   private readonly timeoutSeconds: number;
   private readonly retentionSeconds: number;
   private readonly sweeps: boolean;
   private readonly purges: boolean;
-  private lastPurge = 0;
-  private worker: RepeatingJob | undefined;
-  private stopped = false;
 
   constructor(
     private readonly sessions: SessionsRepository,
@@ -49,26 +46,35 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
   }
 
   onApplicationBootstrap(): void {
-    if (!this.sweeps && !this.purges) return;
     // Four sweeps per timeout: a silent member goes between one and 1.25 timeouts after their last sign of life.
-    const interval = this.sweeps ? Math.max(250, (this.timeoutSeconds * 1000) / 4) : PURGE_INTERVAL_MS;
-    this.worker = this.jobs.repeat(
-      'session-liveness',
-      () => interval,
-      () => this.tick(),
-    );
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    await this.worker?.stop();
+    const sweepInterval = Math.max(250, (this.timeoutSeconds * 1000) / 4);
+    this.jobs.schedule({
+      name: 'session-sweep',
+      enabled: this.sweeps,
+      pauseMs: () => sweepInterval,
+      run: async (stopping) => {
+        const removed = await this.sweepOnce(stopping);
+        if (removed > 0) this.logger.log(`removed ${removed} silent session member(s)`);
+      },
+    });
+    // Each its own job: a failed sweep does not hold the purge back. The first purge comes with the first sweep.
+    this.jobs.schedule({
+      name: 'session-purge',
+      enabled: this.purges,
+      firstRunInMs: this.sweeps ? sweepInterval : PURGE_INTERVAL_MS,
+      pauseMs: () => PURGE_INTERVAL_MS,
+      run: async (stopping) => {
+        const purged = await this.purgeEndedOnce(stopping);
+        if (purged > 0) this.logger.log(`removed ${purged} session(s) ended more than ${this.retentionSeconds} s ago`);
+      },
+    });
   }
 
   /** Marks this instance's socket holders present, then removes silent members; answers how many were removed. */
-  async sweepOnce(): Promise<number> {
+  async sweepOnce(stopping: AbortSignal = NOT_STOPPING): Promise<number> {
     await this.sessions.touchPresence(this.hub.connectedUsers());
     let removed = 0;
-    for (let visited = 0; visited < SWEEP_BATCH && !this.stopped; visited++) {
+    for (let visited = 0; visited < SWEEP_BATCH && !stopping.aborted; visited++) {
       const count = await this.sessions.transaction(async (transaction) => {
         const [found] = await this.sessions.lockWithSilentMembers(transaction, this.timeoutSeconds, 1);
         if (!found) return undefined;
@@ -83,29 +89,12 @@ export class SessionLivenessService implements OnApplicationBootstrap, OnApplica
   }
 
   /** Removes the sessions that ENDED more than SESSION_RETENTION ago; answers how many went. */
-  async purgeEndedOnce(): Promise<number> {
+  async purgeEndedOnce(stopping: AbortSignal = NOT_STOPPING): Promise<number> {
     let purged = 0;
-    for (let batch = PURGE_BATCH; batch === PURGE_BATCH && !this.stopped;) {
+    for (let batch = PURGE_BATCH; batch === PURGE_BATCH && !stopping.aborted;) {
       batch = await this.sessions.deleteEndedBefore(this.retentionSeconds, PURGE_BATCH);
       purged += batch;
     }
-    this.lastPurge = Date.now();
     return purged;
-  }
-
-  private async tick(): Promise<void> {
-    // Each on its own: a failed sweep does not hold the purge back.
-    if (this.sweeps) {
-      await this.jobs.run('session-sweep', async () => {
-        const removed = await this.sweepOnce();
-        if (removed > 0) this.logger.log(`removed ${removed} silent session member(s)`);
-      });
-    }
-    if (this.purges && Date.now() - this.lastPurge >= PURGE_INTERVAL_MS) {
-      await this.jobs.run('session-purge', async () => {
-        const purged = await this.purgeEndedOnce();
-        if (purged > 0) this.logger.log(`removed ${purged} session(s) ended more than ${this.retentionSeconds} s ago`);
-      });
-    }
   }
 }
