@@ -94,7 +94,7 @@ function verifyEdDsa(token: string, key: KeyObject, { issuer, audience, clockTol
   if (audience !== undefined && !(Array.isArray(aud) ? aud : [aud]).includes(audience))
     throw new ProviderTokenRejected('has a claim that is not accepted: aud');
   if (issuer !== undefined && iss !== issuer) throw new ProviderTokenRejected('has a claim that is not accepted: iss');
-  return claims as Claims;
+  return claims;
 }
 
 /** jsonwebtoken's reasons, by the error's name (its classes may come from another realm under jest). */
