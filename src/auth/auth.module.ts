@@ -21,6 +21,7 @@ import { PlayerSessionsService } from './player-sessions.service.js';
 import { RevocationList } from './revocation-list.js';
 import { IdentitiesRepository } from './identities.repository.js';
 import { DeviceIds } from './device-ids.js';
+import { AccessTokens } from './access-token.js';
 
 @Module({
   imports: [
@@ -42,11 +43,12 @@ import { DeviceIds } from './device-ids.js';
     }),
   ],
   controllers: [AuthController, PlayerSessionsController, DevSignInController],
-  // The global guards (AppModule) verify our token: the JwtGuard (with the revocation list), and the
-  // rate limiter to count per user. UsersModule and the realtime hub use the sessions' repositories;
+  // The global guards (AppModule) and the socket verify our token through AccessTokens: the JwtGuard
+  // (with the revocation list), the rate limiter to count per user, RealtimeAuth. UsersModule and the realtime hub use the sessions' repositories;
   // AccountModule links identities, checked as sign-in checks them. SignedCursors is keyed from the token secret.
   exports: [
     JwtModule,
+    AccessTokens,
     RevocationList,
     UsersRepository,
     PlayerSessionsRepository,
@@ -83,6 +85,7 @@ import { DeviceIds } from './device-ids.js';
     PlayerSessionsRepository,
     AuthAuditRepository,
     RevocationList,
+    AccessTokens,
     Idp1Strategy,
     Idp2Strategy,
     {

@@ -1,6 +1,7 @@
-import { exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK, SignJWT } from 'jose';
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPair, type webcrypto } from 'node:crypto';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import jsonwebtoken from 'jsonwebtoken';
 import { createFileOnce } from '../common/create-file-once.js';
 
 /**
@@ -11,10 +12,13 @@ import { createFileOnce } from '../common/create-file-once.js';
 export const DEV_IDP_ISSUER = 'urn:game-backend:dev-idp';
 const ALGORITHM = 'RS256';
 
+/** A JSON Web Key as a key set publishes it, named by its `kid`. */
+export type Jwk = webcrypto.JsonWebKey & { kid?: string };
+
 export interface DevIdentityProvider {
   issuer: string;
   /** The public key, as the JWKS a real provider would publish. */
-  jwks: JSONWebKeySet;
+  jwks: { keys: Jwk[] };
   /** A provider token for `subject`, as a real idp1 would issue it. */
   issueToken(subject: string, claims?: { name?: string; email?: string }, lifetimeSeconds?: number): Promise<string>;
 }
@@ -22,30 +26,32 @@ export interface DevIdentityProvider {
 export async function loadDevIdentityProvider(dataDir: string): Promise<DevIdentityProvider> {
   const privateJwk = await loadOrCreateKey(join(dataDir, 'dev-idp'));
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = privateJwk;
-  const privateKey = await importJWK(privateJwk, ALGORITHM);
+  const privateKey = createPrivateKey({ key: privateJwk, format: 'jwk' });
   return {
     issuer: DEV_IDP_ISSUER,
     jwks: { keys: [publicJwk] },
     issueToken: (subject, claims = {}, lifetimeSeconds = 3600) =>
-      new SignJWT({ ...claims })
-        .setProtectedHeader({ alg: ALGORITHM, kid: privateJwk.kid })
-        .setIssuer(DEV_IDP_ISSUER)
-        .setSubject(subject)
-        .setIssuedAt()
-        .setExpirationTime(`${lifetimeSeconds}s`)
-        .sign(privateKey),
+      Promise.resolve(
+        jsonwebtoken.sign({ ...claims }, privateKey, {
+          algorithm: ALGORITHM,
+          keyid: String(privateJwk.kid),
+          issuer: DEV_IDP_ISSUER,
+          subject,
+          expiresIn: lifetimeSeconds,
+        }),
+      ),
   };
 }
 
-async function loadOrCreateKey(folder: string): Promise<JWK> {
+async function loadOrCreateKey(folder: string): Promise<Jwk> {
   // The service and the dev-token script may race to create the key: both get the one kept.
   const text = await createFileOnce(join(folder, 'private-key.json'), async () => {
-    const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true, modulusLength: 2048 });
-    const jwk = await exportJWK(privateKey);
+    const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
+    const jwk: Jwk = privateKey.export({ format: 'jwk' });
     jwk.kid = createHash('sha256').update(String(jwk.n)).digest('base64url').slice(0, 16);
     jwk.alg = ALGORITHM;
     jwk.use = 'sig';
     return JSON.stringify(jwk);
   });
-  return JSON.parse(text) as JWK;
+  return JSON.parse(text) as Jwk;
 }

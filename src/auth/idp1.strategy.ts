@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTVerifyGetKey } from 'jose';
 import { Strategy } from 'passport-custom';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
@@ -10,7 +9,11 @@ import { readAuthorizationToken } from './authorization-header.js';
 import { DevIdentityProvider } from './dev-identity-provider.js';
 import { profileClaims, type ProviderIdentity } from './identity.js';
 import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
+import { ProviderKeySet, UnpublishedKey } from './provider-keys.js';
 import { ProviderTokenRejected, verifyProviderToken } from './provider-token.js';
+
+const KEY_SET_TIMEOUT_MS = 5000;
+const KEY_CACHE_MS = 10 * 60 * 1000;
 
 /**
  * idp1, an OpenID Connect provider: its token is a JWT checked against the provider's JWKS, which is
@@ -19,7 +22,7 @@ import { ProviderTokenRejected, verifyProviderToken } from './provider-token.js'
 @Injectable()
 export class Idp1Strategy extends PassportStrategy(Strategy, 'idp1') {
   private readonly logger = new Logger(Idp1Strategy.name);
-  private readonly keys: JWTVerifyGetKey | undefined;
+  private readonly keys: ProviderKeySet | undefined;
   private readonly issuer: string | undefined;
 
   constructor(
@@ -28,14 +31,15 @@ export class Idp1Strategy extends PassportStrategy(Strategy, 'idp1') {
   ) {
     super();
     if (config.idp1.jwksUrl) {
-      this.keys = createRemoteJWKSet(new URL(config.idp1.jwksUrl), {
-        timeoutDuration: 5000,
-        cooldownDuration: config.idp1.jwksCooldownSeconds * 1000,
-        cacheMaxAge: 10 * 60 * 1000,
+      const url = config.idp1.jwksUrl;
+      this.keys = new ProviderKeySet(() => fetchKeySet(url), {
+        cacheMs: KEY_CACHE_MS,
+        cooldownMs: config.idp1.jwksCooldownSeconds * 1000,
       });
       this.issuer = config.idp1.issuer;
     } else if (devIdentityProvider) {
-      this.keys = createLocalJWKSet(devIdentityProvider.jwks);
+      const { jwks } = devIdentityProvider;
+      this.keys = new ProviderKeySet(() => Promise.resolve(jwks), { cacheMs: KEY_CACHE_MS, cooldownMs: 0 });
       this.issuer = devIdentityProvider.issuer;
     }
   }
@@ -63,28 +67,23 @@ export class Idp1Strategy extends PassportStrategy(Strategy, 'idp1') {
     } catch (error) {
       if (error instanceof ApiException) throw error;
       if (error instanceof ProviderTokenRejected) throw unauthorized(`the idp1 token ${error.message}`);
-      if (isProviderFailure(error)) {
-        this.logger.warn(`idp1 key set unavailable: ${(error as Error).message}`);
-        throw new ApiException(503, ErrorCode.PROVIDER_UNAVAILABLE, 'idp1 is unavailable: try again shortly');
-      }
-      throw unauthorized(describeRejection(error));
+      if (error instanceof UnpublishedKey) throw unauthorized('the idp1 token is signed with a key the provider does not publish');
+      this.logger.warn(`idp1 key set unavailable: ${(error as Error).message}`);
+      throw new ApiException(503, ErrorCode.PROVIDER_UNAVAILABLE, 'idp1 is unavailable: try again shortly');
     }
   }
 }
 
 /**
- * Only a token the provider's keys reject is the player's fault (401). Everything else, a key set that
- * times out, answers 500 or cannot be reached at all, is the provider's (503): the check is made that
- * way round so that an unforeseen network error never signs a player out. (`instanceof TypeError` for
- * fetch failures is not enough: it fails across realms, as under jest.)
+ * The provider's key set. Only a token the provider's keys reject is the player's fault (401, and
+ * UnpublishedKey when the set has no key of its `kid`); everything this throws, a set that times out,
+ * answers 500 or cannot be reached at all, is the provider's (503), so that an unforeseen network error
+ * never signs a player out.
  */
-function isProviderFailure(error: unknown): boolean {
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return true;
-  if (error instanceof errors.JOSEError) return error.code === 'ERR_JOSE_GENERIC';
-  return true;
-}
-
-function describeRejection(error: unknown): string {
-  if (error instanceof errors.JWKSNoMatchingKey) return 'the idp1 token is signed with a key the provider does not publish';
-  return 'the idp1 token is not valid';
+async function fetchKeySet(url: string): Promise<{ keys: unknown[] }> {
+  const response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(KEY_SET_TIMEOUT_MS) });
+  if (!response.ok) throw new Error(`the key set answered HTTP ${response.status}`);
+  const set = (await response.json()) as { keys?: unknown };
+  if (!Array.isArray(set?.keys)) throw new Error('the key set is not a JSON Web Key Set');
+  return set as { keys: unknown[] };
 }

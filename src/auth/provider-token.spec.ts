@@ -1,4 +1,6 @@
-import { createLocalJWKSet, errors, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+// The tokens are signed with jose, another implementation than the one that verifies them, as a provider's would be.
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { ProviderKeySet, UnpublishedKey } from './provider-keys.js';
 import { ProviderTokenRejected, verifyProviderToken } from './provider-token.js';
 
 const ISSUER = 'https://idp1.unit.example';
@@ -19,13 +21,14 @@ function sign(claims: JWTPayload, key: KeyPair['privateKey'] | Uint8Array, heade
 
 describe('verifyProviderToken', () => {
   const pairs = new Map<string, KeyPair>();
-  let keys: ReturnType<typeof createLocalJWKSet>;
+  let keys: ProviderKeySet;
   const check = () => ({ keys, issuer: ISSUER, audience: AUDIENCE, clockTolerance: 30 });
 
   beforeAll(async () => {
     const algorithms = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'];
     for (const alg of algorithms) pairs.set(alg, await generateKeyPair(alg, { extractable: true }));
-    keys = createLocalJWKSet({ keys: await Promise.all(algorithms.map((alg) => publicJwk(pairs.get(alg)!, `key-${alg}`, alg))) });
+    const set = { keys: await Promise.all(algorithms.map((alg) => publicJwk(pairs.get(alg)!, `key-${alg}`, alg))) };
+    keys = new ProviderKeySet(() => Promise.resolve(set), { cacheMs: 60_000, cooldownMs: 0 });
   });
 
   it.each(['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'])('accepts a %s token signed by a key of the set, every time', async (alg) => {
@@ -42,11 +45,11 @@ describe('verifyProviderToken', () => {
   });
 
   it('refuses a key of the set used with an algorithm its type does not allow', async () => {
-    // An RS256 signature presented as PS256 under the RSA key's kid: jose finds no PS256 key there.
+    // An RS256 signature presented as ES256 under the RSA key's kid: the set has no ES256 key there.
     const token = await sign({}, pairs.get('RS256')!.privateKey, { kid: 'key-RS256' });
     const [, payload, signature] = token.split('.');
     const header = Buffer.from(JSON.stringify({ alg: 'ES256', kid: 'key-RS256' })).toString('base64url');
-    await expect(verifyProviderToken(`${header}.${payload}.${signature}`, check())).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
+    await expect(verifyProviderToken(`${header}.${payload}.${signature}`, check())).rejects.toBeInstanceOf(UnpublishedKey);
   });
 
   it('refuses symmetric and unsigned tokens before looking for a key', async () => {
@@ -86,8 +89,8 @@ describe('verifyProviderToken', () => {
     await expect(verifyProviderToken(token, check())).resolves.toMatchObject({ sub: 'player-1' });
   });
 
-  it('names an unknown kid as jose does, for the caller to tell from a bad token', async () => {
+  it('names an unknown kid apart (UnpublishedKey), for the caller to tell from a bad token', async () => {
     const token = await sign({}, pairs.get('RS256')!.privateKey, { kid: 'never-published' });
-    await expect(verifyProviderToken(token, check())).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
+    await expect(verifyProviderToken(token, check())).rejects.toBeInstanceOf(UnpublishedKey);
   });
 });

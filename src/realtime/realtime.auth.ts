@@ -1,11 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { JwtService } from '@nestjs/jwt';
-import { verifyAccessToken } from '../auth/access-token.js';
-import type { AccessTokenClaims } from '../auth/auth.service.js';
-import { readAuthorizationToken } from '../auth/authorization-header.js';
-import { callerOf } from '../auth/jwt.guard.js';
-import { RevocationList } from '../auth/revocation-list.js';
+import { AccessTokens } from '../auth/access-token.js';
 import { badRequest, unauthorized } from '../common/errors.js';
 import { SECRET_TOKEN_PATTERN } from '../common/secret-token.js';
 import { Budget } from '../common/rate-limit.decorators.js';
@@ -28,9 +23,8 @@ const TICKET_REFUSED = 'the ticket is unknown, used already or expired: get anot
 @Injectable()
 export class RealtimeAuth {
   constructor(
-    private readonly jwt: JwtService,
+    private readonly tokens: AccessTokens,
     private readonly tickets: RealtimeTicketsRepository,
-    private readonly revocations: RevocationList,
     private readonly limiter: RateLimiter,
   ) {}
 
@@ -69,22 +63,15 @@ export class RealtimeAuth {
 
   /** Whether the socket's session has been revoked (checked again once the socket has joined the hub). */
   isRevoked(holder: TicketHolder): boolean | Promise<boolean> {
-    return this.revocations.isRevoked(holder.userUid, holder.sessionUid, holder.tokenIssuedAt);
+    return this.tokens.isRevoked(holder.userUid, holder.sessionUid, holder.tokenIssuedAt);
   }
 
   /** Whom the credentials name; a ticket is only looked at here, not used up. */
   private async identify(request: IncomingMessage, ticket: string | null): Promise<TicketHolder> {
     const header = request.headers.authorization;
     if (header !== undefined) {
-      const token = readAuthorizationToken(header);
-      if (!token) throw unauthorized('the Authorization header must be "jwt <token>" or "Bearer <token>"');
-      let claims: AccessTokenClaims;
-      try {
-        claims = await verifyAccessToken(this.jwt, request, token);
-      } catch {
-        throw unauthorized('the token is invalid or has expired: sign in again');
-      }
-      const caller = callerOf(claims);
+      // Revocation is asked last (grant), as for a ticket's holder: the caller's budget is spent first.
+      const caller = await this.tokens.callerOf(request, header);
       return {
         userUid: caller.uid,
         roles: caller.roles,

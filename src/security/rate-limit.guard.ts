@@ -1,6 +1,5 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { JwtService } from '@nestjs/jwt';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
@@ -10,8 +9,7 @@ import {
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
-import { verifyAccessToken } from '../auth/access-token.js';
-import { readAuthorizationToken } from '../auth/authorization-header.js';
+import { AccessTokens } from '../auth/access-token.js';
 import { IS_PUBLIC } from '../common/auth.decorators.js';
 import { Budget, SIGN_IN_RATE_LIMIT } from '../common/rate-limit.decorators.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -20,8 +18,7 @@ import { RateLimiter } from './rate-limiter.js';
  * @nestjs/throttler as the service needs it. It runs before the JwtGuard (AppModule states the
  * order), so that floods of bad tokens are counted too, and it verifies
  * the token itself to count a signed-in caller by user: an unverified `sub` would let anyone spend
- * another player's budget. The verification is shared with the JwtGuard (verifyAccessToken), so a
- * request pays for it once. Each budget spans all routes, not one route (the library's default key),
+ * another player's budget. The verification is the JwtGuard's (AccessTokens), done once per request. Each budget spans all routes, not one route (the library's default key),
  * and upgrades to /realtime too: the library decides which budgets apply to a route and with which
  * limits, RateLimiter counts and refuses, for both. Routes opt out with @NoRateLimit() (health, metrics).
  */
@@ -32,7 +29,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly limiter: RateLimiter,
-    private readonly jwt: JwtService,
+    private readonly tokens: AccessTokens,
   ) {
     super(options, storage, reflector);
   }
@@ -55,15 +52,7 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   /** `user:<uid>` for a valid token of ours; the address otherwise (the JwtGuard then answers 401). */
   private async callerOf(request: FastifyRequest): Promise<string> {
-    const token = readAuthorizationToken(request.headers.authorization);
-    if (token) {
-      try {
-        const { sub } = await verifyAccessToken(this.jwt, request, token);
-        if (typeof sub === 'string') return this.limiter.byUser(sub);
-      } catch {
-        // counted by address
-      }
-    }
-    return this.limiter.byAddress(request.ip);
+    const userUid = await this.tokens.userUidOf(request, request.headers.authorization);
+    return userUid === undefined ? this.limiter.byAddress(request.ip) : this.limiter.byUser(userUid);
   }
 }

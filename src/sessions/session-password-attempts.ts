@@ -1,55 +1,72 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { HttpStatus, Injectable } from '@nestjs/common';
+import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import { ApiException, ErrorCode } from '../common/errors.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
-import { RedisConnection } from '../redis/redis.connection.js';
 
-const MINUTE_SECONDS = 60;
+const MINUTE_MS = 60_000;
+/** The throttler name and key prefix of these counters, apart from the request budgets'. */
+const PREFIX = 'session-password';
+
+interface GuessBudget {
+  key: string;
+  limit: number;
+  whose: string;
+}
 
 /**
  * Wrong join passwords, counted per (session, user) and per session over a minute, so that a short
  * PIN cannot be guessed (and every guess costs the service an scrypt hash): past either budget the
- * join is refused with 429 before the password is even hashed. rate-limiter-flexible's brute-force
- * pattern: counters in Redis when REDIS_URL is set, so that every instance counts together, with an
- * in-memory limiter that takes over while Redis is away.
+ * join is refused with 429 before the password is even hashed. The counters live in the rate limits'
+ * storage (SecurityModule's ThrottlerStorage: Redis when REDIS_URL is set, so that every instance
+ * counts together, this instance's memory otherwise and while Redis is away). That storage can only
+ * count up, and a join must look before it counts: so the guess that spends a budget's last also sets
+ * a mark on it (a key over a limit of 0, blocked until the count's window ends), and a join reads the
+ * mark with an increment that no limit refuses, which the storage answers as blocked while it lasts.
  */
 @Injectable()
 export class SessionPasswordAttempts {
-  private readonly perUser: RateLimiterAbstract;
-  private readonly perSession: RateLimiterAbstract;
+  private readonly perUser: number;
+  private readonly perSession: number;
 
-  constructor(@InjectConfig() config: AppConfig, redis: RedisConnection) {
-    const limiter = (keyPrefix: string, points: number): RateLimiterAbstract => {
-      const options = { keyPrefix, points, duration: MINUTE_SECONDS };
-      const local = new RateLimiterMemory(options);
-      return redis.client ? new RateLimiterRedis({ ...options, storeClient: redis.client, insuranceLimiter: local }) : local;
-    };
-    this.perUser = limiter('session-password:user', config.sessionPasswordAttempts.perUser);
-    this.perSession = limiter('session-password:session', config.sessionPasswordAttempts.perSession);
+  constructor(
+    @InjectConfig() config: AppConfig,
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+  ) {
+    this.perUser = config.sessionPasswordAttempts.perUser;
+    this.perSession = config.sessionPasswordAttempts.perSession;
   }
 
   /** 429 when the user, or everyone together, has used up the session's wrong guesses of the minute. */
   async requireAttemptsLeft(sessionUid: string, userUid: string): Promise<void> {
-    const [mine, everyone] = await Promise.all([this.perUser.get(`${sessionUid}:${userUid}`), this.perSession.get(sessionUid)]);
-    const spent = [
-      { counted: mine, limit: this.perUser.points, whose: 'your' },
-      { counted: everyone, limit: this.perSession.points, whose: "this session's" },
-    ].find(({ counted, limit }) => counted !== null && counted.consumedPoints >= limit);
-    if (spent) throw tooManyGuesses(spent.whose, spent.limit, spent.counted!.msBeforeNext);
+    const budgets = this.budgetsOf(sessionUid, userUid);
+    const marks = await Promise.all(
+      budgets.map(({ key }) => this.storage.increment(`${key}:used-up`, MINUTE_MS, Number.MAX_SAFE_INTEGER, MINUTE_MS, PREFIX)),
+    );
+    const spent = marks.findIndex((mark) => mark.isBlocked);
+    if (spent >= 0) throw tooManyGuesses(budgets[spent], marks[spent].timeToBlockExpire);
   }
 
   /** A wrong password: it counts against both budgets. */
   async wrongPassword(sessionUid: string, userUid: string): Promise<void> {
-    await Promise.all([
-      this.perUser.penalty(`${sessionUid}:${userUid}`).catch(ignoreRefusal),
-      this.perSession.penalty(sessionUid).catch(ignoreRefusal),
-    ]);
+    await Promise.all(
+      this.budgetsOf(sessionUid, userUid).map(async ({ key, limit }) => {
+        const { totalHits, timeToExpire } = await this.storage.increment(key, MINUTE_MS, limit, 0, PREFIX);
+        if (totalHits >= limit) await this.storage.increment(`${key}:used-up`, MINUTE_MS, 0, Math.max(1, timeToExpire) * 1000, PREFIX);
+      }),
+    );
+  }
+
+  private budgetsOf(sessionUid: string, userUid: string): GuessBudget[] {
+    return [
+      { key: `${PREFIX}:user:${sessionUid}:${userUid}`, limit: this.perUser, whose: 'your' },
+      { key: `${PREFIX}:session:${sessionUid}`, limit: this.perSession, whose: "this session's" },
+    ];
   }
 }
 
-function tooManyGuesses(whose: string, limit: number, msBeforeNext: number): ApiException {
-  const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+function tooManyGuesses({ whose, limit }: GuessBudget, secondsLeft: number): ApiException {
+  const retryAfter = Math.max(1, secondsLeft);
   return new ApiException(
     HttpStatus.TOO_MANY_REQUESTS,
     ErrorCode.RATE_LIMITED,
@@ -58,8 +75,3 @@ function tooManyGuesses(whose: string, limit: number, msBeforeNext: number): Api
     retryAfter,
   );
 }
-
-// A penalty past the limit answers a refusal; the count is what matters here.
-const ignoreRefusal = (error: unknown) => {
-  if (!(error instanceof RateLimiterRes)) throw error;
-};
