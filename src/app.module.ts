@@ -9,6 +9,7 @@ import { AuditModule } from './audit/audit.module.js';
 import { AssetsModule } from './assets/assets.module.js';
 import { MediaModule } from './media/media.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { AuthPortsModule } from './auth/auth-ports.module.js';
 import { JwtGuard } from './auth/jwt.guard.js';
 import { ConfigModule } from './config/config.module.js';
 import type { AppConfig } from './config/environment.js';
@@ -55,6 +56,7 @@ export class AppModule {
         HealthModule,
         SecurityModule,
         AuthModule,
+        AuthPortsModule,
         AccountModule,
         UsersModule,
         PersonasModule,

@@ -6,13 +6,14 @@ import { unauthorized } from '../common/errors.js';
 import { ADMIN_ROLE, type AccessTokenClaims } from './auth.service.js';
 import { readAuthorizationToken } from './authorization-header.js';
 import { RevocationList } from './revocation-list.js';
+import type { TokenVerifier } from '../security/identity.ports.js';
 
 /**
  * Our access token, checked one way wherever it arrives: REST requests (JwtGuard), the rate limiter
  * that counts them per user (RateLimitGuard) and upgrades to /realtime (RealtimeAuth).
  */
 @Injectable()
-export class AccessTokens {
+export class AccessTokens implements TokenVerifier {
   constructor(
     private readonly jwt: JwtService,
     private readonly revocations: RevocationList,

@@ -13,7 +13,7 @@ import { DeviceIds } from './device-ids.js';
 import { IdentitiesRepository } from './identities.repository.js';
 import { type ClientInfo, type PlayerSessionRow, PlayerSessionsRepository, type SignInRequest } from './player-sessions.repository.js';
 import { refreshVerdict } from './refresh.rules.js';
-import type { Revocation } from './revocation.js';
+import type { Revocation } from '../security/revocation.js';
 import { RevocationList } from './revocation-list.js';
 
 export const ADMIN_ROLE = 'admin';

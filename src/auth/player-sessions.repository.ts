@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { Transaction } from '../database/record.repository.js';
 import { newSecretToken } from '../common/secret-token.js';
 import type { VerifiedIdentity } from './identity.js';
-import type { Revocation } from './revocation.js';
+import type { Revocation } from '../security/revocation.js';
 import { bannedNow } from './users.repository.js';
 import { transact } from '../database/after-commit.js';
 import { Fanout } from '../database/fanout.js';

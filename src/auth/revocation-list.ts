@@ -6,9 +6,10 @@ import type { Transaction } from '../database/record.repository.js';
 import { backoffDelay } from '../common/retry.js';
 import { Fanout } from '../database/fanout.js';
 import { PlayerSessionsRepository, REVOCATIONS_CHANNEL } from './player-sessions.repository.js';
+import type { RevocationFeed } from '../security/identity.ports.js';
 import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { parseRevocation, type Revocation } from './revocation.js';
+import { parseRevocation, type Revocation } from '../security/revocation.js';
 
 /** Clock difference between instances that a revocation's memory allows for. */
 const SKEW_MS = 60_000;
@@ -25,7 +26,7 @@ const CATCH_UP_WINDOW_SECONDS = 60;
  * instead, so a revoked token is never accepted for want of news.
  */
 @Injectable()
-export class RevocationList implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class RevocationList implements RevocationFeed, OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Revocations');
   /** Revoked session → when to forget it (epoch ms): every token it issued has expired by then. */
   private readonly sessions = new Map<string, number>();

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { AccessTokens } from '../auth/access-token.js';
+import { TokenVerifier } from '../security/identity.ports.js';
 import { badRequest, unauthorized } from '../common/errors.js';
 import { SECRET_TOKEN_PATTERN } from '../common/secret-token.js';
 import { Budget } from '../common/rate-limit.decorators.js';
@@ -23,7 +23,7 @@ const TICKET_REFUSED = 'the ticket is unknown, used already or expired: get anot
 @Injectable()
 export class RealtimeAuth {
   constructor(
-    private readonly tokens: AccessTokens,
+    private readonly tokens: TokenVerifier,
     private readonly tickets: RealtimeTicketsRepository,
     private readonly limiter: RateLimiter,
   ) {}

@@ -4,8 +4,8 @@ import type { WebSocket } from 'ws';
 import { InjectConfig } from '../config/config.module.js';
 import { Fanout } from '../database/fanout.js';
 import type { AppConfig } from '../config/environment.js';
-import { RevocationList } from '../auth/revocation-list.js';
-import type { Revocation } from '../auth/revocation.js';
+import { RevocationFeed } from '../security/identity.ports.js';
+import type { Revocation } from '../security/revocation.js';
 import { backoffDelay } from '../common/retry.js';
 import { BackgroundJobs } from '../metrics/background-jobs.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -95,7 +95,7 @@ export class RealtimeHub implements OnModuleInit, OnApplicationBootstrap, Before
   constructor(
     private readonly inbox: NotificationsRepository,
     private readonly fanout: Fanout,
-    private readonly revocations: RevocationList,
+    private readonly revocations: RevocationFeed,
     private readonly metrics: MetricsService,
     private readonly jobs: BackgroundJobs,
     @InjectConfig() private readonly config: AppConfig,

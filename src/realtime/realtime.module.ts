@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module.js';
 import { SecurityModule } from '../security/security.module.js';
 import { RealtimeTicketsRepository } from './notifications.repository.js';
 import { RealtimeAuth } from './realtime.auth.js';
@@ -12,7 +11,7 @@ import { RealtimeService } from './realtime.service.js';
  * tickets and the inbox are NotificationsModule's, which knows every feature's events. The events themselves are written by the repositories through EventOutbox (OutboxModule).
  */
 @Module({
-  imports: [AuthModule, SecurityModule],
+  imports: [SecurityModule],
   providers: [RealtimeGateway, RealtimeHub, RealtimeAuth, RealtimeService, RealtimeTicketsRepository],
   exports: [RealtimeHub, RealtimeAuth, RealtimeService],
 })

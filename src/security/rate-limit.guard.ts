@@ -9,7 +9,7 @@ import {
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
-import { AccessTokens } from '../auth/access-token.js';
+import { TokenVerifier } from './identity.ports.js';
 import { IS_PUBLIC } from '../common/auth.decorators.js';
 import { Budget, SIGN_IN_RATE_LIMIT } from '../common/rate-limit.decorators.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -18,7 +18,7 @@ import { RateLimiter } from './rate-limiter.js';
  * @nestjs/throttler as the service needs it. It runs before the JwtGuard (AppModule states the
  * order), so that floods of bad tokens are counted too, and it verifies
  * the token itself to count a signed-in caller by user: an unverified `sub` would let anyone spend
- * another player's budget. The verification is the JwtGuard's (AccessTokens), done once per request. Each budget spans all routes, not one route (the library's default key),
+ * another player's budget. The verification is the JwtGuard's (TokenVerifier: AccessTokens), done once per request. Each budget spans all routes, not one route (the library's default key),
  * and upgrades to /realtime too: the library decides which budgets apply to a route and with which
  * limits, RateLimiter counts and refuses, for both. Routes opt out with @NoRateLimit() (health, metrics).
  */
@@ -29,7 +29,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly limiter: RateLimiter,
-    private readonly tokens: AccessTokens,
+    private readonly tokens: TokenVerifier,
   ) {
     super(options, storage, reflector);
   }
