@@ -37,8 +37,6 @@ export class RevocationList implements RevocationFeed, OnModuleInit, OnApplicati
   private loaded = false;
   /** Bumped when the fan-out is lost: a load started before then does not vouch for the list. */
   private generation = 0;
-  private pruneTimer: NodeJS.Timeout | undefined;
-  private catchUpTimer: NodeJS.Timeout | undefined;
   private stopping = false;
 
   constructor(
@@ -64,17 +62,15 @@ export class RevocationList implements RevocationFeed, OnModuleInit, OnApplicati
   async onApplicationBootstrap(): Promise<void> {
     await this.fanout.listen();
     await this.load();
-    this.pruneTimer = this.jobs.every('revocations-prune', 60_000, () => this.prune());
+    this.jobs.schedule({ name: 'revocations-prune', everyMs: 60_000, run: () => this.prune() });
     // Over Redis an announcement can be lost (published after the commit): the recent revocations are
     // read again every second, so a lost one takes effect within that.
     // The next round tries again; meanwhile the list is as current as the fan-out made it.
-    if (this.fanout.viaRedis) this.catchUpTimer = this.jobs.every('revocations-catch-up', CATCH_UP_MS, () => this.catchUp());
+    this.jobs.schedule({ name: 'revocations-catch-up', everyMs: CATCH_UP_MS, enabled: this.fanout.viaRedis, run: () => this.catchUp() });
   }
 
   onApplicationShutdown(): void {
     this.stopping = true;
-    clearInterval(this.pruneTimer);
-    clearInterval(this.catchUpTimer);
   }
 
   /** Whether the memory answers for itself (else isRevoked asks the database). */

@@ -32,16 +32,20 @@ describe('BackgroundJobs', () => {
     jobs = new BackgroundJobs(metrics);
   });
 
-  it('counts an interval whose callback throws, and runs it again: the process goes on', async () => {
+  it('counts a periodic job whose run throws, and runs it again: the process goes on', async () => {
     let runs = 0;
-    const timer = jobs.every('throws', 1, () => {
-      runs++;
-      throw emfile();
+    const job = jobs.schedule({
+      name: 'throws',
+      everyMs: 1,
+      run: () => {
+        runs++;
+        throw emfile();
+      },
     });
     try {
       await until(async () => (await failuresOf(metrics, 'throws')) >= 3);
     } finally {
-      clearInterval(timer);
+      await job.stop();
     }
     expect(await failuresOf(metrics, 'throws')).toBeGreaterThanOrEqual(3);
     expect(runs).toBeGreaterThanOrEqual(3);

@@ -125,14 +125,6 @@ export class BackgroundJobs implements BeforeApplicationShutdown {
     return setTimeout(() => void this.run(job, work), ms).unref();
   }
 
-  /**
-   * Runs `work` every `ms`, unguarded, and its owner clears it. Only the revocation list (src/auth,
-   * another step's folder) still uses it; a periodic job is a `schedule`.
-   */
-  every(job: string, ms: number, work: () => unknown): NodeJS.Timeout {
-    return setInterval(() => void this.run(job, work), ms).unref();
-  }
-
   private failed(job: string, error: unknown): void {
     this.metrics.countJobFailure(job);
     const now = Date.now();
