@@ -26,7 +26,7 @@ describe('the map of events', () => {
     expect(EVENT_SCHEMAS).toHaveLength(EVENT_TYPES.length);
   });
 
-  // The calls below are never made: they are for the type checker (`npm test` runs it first), which fails
+  // The calls below are never made: they are for the type checker (`npm run lint` runs it), which fails
   // on a `@ts-expect-error` with no error under it.
   it("types the outbox: a payload that is not its type's does not compile", () => {
     const outbox = undefined as unknown as EventOutbox;
