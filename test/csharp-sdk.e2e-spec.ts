@@ -18,6 +18,8 @@ interface Fault {
   status: number;
   retryAfter?: number;
   times: number;
+  /** The error body's code, if not the status's usual one. */
+  code?: string;
 }
 
 /**
@@ -159,7 +161,7 @@ describe('the C# SDK on Mono', () => {
         'content-type': 'application/json',
         ...(fault.retryAfter !== undefined && { 'retry-after': String(fault.retryAfter) }),
       });
-      const code = { 401: 'UNAUTHORIZED', 429: 'RATE_LIMITED' }[fault.status] ?? 'DATABASE_UNAVAILABLE';
+      const code = fault.code ?? { 401: 'UNAUTHORIZED', 429: 'RATE_LIMITED' }[fault.status] ?? 'DATABASE_UNAVAILABLE';
       response.end(JSON.stringify({ status: fault.status, code, message: 'injected by the test harness', requestId: 'harness' }));
       return;
     }
@@ -199,6 +201,7 @@ describe('the C# SDK on Mono', () => {
           status: Number(url.searchParams.get('status')),
           retryAfter: url.searchParams.has('retryAfter') ? Number(url.searchParams.get('retryAfter')) : undefined,
           times: Number(url.searchParams.get('times') ?? 1),
+          code: url.searchParams.get('code') ?? undefined,
         });
         return reply(200, 'ok');
       default:

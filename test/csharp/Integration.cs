@@ -271,9 +271,13 @@ public static class Integration
         {
             Check(error.StatusCode == 503 && retries.Count == 1, "a POST without an Idempotency-Key is not retried");
         }
+        await HarnessPost("fail?method=POST&path=/items&status=503&retryAfter=1&times=1&code=OVERLOADED");
+        var shedOnce = await admin.Api.ItemsCreateAsync(new CreateItemDto { Name = "Shed once" });
+        Check(shedOnce.Name == "Shed once" && retries.Count == 2 && retries.Last().Status == 503,
+            "a POST shed with 503 OVERLOADED (nothing done) is sent again");
         await HarnessPost("fail?method=POST&path=/inventories/transaction&status=503&retryAfter=1&times=1");
         var keyed = await admin.Api.InventoriesCreateTransactionAsync(new AwardTransactionDto { PersonaOneUid = adminMe.Uid, PersonaOneInventoryItems = items(gold.Uid, 1) }, idempotency_Key: "award-" + Guid.NewGuid());
-        Check(keyed.Status == TransactionStatus.COMPLETED && retries.Count == 2, "a POST with an Idempotency-Key is retried");
+        Check(keyed.Status == TransactionStatus.COMPLETED && retries.Count == 3, "a POST with an Idempotency-Key is retried");
     }
 
     public sealed class SaveGame

@@ -77,7 +77,9 @@ namespace GameBackend
 
         protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
         {
-            if (_policy.MaxAttempts <= 1 || !MayRepeat(request)) return await base.SendAsync(request, cancellationToken).ConfigureAwait(false);
+            if (_policy.MaxAttempts <= 1) return await base.SendAsync(request, cancellationToken).ConfigureAwait(false);
+            // A request that must not happen twice is sent again only after an answer saying nothing was done.
+            var repeatable = MayRepeat(request);
             var copy = await RequestCopy.OfAsync(request).ConfigureAwait(false);
             var current = request;
             for (var attempt = 1; ; attempt++)
@@ -87,15 +89,16 @@ namespace GameBackend
                 {
                     response = await base.SendAsync(current, cancellationToken).ConfigureAwait(false);
                 }
-                catch (HttpRequestException) when (attempt < _policy.MaxAttempts)
+                catch (HttpRequestException) when (repeatable && attempt < _policy.MaxAttempts)
                 {
                     // The connection failed: nothing was answered, so the request is sent again below.
                 }
-                catch (TaskCanceledException) when (attempt < _policy.MaxAttempts && !cancellationToken.IsCancellationRequested)
+                catch (TaskCanceledException) when (repeatable && attempt < _policy.MaxAttempts && !cancellationToken.IsCancellationRequested)
                 {
                     // HttpClient's own timeout, not the caller's cancellation.
                 }
-                if (response != null && (!IsRetryable(response.StatusCode) || attempt >= _policy.MaxAttempts)) return response;
+                if (response != null && attempt >= _policy.MaxAttempts) return response;
+                if (response != null && !(repeatable ? IsRetryable(response.StatusCode) : await NothingWasDoneAsync(response).ConfigureAwait(false))) return response;
                 var retryAfter = response == null ? null : RetryAfterOf(response);
                 if (retryAfter.HasValue && retryAfter.Value > _policy.MaxRetryAfter) return response;
                 var wait = _policy.WaitBefore(attempt, retryAfter);
@@ -120,6 +123,19 @@ namespace GameBackend
         internal static bool MayRepeat(HttpRequestMessage request)
         {
             return SafeMethods.Contains(request.Method.Method.ToUpperInvariant()) || request.Headers.Contains("Idempotency-Key");
+        }
+
+        /// <summary>
+        /// Whether the answer says the service did nothing with the request: 503 OVERLOADED (the instance
+        /// shed it before any of its work), so even a POST may be sent again.
+        /// </summary>
+        private static async Task<bool> NothingWasDoneAsync(HttpResponseMessage response)
+        {
+            if ((int)response.StatusCode != 503 || response.Content == null) return false;
+            // Buffered, so that the caller can still read the body if the answer is returned after all.
+            await response.Content.LoadIntoBufferAsync().ConfigureAwait(false);
+            var body = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
+            return body.Contains("\"code\":\"OVERLOADED\"");
         }
 
         private static bool IsRetryable(HttpStatusCode status)

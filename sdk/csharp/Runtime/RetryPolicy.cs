@@ -7,7 +7,8 @@ namespace GameBackend
     /// <summary>
     /// When a request is sent again: after a 429 or a 5xx answer, or a connection that failed, for requests
     /// that are safe to repeat (GET, HEAD, PUT, DELETE, OPTIONS, and any request with an
-    /// <c>Idempotency-Key</c> header); never for other POSTs, which might then happen twice. Waits are
+    /// <c>Idempotency-Key</c> header); other POSTs, which might then happen twice, only after a 503
+    /// <c>OVERLOADED</c>, which says the service did nothing with them. Waits are
     /// "full jitter" (a random time up to a doubling cap, so that many clients do not retry in step), and
     /// never shorter than the answer's <c>Retry-After</c>.
     /// </summary>
