@@ -1,4 +1,4 @@
-import { RankIndex } from '../src/leaderboards/rank-index.js';
+import { RankIndex } from '../src/leaderboards/ranks/rank-index.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 
 type Player = SignedInPlayer & { personaUid: string };

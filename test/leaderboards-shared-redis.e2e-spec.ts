@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { RankStructure } from '../src/leaderboards/rank-structure.js';
+import { RankStructure } from '../src/leaderboards/ranks/rank-structure.js';
 import { RedisServer } from './support/redis-server.js';
 import { TestApp } from './support/test-app.js';
 

@@ -1,8 +1,8 @@
-import { LeaderboardWorker } from '../src/leaderboards/leaderboard-worker.js';
-import { applySubmission, type Operator, type SortOrder } from '../src/leaderboards/operators.js';
+import { LeaderboardWorker } from '../src/leaderboards/worker/leaderboard-worker.js';
+import { applySubmission, type Operator, type SortOrder } from '../src/leaderboards/rules/operators.js';
 import { LeaderboardRecordsRepository } from '../src/leaderboards/leaderboard-records.repository.js';
-import { standingBeforeWrite } from '../src/leaderboards/rank-reader.js';
-import { RankStructure } from '../src/leaderboards/rank-structure.js';
+import { standingBeforeWrite } from '../src/leaderboards/ranks/rank-reader.js';
+import { RankStructure } from '../src/leaderboards/ranks/rank-structure.js';
 import { expectErrorBody, expectValidationError } from './support/expectations.js';
 import { prizeTiers } from './support/leaderboards.js';
 import { RedisServer } from './support/redis-server.js';

@@ -16,17 +16,17 @@ import type { Leaderboard } from './leaderboard.entity.js';
 import type { LeaderboardPeriod } from './leaderboard-period.entity.js';
 import type { LeaderboardRecord } from './leaderboard-record.entity.js';
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
-import { LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
+import { LeaderboardRanksRepository } from './ranks/leaderboard-ranks.repository.js';
 import { LeaderboardRecordsRepository, noAttemptsLeft, type Standing, type Submitted } from './leaderboard-records.repository.js';
 import { LeaderboardsRepository } from './leaderboards.repository.js';
 import { requireMaySubmit, requireOwnPersona } from './leaderboards.policy.js';
-import { entryOfKey, personaOfKey } from './operators.js';
-import { decodeCursor, encodeCursor, type PageCursor } from './page-cursor.js';
+import { entryOfKey, personaOfKey } from './rules/operators.js';
+import { decodeCursor, encodeCursor, type PageCursor } from './rules/page-cursor.js';
 import { SignedCursors } from '../common/signed-cursors.js';
-import { isOpen, periodAt } from './periods.js';
-import { appliedAt, pageAtMoment, standingBeforeWrite } from './rank-reader.js';
-import { RankStructure } from './rank-structure.js';
-import { int64Json, parseInt64 } from './scores.js';
+import { isOpen, periodAt } from './rules/periods.js';
+import { appliedAt, pageAtMoment, standingBeforeWrite } from './ranks/rank-reader.js';
+import { RankStructure } from './ranks/rank-structure.js';
+import { int64Json, parseInt64 } from './rules/scores.js';
 
 type Named = LeaderboardRecord & { personaName: string };
 

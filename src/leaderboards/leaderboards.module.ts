@@ -5,16 +5,16 @@ import { ItemsModule } from '../items/items.module.js';
 import { PersonasModule } from '../personas/personas.module.js';
 import { LeaderboardPayoutsRepository } from './leaderboard-payouts.repository.js';
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
-import { LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
+import { LeaderboardRanksRepository } from './ranks/leaderboard-ranks.repository.js';
 import { LeaderboardRecordsRepository } from './leaderboard-records.repository.js';
 import { LeaderboardRecordsService } from './leaderboard-records.service.js';
-import { LeaderboardWorker } from './leaderboard-worker.js';
+import { LeaderboardWorker } from './worker/leaderboard-worker.js';
 import { LeaderboardsController, PersonaLeaderboardRecordsController } from './leaderboards.controller.js';
 import { LeaderboardsRepository } from './leaderboards.repository.js';
 import { LeaderboardsService } from './leaderboards.service.js';
-import { RankIndex } from './rank-index.js';
-import { RankStructure } from './rank-structure.js';
-import { RedisRankIndex } from './redis-rank-index.js';
+import { RankIndex } from './ranks/rank-index.js';
+import { RankStructure } from './ranks/rank-structure.js';
+import { RedisRankIndex } from './ranks/redis-rank-index.js';
 
 /**
  * Leaderboards and tournaments: boards (admins), records and their ranks, periods from a schedule,

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BackgroundJobs } from '../metrics/background-jobs.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { RedisConnection } from '../redis/redis.connection.js';
+import { BackgroundJobs } from '../../metrics/background-jobs.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { RedisConnection } from '../../redis/redis.connection.js';
 import { RankIndex } from './rank-index.js';
 import type { RankMoment, RankReader, StandingRead } from './rank-reader.js';
 import { RedisRankIndex } from './redis-rank-index.js';

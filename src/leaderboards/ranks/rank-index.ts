@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
-import { BackgroundJobs, type ScheduledJob } from '../metrics/background-jobs.js';
-import { MetricsService } from '../metrics/metrics.service.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
+import { BackgroundJobs, type ScheduledJob } from '../../metrics/background-jobs.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
 import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
 import { pageAtMoment, type RankMoment, type RankReader, type StandingRead } from './rank-reader.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { runStatement, statement } from '../database/statement.js';
+import { runStatement, statement } from '../../database/statement.js';
 import type { RankChange } from './change-cursor.js';
 import type { RankMoment } from './rank-reader.js';
 
