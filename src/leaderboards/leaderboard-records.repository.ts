@@ -59,7 +59,7 @@ interface SubmitParameters {
   perUser: boolean;
 }
 
-/** The other ranked records of a period around a key, as a write sees them (rank-reader.ts: standingBeforeWrite). */
+/** The other ranked records of a period around a key, as a write sees them (ranks/rank-index.ts: standingBeforeWrite). */
 export interface Others {
   size: number;
   /** How many rank before the new key, and before the old one. */

@@ -11,7 +11,7 @@ import { LeaderboardPayoutsRepository, PAYOUT_ATTEMPTS, type Payout } from '../l
 import { LeaderboardPeriodsRepository } from '../leaderboard-periods.repository.js';
 import { LeaderboardRanksRepository } from '../ranks/leaderboard-ranks.repository.js';
 import { LeaderboardRecordsRepository } from '../leaderboard-records.repository.js';
-import { RankStructure } from '../ranks/rank-structure.js';
+import { RankIndex } from '../ranks/rank-index.js';
 
 /** Periods one round closes at most, prizes it claims at once, and how many it pays side by side. */
 const CLOSES_PER_ROUND = 20;
@@ -47,7 +47,7 @@ export class LeaderboardWorker implements OnApplicationBootstrap {
     private readonly payouts: LeaderboardPayoutsRepository,
     private readonly records: LeaderboardRecordsRepository,
     private readonly log: LeaderboardRanksRepository,
-    private readonly ranks: RankStructure,
+    private readonly ranks: RankIndex,
     private readonly economy: TransactionsService,
     private readonly metrics: MetricsService,
     private readonly jobs: BackgroundJobs,
