@@ -46,7 +46,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import jsonwebtoken from 'jsonwebtoken';
 import pg from 'pg';
 // The service's own constant: the same security headers on the wire (bench/run.ts compares every header).
-import { rankKeySql } from '../src/leaderboards/operators.js';
+import { rankKeySql } from '../src/leaderboards/rules/operators.js';
 import { API_HEADERS } from '../src/security/http-security.js';
 // The service's keyed hash of device ids, so that both find the same guests.
 import { DeviceIds } from '../src/auth/device-ids.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { rankKeySql } from '../src/leaderboards/operators.js';
+import { rankKeySql } from '../src/leaderboards/rules/operators.js';
 
 /** What the period-end measurement found (docs/PERFORMANCE.md, Leaderboards). */
 export interface PeriodEndReport {

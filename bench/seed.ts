@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { rankKeySql } from '../src/leaderboards/operators.js';
+import { rankKeySql } from '../src/leaderboards/rules/operators.js';
 
 export const LARGE_STOCK = 1_000_000;
 

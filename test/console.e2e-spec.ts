@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { LeaderboardWorker } from '../src/leaderboards/leaderboard-worker.js';
+import { LeaderboardWorker } from '../src/leaderboards/worker/leaderboard-worker.js';
 import { launchChromium } from './support/chromium.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 

@@ -1,4 +1,4 @@
-import { LeaderboardWorker } from '../src/leaderboards/leaderboard-worker.js';
+import { LeaderboardWorker } from '../src/leaderboards/worker/leaderboard-worker.js';
 import { expectErrorBody, expectValidationError } from './support/expectations.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 import { prizeTiers } from './support/leaderboards.js';

@@ -1,4 +1,4 @@
-import { RankIndex } from '../src/leaderboards/rank-index.js';
+import { InProcessRankIndex } from '../src/leaderboards/ranks/in-process-rank-index.js';
 import { type SignedInPlayer, TestApp } from './support/test-app.js';
 
 type Player = SignedInPlayer & { personaUid: string };
@@ -105,7 +105,7 @@ describe('leaderboards past LEADERBOARD_RANKS_IN_MEMORY', () => {
   });
 
   it('rebuilds within the bound: the periods that fit in memory, the larger ones from PostgreSQL', async () => {
-    await api.app.get(RankIndex).rebuild();
+    await api.app.get(InProcessRankIndex).rebuild();
     expect(await gauge('leaderboard_ranked_records')).toBe(3);
     expect(await gauge('leaderboard_periods_ranked_from_database')).toBe(1);
     expect((await ranksOf(large.uid, many)).map(([rank]) => rank)).toEqual([2, 3, 4, 5, 7, 8, 9, 10, 1]);

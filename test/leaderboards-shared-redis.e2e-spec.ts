@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { RankStructure } from '../src/leaderboards/rank-structure.js';
+import { FailoverRankIndex } from '../src/leaderboards/ranks/failover-rank-index.js';
 import { RedisServer } from './support/redis-server.js';
 import { TestApp } from './support/test-app.js';
 
@@ -20,7 +20,7 @@ describe('leaderboards of two databases sharing one Redis', () => {
   });
 
   it('rank each database its own records, in sets of its own', async () => {
-    for (const app of apps) expect(app.app.get(RankStructure).current).toBe('redis');
+    for (const app of apps) expect(app.app.get(FailoverRankIndex).current).toBe('redis');
     const boards: Array<{ app: TestApp; admin: string; board: string; personas: string[] }> = [];
     for (const [index, app] of apps.entries()) {
       const admin = await app.signIn('admin');

@@ -1,8 +1,8 @@
-import { LeaderboardWorker } from '../src/leaderboards/leaderboard-worker.js';
-import { applySubmission, type Operator, type SortOrder } from '../src/leaderboards/operators.js';
+import { LeaderboardWorker } from '../src/leaderboards/worker/leaderboard-worker.js';
+import { applySubmission, type Operator, type SortOrder } from '../src/leaderboards/rules/operators.js';
 import { LeaderboardRecordsRepository } from '../src/leaderboards/leaderboard-records.repository.js';
-import { standingBeforeWrite } from '../src/leaderboards/rank-reader.js';
-import { RankStructure } from '../src/leaderboards/rank-structure.js';
+import { standingBeforeWrite } from '../src/leaderboards/ranks/rank-index.js';
+import { FailoverRankIndex } from '../src/leaderboards/ranks/failover-rank-index.js';
 import { expectErrorBody, expectValidationError } from './support/expectations.js';
 import { prizeTiers } from './support/leaderboards.js';
 import { RedisServer } from './support/redis-server.js';
@@ -28,7 +28,7 @@ describe.each(['in-process', 'redis'] as const)('leaderboards (ranks %s)', (stru
   });
 
   it(`answers ranks from the ${structure} structure`, () => {
-    expect(api.app.get(RankStructure).current).toBe(structure);
+    expect(api.app.get(FailoverRankIndex).current).toBe(structure);
   });
 
   const board = (body: Record<string, unknown> = {}) =>
@@ -118,7 +118,7 @@ describe.each(['in-process', 'redis'] as const)('leaderboards (ranks %s)', (stru
         (await api.found<any[]>(`/leaderboards/${created.uid}/records`, admin))[0].periodUid,
         ranked.map((player) => player.personaUid),
       );
-      const structure = api.app.get(RankStructure);
+      const structure = api.app.get(FailoverRankIndex);
       const repository = api.app.get(LeaderboardRecordsRepository);
       await structure.catchUp();
       for (const row of rows) {

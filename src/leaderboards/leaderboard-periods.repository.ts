@@ -5,7 +5,7 @@ import { type Placeholders, type Statement, statement } from '../database/statem
 import { EventOutbox, type WritingParameters, writingCtes, type WrittenEvents } from '../realtime/event-outbox.js';
 import type { RewardTier } from './leaderboard.entity.js';
 import { LeaderboardPeriod } from './leaderboard-period.entity.js';
-import type { PeriodWindow } from './periods.js';
+import type { PeriodWindow } from './rules/periods.js';
 
 /** A period due to close, with what its close needs of its board. */
 export interface DuePeriod {

@@ -4,11 +4,11 @@ import { ApiException, badRequest, ErrorCode } from '../common/errors.js';
 import { RecordRepository, type Transaction } from '../database/record.repository.js';
 import { type Placeholders, type Statement, statement } from '../database/statement.js';
 import { EventOutbox } from '../realtime/event-outbox.js';
-import type { Operator, SortOrder } from './operators.js';
-import { rankKeySql } from './operators.js';
+import type { Operator, SortOrder } from './rules/operators.js';
+import { rankKeySql } from './rules/operators.js';
 import { LeaderboardRecord } from './leaderboard-record.entity.js';
 import type { PeriodStatus } from './leaderboard-period.entity.js';
-import { int64Json } from './scores.js';
+import { int64Json } from './rules/scores.js';
 
 /** A submission as the statement takes it: the board's rules and the numbers sent. */
 export interface Submission {
@@ -59,7 +59,7 @@ interface SubmitParameters {
   perUser: boolean;
 }
 
-/** The other ranked records of a period around a key, as a write sees them (rank-reader.ts: standingBeforeWrite). */
+/** The other ranked records of a period around a key, as a write sees them (ranks/rank-index.ts: standingBeforeWrite). */
 export interface Others {
   size: number;
   /** How many rank before the new key, and before the old one. */

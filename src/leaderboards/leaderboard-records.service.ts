@@ -16,17 +16,16 @@ import type { Leaderboard } from './leaderboard.entity.js';
 import type { LeaderboardPeriod } from './leaderboard-period.entity.js';
 import type { LeaderboardRecord } from './leaderboard-record.entity.js';
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
-import { LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
+import { LeaderboardRanksRepository } from './ranks/leaderboard-ranks.repository.js';
 import { LeaderboardRecordsRepository, noAttemptsLeft, type Standing, type Submitted } from './leaderboard-records.repository.js';
 import { LeaderboardsRepository } from './leaderboards.repository.js';
 import { requireMaySubmit, requireOwnPersona } from './leaderboards.policy.js';
-import { entryOfKey, personaOfKey } from './operators.js';
-import { decodeCursor, encodeCursor, type PageCursor } from './page-cursor.js';
+import { entryOfKey, personaOfKey } from './rules/operators.js';
+import { decodeCursor, encodeCursor, type PageCursor } from './rules/page-cursor.js';
 import { SignedCursors } from '../common/signed-cursors.js';
-import { isOpen, periodAt } from './periods.js';
-import { appliedAt, pageAtMoment, standingBeforeWrite } from './rank-reader.js';
-import { RankStructure } from './rank-structure.js';
-import { int64Json, parseInt64 } from './scores.js';
+import { isOpen, periodAt } from './rules/periods.js';
+import { appliedAt, pageAtMoment, RankIndex, standingBeforeWrite } from './ranks/rank-index.js';
+import { int64Json, parseInt64 } from './rules/scores.js';
 
 type Named = LeaderboardRecord & { personaName: string };
 
@@ -41,7 +40,7 @@ export type PeriodChoice = string;
 
 /**
  * Scores, joins and reads of a board's records: the game's rules (who may submit, which period takes
- * the score, the operators, attempts and seats), ranks from the rank structure (RankStructure) for open
+ * the score, the operators, attempts and seats), ranks from the rank index (RankIndex) for open
  * periods and the final ranks stored in PostgreSQL for closed ones.
  */
 @Injectable()
@@ -55,7 +54,7 @@ export class LeaderboardRecordsService {
     private readonly records: LeaderboardRecordsRepository,
     private readonly log: LeaderboardRanksRepository,
     private readonly personas: PersonasRepository,
-    private readonly ranks: RankStructure,
+    private readonly ranks: RankIndex,
     private readonly audit: AuthAuditRepository,
     private readonly metrics: MetricsService,
     private readonly cursors: SignedCursors,

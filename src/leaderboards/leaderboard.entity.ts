@@ -4,9 +4,9 @@ import { User } from '../auth/user.entity.js';
 import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { ItemQuantityEntry } from '../economy/transaction.entity.js';
-import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from './operators.js';
+import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from './rules/operators.js';
 import { Int64Property } from './dto/int64.validators.js';
-import { int64Json, type Int64Json } from './scores.js';
+import { int64Json, type Int64Json } from './rules/scores.js';
 
 /** Who enters a board's periods: each user once, with one of their personas, or each persona on its own. */
 export const ENTRANTS = ['USER', 'PERSONA'] as const;

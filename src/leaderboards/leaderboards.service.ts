@@ -11,8 +11,8 @@ import type { Leaderboard } from './leaderboard.entity.js';
 import { LeaderboardPayoutsRepository, type PaidPrize } from './leaderboard-payouts.repository.js';
 import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
 import { LeaderboardsRepository } from './leaderboards.repository.js';
-import { periodAt, scheduleProblem } from './periods.js';
-import { parseInt64 } from './scores.js';
+import { periodAt, scheduleProblem } from './rules/periods.js';
+import { parseInt64 } from './rules/scores.js';
 
 /** The settings that decide what a stored score means or which period it belongs to: fixed at creation. */
 export const IMMUTABLE_SETTINGS = [

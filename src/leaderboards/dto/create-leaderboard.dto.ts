@@ -20,7 +20,7 @@ import { EachNested, IsOmittable, jsonObjectBounds } from '../../common/validato
 import { ReadOnlyField } from '../../common/fields.js';
 import { ItemQuantityDto } from '../../economy/dto/create-transaction.dto.js';
 import { ENTRANTS, type Entrant } from '../leaderboard.entity.js';
-import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from '../operators.js';
+import { OPERATORS, type Operator, SORT_ORDERS, type SortOrder } from '../rules/operators.js';
 import { IsInt64, IsSmallObject } from './int64.validators.js';
 
 export class RewardTierDto {

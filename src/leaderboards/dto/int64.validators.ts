@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { registerDecorator } from 'class-validator';
 import { JsonValue, smallJsonObjectProblem } from '../../common/json-values.js';
-import { INT64_SCHEMA, int64Problem, parseInt64 } from '../scores.js';
+import { INT64_SCHEMA, int64Problem, parseInt64 } from '../rules/scores.js';
 
 /** A 64-bit integer: a safe JSON integer, or a decimal string beyond 2^53 (scores.ts), documented as such. */
 export function IsInt64(options: { description?: string; required?: boolean; nullable?: boolean; example?: number } = {}) {

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ItemQuantityEntry } from '../../economy/transaction.entity.js';
-import { type Int64Json } from '../scores.js';
+import { type Int64Json } from '../rules/scores.js';
 import { PAYOUT_STATUSES, type PayoutStatus } from '../leaderboard-payouts.repository.js';
 import { PERIOD_STATUSES, type PeriodStatus } from '../leaderboard-period.entity.js';
 import { Int64Property } from './int64.validators.js';

@@ -1,4 +1,4 @@
-import { SignedCursors } from '../common/signed-cursors.js';
+import { SignedCursors } from '../../common/signed-cursors.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
 
 describe('page cursors', () => {

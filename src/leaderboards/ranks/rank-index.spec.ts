@@ -1,4 +1,4 @@
-import { appliedAt, pageAtMoment, standingBeforeWrite } from './rank-reader.js';
+import { appliedAt, pageAtMoment, standingBeforeWrite } from './rank-index.js';
 
 describe('what a rank structure answers', () => {
   it('says which changes a moment had applied: up to its last, less the awaited', () => {

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
-import { BackgroundJobs, type ScheduledJob } from '../metrics/background-jobs.js';
-import { MetricsService } from '../metrics/metrics.service.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
+import { BackgroundJobs, type ScheduledJob } from '../../metrics/background-jobs.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
 import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
-import { pageAtMoment, type RankMoment, type RankReader, type StandingRead } from './rank-reader.js';
+import { pageAtMoment, type RankMoment, type RankIndex, type StandingRead } from './rank-index.js';
 import { RankSet } from './rank-set.js';
 import { SharedRun } from './shared-run.js';
 
@@ -23,7 +23,7 @@ const MAX_AWAITED = 100_000;
  * reflects every write committed before it was asked, on whichever instance: instances agree. An
  * instance that fell further behind than the log keeps (LEADERBOARD_LOG_RETENTION), or whose awaited
  * numbers overflow, rebuilds from PostgreSQL. docs/GUIDE.md (Leaderboards) and docs/PERFORMANCE.md
- * have the design's figures. RankStructure starts it: without REDIS_URL, and while Redis is away.
+ * have the design's figures. FailoverRankIndex starts it: without REDIS_URL, and while Redis is away.
  *
  * It holds at most LEADERBOARD_RANKS_IN_MEMORY ranked records: a rebuild loads the smallest periods
  * that fit together, and a period whose growth would pass the bound is let go, the largest first. The
@@ -31,8 +31,8 @@ const MAX_AWAITED = 100_000;
  * records) until they close or the structure is rebuilt; their changes in the log are passed over.
  */
 @Injectable()
-export class RankIndex implements RankReader {
-  private readonly logger = new Logger('RankIndex');
+export class InProcessRankIndex implements RankIndex {
+  private readonly logger = new Logger('InProcessRankIndex');
   private sets = new Map<string, RankSet>();
   /** The open periods ranked from PostgreSQL: they would have passed `maxRecords` here. */
   private inDatabase = new Set<string>();

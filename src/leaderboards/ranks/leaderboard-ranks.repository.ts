@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { runStatement, statement } from '../database/statement.js';
+import { runStatement, statement } from '../../database/statement.js';
 import type { RankChange } from './change-cursor.js';
-import type { RankMoment } from './rank-reader.js';
+import type { RankMoment } from './rank-index.js';
 
 /** Rows of the log one catch-up reads at most (it reads on while batches come back full). */
 export const CHANGE_BATCH = 10_000;

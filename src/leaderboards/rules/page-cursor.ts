@@ -1,5 +1,5 @@
-import { badRequest } from '../common/errors.js';
-import type { SignedCursors } from '../common/signed-cursors.js';
+import { badRequest } from '../../common/errors.js';
+import type { SignedCursors } from '../../common/signed-cursors.js';
 
 /**
  * Where the next page of a period's records starts, and the moment the first page was read: the last

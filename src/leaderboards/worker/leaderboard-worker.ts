@@ -1,17 +1,17 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Caller } from '../common/auth.decorators.js';
-import { ApiException } from '../common/errors.js';
-import { withRetry } from '../common/retry.js';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
-import { TransactionsService } from '../economy/transactions.service.js';
-import { BackgroundJobs, NOT_STOPPING } from '../metrics/background-jobs.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { LeaderboardPayoutsRepository, PAYOUT_ATTEMPTS, type Payout } from './leaderboard-payouts.repository.js';
-import { LeaderboardPeriodsRepository } from './leaderboard-periods.repository.js';
-import { LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
-import { LeaderboardRecordsRepository } from './leaderboard-records.repository.js';
-import { RankStructure } from './rank-structure.js';
+import type { Caller } from '../../common/auth.decorators.js';
+import { ApiException } from '../../common/errors.js';
+import { withRetry } from '../../common/retry.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
+import { TransactionsService } from '../../economy/transactions.service.js';
+import { BackgroundJobs, NOT_STOPPING } from '../../metrics/background-jobs.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { LeaderboardPayoutsRepository, PAYOUT_ATTEMPTS, type Payout } from '../leaderboard-payouts.repository.js';
+import { LeaderboardPeriodsRepository } from '../leaderboard-periods.repository.js';
+import { LeaderboardRanksRepository } from '../ranks/leaderboard-ranks.repository.js';
+import { LeaderboardRecordsRepository } from '../leaderboard-records.repository.js';
+import { RankIndex } from '../ranks/rank-index.js';
 
 /** Periods one round closes at most, prizes it claims at once, and how many it pays side by side. */
 const CLOSES_PER_ROUND = 20;
@@ -47,7 +47,7 @@ export class LeaderboardWorker implements OnApplicationBootstrap {
     private readonly payouts: LeaderboardPayoutsRepository,
     private readonly records: LeaderboardRecordsRepository,
     private readonly log: LeaderboardRanksRepository,
-    private readonly ranks: RankStructure,
+    private readonly ranks: RankIndex,
     private readonly economy: TransactionsService,
     private readonly metrics: MetricsService,
     private readonly jobs: BackgroundJobs,

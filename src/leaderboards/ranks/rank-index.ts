@@ -26,29 +26,33 @@ export interface StandingRead {
 }
 
 /**
- * What the rules ask of a rank structure, in-process (RankIndex) or shared in Redis (RedisRankIndex).
- * Each read is answered at one moment, after catching up with every change committed before it was
- * asked (on any instance), so that every instance answers the same ranks. Keys are rank keys
- * (operators.ts): their byte order is the rank order.
+ * The ranks of the open periods, as the rules ask for them. Two stores implement it: the in-process
+ * tree (InProcessRankIndex) and Redis sorted sets shared by every instance (RedisRankIndex), and
+ * FailoverRankIndex, the one the rules are given, answers from whichever can (Redis when REDIS_URL is
+ * set and it answers, the tree otherwise). Each read is answered at one moment, after catching up with
+ * every change committed before it was asked (on any instance), so that every instance answers the
+ * same ranks. Keys are rank keys (rules/operators.ts): their byte order is the rank order.
+ *
+ * An abstract class rather than an interface: Nest injects by it (an interface leaves nothing at run time).
  */
-export interface RankReader {
+export abstract class RankIndex {
   /** Applies every change committed before the call. */
-  catchUp(): Promise<void>;
+  abstract catchUp(): Promise<void>;
   /** The rank each key holds or would hold, and the period's ranked records. */
-  ranks(period: string, keys: string[]): Promise<{ size: number; ranks: number[] }>;
+  abstract ranks(period: string, keys: string[]): Promise<{ size: number; ranks: number[] }>;
   /**
    * Up to `limit` keys around `key` (it included, whether ranked now or not), half before where the
    * ranks allow, and the rank of the first.
    */
-  around(period: string, key: string, limit: number): Promise<{ keys: string[]; firstRank: number; size: number }>;
+  abstract around(period: string, key: string, limit: number): Promise<{ keys: string[]; firstRank: number; size: number }>;
   /** Up to `count` keys after `after` (from the first when undefined), with the moment they were read at. */
-  page(period: string, after: string | undefined, count: number): Promise<{ keys: string[]; size: number; moment: RankMoment }>;
+  abstract page(period: string, after: string | undefined, count: number): Promise<{ keys: string[]; size: number; moment: RankMoment }>;
   /**
    * Where `key` stands beside `oldKey` and the first `top` places, as the structure is now: inside a
    * write, so it neither catches up nor waits for a structure to be built (a build waits for the
    * writes under way); undefined when no structure can answer at once.
    */
-  standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead | undefined>;
+  abstract standing(period: string, key: string | null, oldKey: string | null, top: number): Promise<StandingRead | undefined>;
 }
 
 /**

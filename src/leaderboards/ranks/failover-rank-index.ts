@@ -1,9 +1,9 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BackgroundJobs } from '../metrics/background-jobs.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { RedisConnection } from '../redis/redis.connection.js';
-import { RankIndex } from './rank-index.js';
-import type { RankMoment, RankReader, StandingRead } from './rank-reader.js';
+import { BackgroundJobs } from '../../metrics/background-jobs.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { RedisConnection } from '../../redis/redis.connection.js';
+import { InProcessRankIndex } from './in-process-rank-index.js';
+import type { RankMoment, RankIndex, StandingRead } from './rank-index.js';
 import { RedisRankIndex } from './redis-rank-index.js';
 
 /** How often, while Redis is away, the shared structure is tried again. */
@@ -14,21 +14,21 @@ const CONNECT_MS = 3000;
 const LET_GO_MS = 10_000;
 
 /**
- * Which rank structure answers: Redis sorted sets shared by every instance when REDIS_URL is set
- * (RedisRankIndex), the in-process tree otherwise (RankIndex). Both follow the same log of
- * PostgreSQL, so either answers the same ranks. When a Redis command fails, this instance builds the
- * in-process tree from PostgreSQL and answers from it (a request never waits for Redis to return);
- * once Redis answers again and its sets have caught up (or been rebuilt, if it came back empty), they
- * answer again and the tree is let go.
+ * The RankIndex the rules are given, answering from one of the two stores: Redis sorted sets shared
+ * by every instance when REDIS_URL is set (RedisRankIndex), the in-process tree otherwise
+ * (InProcessRankIndex). Both follow the same log of PostgreSQL, so either answers the same ranks.
+ * When a Redis command fails, this instance builds the in-process tree from PostgreSQL and answers
+ * from it (a request never waits for Redis to return); once Redis answers again and its sets have
+ * caught up (or been rebuilt, if it came back empty), they answer again and the tree is let go.
  */
 @Injectable()
-export class RankStructure implements RankReader, OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('RankStructure');
+export class FailoverRankIndex implements RankIndex, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('FailoverRankIndex');
   private inRedis = false;
   private letGo: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly inProcess: RankIndex,
+    private readonly inProcess: InProcessRankIndex,
     private readonly redis: RedisRankIndex,
     private readonly connection: RedisConnection,
     private readonly metrics: MetricsService,
@@ -93,7 +93,7 @@ export class RankStructure implements RankReader, OnApplicationBootstrap, OnAppl
     return this.inProcess.built ? this.inProcess.standing(period, key, oldKey, top) : undefined;
   }
 
-  private async answer<T>(read: (ranks: RankReader) => Promise<T>): Promise<T> {
+  private async answer<T>(read: (ranks: RankIndex) => Promise<T>): Promise<T> {
     if (this.inRedis) {
       try {
         return await read(this.redis);

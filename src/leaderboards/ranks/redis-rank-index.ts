@@ -1,14 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
-import { BackgroundJobs, type ScheduledJob } from '../metrics/background-jobs.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { RedisConnection } from '../redis/redis.connection.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
+import { BackgroundJobs, type ScheduledJob } from '../../metrics/background-jobs.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { RedisConnection } from '../../redis/redis.connection.js';
 import { ChangeCursor, type RankChange } from './change-cursor.js';
 import { CHANGE_BATCH, LeaderboardRanksRepository } from './leaderboard-ranks.repository.js';
-import type { RankMoment, RankReader, StandingRead } from './rank-reader.js';
+import type { RankMoment, RankIndex, StandingRead } from './rank-index.js';
 import { SharedRun } from './shared-run.js';
 
 /**
@@ -112,15 +112,15 @@ interface SharedState {
 /**
  * The ranks of every open period in Redis sorted sets (REDIS_URL), one per period, shared by every
  * instance: PostgreSQL stays the truth, and the sets follow the same log of rank-key changes as the
- * in-process RankIndex. The log's cursor lives beside them (the state hash) and a batch is applied
- * only over the state it was computed from, so the sets are the log applied exactly once. Missing
+ * tree of InProcessRankIndex. The log's cursor lives beside them (the state hash) and a batch is
+ * applied only over the state it was computed from, so the sets are the log applied exactly once. Missing
  * (Redis restarted empty), too far behind for the log (LEADERBOARD_LOG_RETENTION) or with too many
  * gaps, they are rebuilt from a PostgreSQL snapshot by one instance while the others wait for it.
  * A read catches up first, as in process, so every instance answers the same ranks. A failed command
- * throws: RankStructure then answers from the in-process structure until Redis is back.
+ * throws: FailoverRankIndex then answers from the in-process structure until Redis is back.
  */
 @Injectable()
-export class RedisRankIndex implements RankReader {
+export class RedisRankIndex implements RankIndex {
   private readonly logger = new Logger('RedisRankIndex');
   private readonly catchUps = new SharedRun(() => this.run());
   private readonly retentionMs: number;
