@@ -5,7 +5,7 @@ import { Client } from '../auth/client-info.decorator.js';
 import { Idp1Strategy } from '../auth/idp1.strategy.js';
 import { Idp2Strategy } from '../auth/idp2.strategy.js';
 import type { IdentityProvider } from '../auth/identity.js';
-import type { ClientInfo } from '../auth/player-sessions.repository.js';
+import type { ClientInfo } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { LIMITS } from '../common/limits.js';
 import { ApiErrors } from '../common/route.decorators.js';

@@ -15,9 +15,9 @@ import { Idp1Strategy } from './idp1.strategy.js';
 import { Idp2Strategy } from './idp2.strategy.js';
 import { UsersRepository } from './users.repository.js';
 import { AuthAuditRepository } from './auth-audit.repository.js';
-import { PlayerSessionsController } from './player-sessions.controller.js';
-import { PlayerSessionsRepository } from './player-sessions.repository.js';
-import { PlayerSessionsService } from './player-sessions.service.js';
+import { PlayerSessionsController } from './sign-in-sessions/sign-in-sessions.controller.js';
+import { SignInSessionsRepository } from './sign-in-sessions/sign-in-sessions.repository.js';
+import { SignInSessionsService } from './sign-in-sessions/sign-in-sessions.service.js';
 import { RevocationList } from './revocation-list.js';
 import { IdentitiesRepository } from './identities.repository.js';
 import { DeviceIds } from './device-ids.js';
@@ -51,7 +51,7 @@ import { AccessTokens } from './access-token.js';
     AccessTokens,
     RevocationList,
     UsersRepository,
-    PlayerSessionsRepository,
+    SignInSessionsRepository,
     AuthAuditRepository,
     IdentitiesRepository,
     DeviceIds,
@@ -80,9 +80,9 @@ import { AccessTokens } from './access-token.js';
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) => SignedCursors.fromSecret(await jwtSecretOf(config)),
     },
-    PlayerSessionsService,
+    SignInSessionsService,
     UsersRepository,
-    PlayerSessionsRepository,
+    SignInSessionsRepository,
     AuthAuditRepository,
     RevocationList,
     AccessTokens,

@@ -49,7 +49,7 @@ const UNLINK = statement<{ userUid: string; uids: string[] }, { uid: string }>(
 );
 
 /**
- * The SQL of identities, the ways into an account (sign-in reads them in PlayerSessionsRepository's
+ * The SQL of identities, the ways into an account (sign-in reads them in SignInSessionsRepository's
  * one statement). Linking and unlinking change a user's identities under a lock on the user, so that
  * the rules about what remains (LAST_IDENTITY) hold against concurrent requests.
  */
