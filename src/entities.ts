@@ -4,7 +4,7 @@ import { MediaAsset } from './assets/media-asset.entity.js';
 import { TextAsset } from './assets/text-asset.entity.js';
 import { AdminAuditEntry } from './audit/admin-audit.entity.js';
 import { User } from './auth/user.entity.js';
-import { UserIdentity } from './auth/user-identity.entity.js';
+import { UserIdentity } from './auth/identities/user-identity.entity.js';
 import { Item } from './items/item.entity.js';
 import { Persona } from './personas/persona.entity.js';
 import { Session } from './sessions/session.entity.js';

@@ -8,18 +8,18 @@ import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { AuditEvent, AuthAuditRepository } from './auth-audit.repository.js';
 import type { TokenDto } from './dto/token.dto.js';
-import type { VerifiedIdentity } from './identity.js';
-import { DeviceIds } from './device-ids.js';
-import { IdentitiesRepository } from './identities.repository.js';
+import type { VerifiedIdentity } from './identities/identity.js';
+import { DeviceIds } from './identities/device-ids.js';
+import { IdentitiesRepository } from './identities/identities.repository.js';
 import {
   type ClientInfo,
   type SignInSessionRow,
   SignInSessionsRepository,
   type SignInRequest,
 } from './sign-in-sessions/sign-in-sessions.repository.js';
-import { refreshVerdict } from './refresh.rules.js';
+import { refreshVerdict } from './sign-in-sessions/refresh.rules.js';
 import type { Revocation } from '../security/revocation.js';
-import { RevocationList } from './revocation-list.js';
+import { RevocationList } from './sign-in-sessions/revocation-list.js';
 
 export const ADMIN_ROLE = 'admin';
 export const USER_ROLE = 'user';

@@ -5,7 +5,7 @@ import { ApiProviderParam, ProviderParam } from '../account/provider.param.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
 import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
 import { Client } from '../auth/client-info.decorator.js';
-import type { IdentityProvider } from '../auth/identity.js';
+import type { IdentityProvider } from '../auth/identities/identity.js';
 import type { ClientInfo } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
 import { User } from '../auth/user.entity.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../database/record.repository.js';
 import { newSecretToken } from '../../common/secret-token.js';
-import type { VerifiedIdentity } from '../identity.js';
+import type { VerifiedIdentity } from '../identities/identity.js';
 import type { Revocation } from '../../security/revocation.js';
 import { bannedNow } from '../users.repository.js';
 import { transact } from '../../database/after-commit.js';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Transaction } from '../database/record.repository.js';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
-import { transact } from '../database/after-commit.js';
-import { runStatement, type Statement, statement } from '../database/statement.js';
+import type { Transaction } from '../../database/record.repository.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
+import { transact } from '../../database/after-commit.js';
+import { runStatement, type Statement, statement } from '../../database/statement.js';
 import type { VerifiedIdentity } from './identity.js';
 import { UserIdentity } from './user-identity.entity.js';
 
