@@ -10,7 +10,7 @@ import { Client } from './client-info.decorator.js';
 import { DeviceSignInDto } from './dto/device-sign-in.dto.js';
 import { RefreshDto } from './dto/refresh.dto.js';
 import { TokenDto } from './dto/token.dto.js';
-import type { ProviderIdentity } from './identities/identity.js';
+import type { ProviderIdentity } from './users/identity.js';
 import type { ClientInfo } from './sign-in-sessions/sign-in-sessions.repository.js';
 import { SignedInUser } from './signed-in-user.decorator.js';
 

@@ -13,14 +13,14 @@ import { jwtSecretOf } from './dev-jwt-secret.js';
 import { SignedCursors } from '../common/signed-cursors.js';
 import { Idp1Strategy } from './providers/idp1.strategy.js';
 import { Idp2Strategy } from './providers/idp2.strategy.js';
-import { UsersRepository } from './users.repository.js';
+import { UsersRepository } from './users/users.repository.js';
 import { AuthAuditRepository } from './auth-audit.repository.js';
 import { PlayerSessionsController } from './sign-in-sessions/sign-in-sessions.controller.js';
 import { SignInSessionsRepository } from './sign-in-sessions/sign-in-sessions.repository.js';
 import { SignInSessionsService } from './sign-in-sessions/sign-in-sessions.service.js';
 import { RevocationList } from './sign-in-sessions/revocation-list.js';
-import { IdentitiesRepository } from './identities/identities.repository.js';
-import { DeviceIds } from './identities/device-ids.js';
+import { IdentitiesRepository } from './users/identities.repository.js';
+import { DeviceIds } from './users/device-ids.js';
 import { AccessTokens } from './access-token.js';
 
 @Module({
@@ -45,7 +45,7 @@ import { AccessTokens } from './access-token.js';
   controllers: [AuthController, PlayerSessionsController, DevSignInController],
   // The global guards (AppModule) and the socket verify our token through AccessTokens: the JwtGuard
   // (with the revocation list), the rate limiter to count per user, RealtimeAuth. UsersModule and the realtime hub use the sessions' repositories;
-  // AccountModule links identities, checked as sign-in checks them. SignedCursors is keyed from the token secret.
+  // UsersModule also links identities, checked as sign-in checks them. SignedCursors is keyed from the token secret.
   exports: [
     JwtModule,
     AccessTokens,

@@ -8,9 +8,9 @@ import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { AuditEvent, AuthAuditRepository } from './auth-audit.repository.js';
 import type { TokenDto } from './dto/token.dto.js';
-import type { VerifiedIdentity } from './identities/identity.js';
-import { DeviceIds } from './identities/device-ids.js';
-import { IdentitiesRepository } from './identities/identities.repository.js';
+import type { VerifiedIdentity } from './users/identity.js';
+import { DeviceIds } from './users/device-ids.js';
+import { IdentitiesRepository } from './users/identities.repository.js';
 import {
   type ClientInfo,
   type SignInSessionRow,

@@ -7,7 +7,7 @@ import type { AppConfig } from '../../config/environment.js';
 import { ApiException, ErrorCode, unauthorized } from '../../common/errors.js';
 import { readAuthorizationToken } from '../authorization-header.js';
 import { DevIdentityProvider } from './dev-identity-provider.js';
-import { profileClaims, type ProviderIdentity } from '../identities/identity.js';
+import { profileClaims, type ProviderIdentity } from '../users/identity.js';
 import { DEV_IDENTITY_PROVIDER } from './dev-identity-provider.token.js';
 import { ProviderKeySet, UnpublishedKey } from './provider-keys.js';
 import { ProviderTokenRejected, verifyProviderToken } from './provider-token.js';

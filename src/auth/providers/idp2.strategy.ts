@@ -6,7 +6,7 @@ import { ApiException, ErrorCode, unauthorized } from '../../common/errors.js';
 import { InjectConfig } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/environment.js';
 import { readAuthorizationToken } from '../authorization-header.js';
-import { profileClaims, type ProviderIdentity } from '../identities/identity.js';
+import { profileClaims, type ProviderIdentity } from '../users/identity.js';
 
 const INTROSPECTION_TIMEOUT_MS = 5000;
 

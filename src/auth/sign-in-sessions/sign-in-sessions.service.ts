@@ -5,7 +5,7 @@ import { AuditEvent, AuthAuditRepository } from '../auth-audit.repository.js';
 import type { PlayerSessionDto } from './dto/sign-in-session.dto.js';
 import { type ClientInfo, type SignInSessionRow, SignInSessionsRepository } from './sign-in-sessions.repository.js';
 import { RevocationList } from './revocation-list.js';
-import { UsersRepository } from '../users.repository.js';
+import { UsersRepository } from '../users/users.repository.js';
 
 /** A player's sign-in sessions: see them, sign out of one, of this one, or of all (docs/SECURITY.md). */
 @Injectable()

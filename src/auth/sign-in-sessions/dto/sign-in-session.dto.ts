@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IDENTITY_PROVIDERS } from '../../identities/identity.js';
+import { IDENTITY_PROVIDERS } from '../../users/identity.js';
 
 /**
  * A sign-in session: one sign-in on one device, alive until it expires or is revoked. The class keeps

@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagg
 import { Client } from '../auth/client-info.decorator.js';
 import { Idp1Strategy } from '../auth/providers/idp1.strategy.js';
 import { Idp2Strategy } from '../auth/providers/idp2.strategy.js';
-import type { IdentityProvider } from '../auth/identities/identity.js';
+import type { IdentityProvider } from '../auth/users/identity.js';
 import type { ClientInfo } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { LIMITS } from '../common/limits.js';

@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
-import { User } from '../user.entity.js';
+import { User } from './user.entity.js';
 
 /**
  * One way into an account: a device (its id's keyed hash), or a subject at idp1 or idp2. An identity

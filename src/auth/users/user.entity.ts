@@ -1,8 +1,8 @@
 import { ApiHideProperty } from '@nestjs/swagger';
 import { Column, Entity, Index } from 'typeorm';
-import { Filterable } from '../common/fields.js';
-import { RecordEntity } from '../common/record.entity.js';
-import { IDENTITY_PROVIDERS } from './identities/identity.js';
+import { Filterable } from '../../common/fields.js';
+import { RecordEntity } from '../../common/record.entity.js';
+import { IDENTITY_PROVIDERS } from './identity.js';
 
 /**
  * A player's account, created at the first sign-in of an identity (a device, idp1, idp2); the

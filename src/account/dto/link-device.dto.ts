@@ -1,6 +1,0 @@
-import { DeviceIdProperty } from '../../auth/identities/dto/device-id.js';
-
-export class LinkDeviceDto {
-  @DeviceIdProperty()
-  deviceId: string;
-}
