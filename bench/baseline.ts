@@ -49,7 +49,7 @@ import pg from 'pg';
 import { rankKeySql } from '../src/leaderboards/rules/operators.js';
 import { API_HEADERS } from '../src/security/http-security.js';
 // The service's keyed hash of device ids, so that both find the same guests.
-import { DeviceIds } from '../src/auth/device-ids.js';
+import { DeviceIds } from '../src/auth/users/device-ids.js';
 
 const environment = {
   port: Number(process.env.PORT ?? 3100),

@@ -63,7 +63,7 @@ import { parseArgs } from 'node:util';
 import type { Request } from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { DeviceIds } from '../src/auth/device-ids.js';
+import { DeviceIds } from '../src/auth/users/device-ids.js';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import {
   cpuMillisecondsOf,

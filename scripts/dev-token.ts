@@ -7,7 +7,7 @@
  * Exchange it for our JWT with `curl -H "Authorization: jwt <token>" localhost:3000/auth/idp1`.
  * It reads the key pair from DATA_DIR (default .data/), the folder the service uses.
  */
-import { loadDevIdentityProvider } from '../src/auth/dev-identity-provider.js';
+import { loadDevIdentityProvider } from '../src/auth/providers/dev-identity-provider.js';
 import { loadConfig } from '../src/config/environment.js';
 
 const environment = loadConfig();

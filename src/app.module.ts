@@ -3,7 +3,6 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { LoggerModule } from 'nestjs-pino';
-import { AccountModule } from './account/account.module.js';
 import { AchievementsModule } from './achievements/achievements.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AssetsModule } from './assets/assets.module.js';
@@ -57,7 +56,6 @@ export class AppModule {
         SecurityModule,
         AuthModule,
         AuthPortsModule,
-        AccountModule,
         UsersModule,
         PersonasModule,
         ItemsModule,

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { AchievementsRepository } from '../src/achievements/achievements.repository.js';
 import { MediaAssetsRepository } from '../src/assets/media-assets.repository.js';
 import { TextAssetsRepository } from '../src/assets/text-assets.repository.js';
-import { UsersRepository } from '../src/auth/users.repository.js';
+import { UsersRepository } from '../src/auth/users/users.repository.js';
 import type { Caller } from '../src/common/auth.decorators.js';
 import { secretFields } from '../src/common/fields.js';
 import type { ListQuery } from '../src/common/list-query.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { base64url, decodeJwt, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
-import { DEV_IDP_ISSUER } from '../src/auth/dev-identity-provider.js';
+import { DEV_IDP_ISSUER } from '../src/auth/providers/dev-identity-provider.js';
 import { expectErrorBody } from './support/expectations.js';
 import { TestApp } from './support/test-app.js';
 

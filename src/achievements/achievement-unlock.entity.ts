@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Column, Entity, ForeignKey, Index, Unique } from 'typeorm';
-import { User } from '../auth/user.entity.js';
+import { User } from '../auth/users/user.entity.js';
 import { Filterable } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { AchievementDefinition } from './achievement.entity.js';

@@ -1,9 +1,9 @@
 import { ApiHideProperty, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
-import { User } from '../auth/user.entity.js';
+import { User } from '../auth/users/user.entity.js';
 import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
-import type { StoredMediaFile } from './media-files.js';
+import type { StoredMediaFile } from '../media/media-files.js';
 
 /** One file variant of a media asset, as stored and returned. */
 export class MediaFile implements StoredMediaFile {

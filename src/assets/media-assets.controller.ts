@@ -21,13 +21,13 @@ import { AdminOnly } from '../common/policy.js';
 import { ApiErrors, ApiUidParam, IfMatch, ListQueryParam, QueryValue, RecordResponse, UidParam } from '../common/route.decorators.js';
 import { expectedVersion, recordUpdate } from '../common/versions.js';
 import { type StreamedBody, UploadedBytes } from '../media/streamed-body.js';
-import { CreateDirectUploadDto, DirectUploadDto } from './dto/direct-upload.dto.js';
+import { CreateDirectUploadDto, DirectUploadDto } from '../media/dto/direct-upload.dto.js';
 import { CreateMediaAssetDto } from './dto/create-media-asset.dto.js';
 import { MediaFileDto } from './dto/media-file.dto.js';
 import { UpdateMediaAssetDto } from './dto/update-media-asset.dto.js';
 import { MediaAsset, MediaFile } from './media-asset.entity.js';
 import { MediaAssetsService } from './media-assets.service.js';
-import { MediaFileUploadsService } from './media-file-uploads.service.js';
+import { MediaFileUploadsService } from '../media/media-file-uploads.service.js';
 
 const FILE_PATH = ':id/files/:variant';
 
@@ -108,7 +108,7 @@ export const ASSET_LIST_ADDITION = 'The list parameters are an addition to the i
 export class MediaAssetsController {
   constructor(
     private readonly assets: MediaAssetsService,
-    private readonly uploads: MediaFileUploadsService,
+    private readonly uploads: MediaFileUploadsService<MediaAsset>,
   ) {}
 
   @ListDocs(MediaAsset, 'List media assets', ASSET_LIST_ADDITION)

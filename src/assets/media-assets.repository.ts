@@ -4,11 +4,12 @@ import { RecordRepository, type Transaction } from '../database/record.repositor
 import { MediaAsset } from './media-asset.entity.js';
 import { Replicas } from '../database/replicas.js';
 import { runStatement, statement } from '../database/statement.js';
+import type { MediaFileHolders } from '../media/media-file-holders.js';
 
 const TRANSACTION_TIME = statement<Record<string, never>, { now: Date }>('transaction_time', () => 'SELECT now()::timestamptz(3) AS now');
 
 @Injectable()
-export class MediaAssetsRepository extends RecordRepository<MediaAsset> {
+export class MediaAssetsRepository extends RecordRepository<MediaAsset> implements MediaFileHolders<MediaAsset> {
   constructor(dataSource: DataSource, replicas: Replicas) {
     super(dataSource, MediaAsset, 'media asset', replicas);
   }

@@ -18,7 +18,7 @@ import {
   stampMediaFiles,
   storedVariants,
   type StoredMediaFiles,
-} from './media-files.js';
+} from '../media/media-files.js';
 
 function contents(files: Map<string, MediaFileDto>): Array<[string, MediaFileContent]> {
   return [...files].map(([key, file]) => [key, mediaFileContent(file)]);

@@ -5,7 +5,7 @@ import type { Caller } from '../common/auth.decorators.js';
 import { unauthorized } from '../common/errors.js';
 import { ADMIN_ROLE, type AccessTokenClaims } from './auth.service.js';
 import { readAuthorizationToken } from './authorization-header.js';
-import { RevocationList } from './revocation-list.js';
+import { RevocationList } from './sign-in-sessions/revocation-list.js';
 import type { TokenVerifier } from '../security/identity.ports.js';
 
 /**

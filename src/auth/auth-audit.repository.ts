@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../database/record.repository.js';
-import type { ClientInfo } from './player-sessions.repository.js';
+import type { ClientInfo } from './sign-in-sessions/sign-in-sessions.repository.js';
 import { runStatement, statement } from '../database/statement.js';
 
 /** What the audit records. */

@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { RevocationFeed, TokenVerifier } from '../security/identity.ports.js';
 import { AccessTokens } from './access-token.js';
 import { AuthModule } from './auth.module.js';
-import { RevocationList } from './revocation-list.js';
+import { RevocationList } from './sign-in-sessions/revocation-list.js';
 
 /**
  * Our access tokens as infrastructure sees them (security/identity.ports.ts): the rate limiter and the

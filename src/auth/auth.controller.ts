@@ -10,8 +10,8 @@ import { Client } from './client-info.decorator.js';
 import { DeviceSignInDto } from './dto/device-sign-in.dto.js';
 import { RefreshDto } from './dto/refresh.dto.js';
 import { TokenDto } from './dto/token.dto.js';
-import type { ProviderIdentity } from './identity.js';
-import type { ClientInfo } from './player-sessions.repository.js';
+import type { ProviderIdentity } from './users/identity.js';
+import type { ClientInfo } from './sign-in-sessions/sign-in-sessions.repository.js';
 import { SignedInUser } from './signed-in-user.decorator.js';
 
 const SIGN_IN_DESCRIPTION =

@@ -6,21 +6,21 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
-import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
-import { DevSignInController } from './dev-sign-in.controller.js';
-import { loadDevIdentityProvider } from './dev-identity-provider.js';
+import { DEV_IDENTITY_PROVIDER } from './providers/dev-identity-provider.token.js';
+import { DevSignInController } from './providers/dev-sign-in.controller.js';
+import { loadDevIdentityProvider } from './providers/dev-identity-provider.js';
 import { jwtSecretOf } from './dev-jwt-secret.js';
 import { SignedCursors } from '../common/signed-cursors.js';
-import { Idp1Strategy } from './idp1.strategy.js';
-import { Idp2Strategy } from './idp2.strategy.js';
-import { UsersRepository } from './users.repository.js';
+import { Idp1Strategy } from './providers/idp1.strategy.js';
+import { Idp2Strategy } from './providers/idp2.strategy.js';
+import { UsersRepository } from './users/users.repository.js';
 import { AuthAuditRepository } from './auth-audit.repository.js';
-import { PlayerSessionsController } from './player-sessions.controller.js';
-import { PlayerSessionsRepository } from './player-sessions.repository.js';
-import { PlayerSessionsService } from './player-sessions.service.js';
-import { RevocationList } from './revocation-list.js';
-import { IdentitiesRepository } from './identities.repository.js';
-import { DeviceIds } from './device-ids.js';
+import { PlayerSessionsController } from './sign-in-sessions/sign-in-sessions.controller.js';
+import { SignInSessionsRepository } from './sign-in-sessions/sign-in-sessions.repository.js';
+import { SignInSessionsService } from './sign-in-sessions/sign-in-sessions.service.js';
+import { RevocationList } from './sign-in-sessions/revocation-list.js';
+import { IdentitiesRepository } from './users/identities.repository.js';
+import { DeviceIds } from './users/device-ids.js';
 import { AccessTokens } from './access-token.js';
 
 @Module({
@@ -45,13 +45,13 @@ import { AccessTokens } from './access-token.js';
   controllers: [AuthController, PlayerSessionsController, DevSignInController],
   // The global guards (AppModule) and the socket verify our token through AccessTokens: the JwtGuard
   // (with the revocation list), the rate limiter to count per user, RealtimeAuth. UsersModule and the realtime hub use the sessions' repositories;
-  // AccountModule links identities, checked as sign-in checks them. SignedCursors is keyed from the token secret.
+  // UsersModule also links identities, checked as sign-in checks them. SignedCursors is keyed from the token secret.
   exports: [
     JwtModule,
     AccessTokens,
     RevocationList,
     UsersRepository,
-    PlayerSessionsRepository,
+    SignInSessionsRepository,
     AuthAuditRepository,
     IdentitiesRepository,
     DeviceIds,
@@ -80,9 +80,9 @@ import { AccessTokens } from './access-token.js';
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) => SignedCursors.fromSecret(await jwtSecretOf(config)),
     },
-    PlayerSessionsService,
+    SignInSessionsService,
     UsersRepository,
-    PlayerSessionsRepository,
+    SignInSessionsRepository,
     AuthAuditRepository,
     RevocationList,
     AccessTokens,

@@ -8,13 +8,18 @@ import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig } from '../config/environment.js';
 import { AuditEvent, AuthAuditRepository } from './auth-audit.repository.js';
 import type { TokenDto } from './dto/token.dto.js';
-import type { VerifiedIdentity } from './identity.js';
-import { DeviceIds } from './device-ids.js';
-import { IdentitiesRepository } from './identities.repository.js';
-import { type ClientInfo, type PlayerSessionRow, PlayerSessionsRepository, type SignInRequest } from './player-sessions.repository.js';
-import { refreshVerdict } from './refresh.rules.js';
+import type { VerifiedIdentity } from './users/identity.js';
+import { DeviceIds } from './users/device-ids.js';
+import { IdentitiesRepository } from './users/identities.repository.js';
+import {
+  type ClientInfo,
+  type SignInSessionRow,
+  SignInSessionsRepository,
+  type SignInRequest,
+} from './sign-in-sessions/sign-in-sessions.repository.js';
+import { refreshVerdict } from './sign-in-sessions/refresh.rules.js';
 import type { Revocation } from '../security/revocation.js';
-import { RevocationList } from './revocation-list.js';
+import { RevocationList } from './sign-in-sessions/revocation-list.js';
 
 export const ADMIN_ROLE = 'admin';
 export const USER_ROLE = 'user';
@@ -46,7 +51,7 @@ export class AuthService {
   constructor(
     private readonly identities: IdentitiesRepository,
     private readonly deviceIds: DeviceIds,
-    private readonly sessions: PlayerSessionsRepository,
+    private readonly sessions: SignInSessionsRepository,
     private readonly audit: AuthAuditRepository,
     private readonly revocations: RevocationList,
     private readonly jwt: JwtService,
@@ -59,7 +64,7 @@ export class AuthService {
    * NO_SUCH_ACCOUNT, and the lookup was all the database did. A banned user is refused (and the
    * attempt audited). A device no account has makes a guest account only while its address has made
    * fewer than GUEST_ACCOUNTS_PER_ADDRESS in the window: else 429 GUEST_ACCOUNT_LIMIT. The sign-in is
-   * one statement (PlayerSessionsRepository.signIn).
+   * one statement (SignInSessionsRepository.signIn).
    */
   async signIn(identity: VerifiedIdentity, client: ClientInfo, create = true): Promise<TokenDto> {
     // The sign-in statement writes (even when it finds nothing to write, it takes the locks a write
@@ -158,7 +163,7 @@ export class AuthService {
    * the identity that opened the session (a device is never an admin: ADMIN_USERS names provider
    * identities), decided afresh at every refresh: removing someone from ADMIN_USERS takes effect then.
    */
-  private tokens(who: { provider: string | null; subject: string | null }, session: PlayerSessionRow, refreshToken: string): TokenDto {
+  private tokens(who: { provider: string | null; subject: string | null }, session: SignInSessionRow, refreshToken: string): TokenDto {
     const admin = who.provider !== null && this.config.adminUsers.includes(`${who.provider}:${who.subject}`);
     const roles = admin ? [USER_ROLE, ADMIN_ROLE] : [USER_ROLE];
     const claims: AccessTokenClaims = { sub: session.userUid, roles, sid: session.uid };

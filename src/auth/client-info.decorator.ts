@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { ClientInfo } from './player-sessions.repository.js';
+import type { ClientInfo } from './sign-in-sessions/sign-in-sessions.repository.js';
 
 /** Where the request comes from, as sessions and the audit record it (the address as TRUST_PROXY allows). */
 export const Client = createParamDecorator((_data: unknown, context: ExecutionContext): ClientInfo => {

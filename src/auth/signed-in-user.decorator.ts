@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { ProviderIdentity } from './identity.js';
+import type { ProviderIdentity } from './users/identity.js';
 
 /** The identity a provider strategy verified (passport puts it on `request.user`). */
 export const SignedInUser = createParamDecorator(

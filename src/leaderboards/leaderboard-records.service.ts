@@ -1,6 +1,6 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.js';
-import type { ClientInfo } from '../auth/player-sessions.repository.js';
+import type { ClientInfo } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, ErrorCode, notFound } from '../common/errors.js';
 import { markCut } from '../common/page.js';

@@ -1,6 +1,6 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
-import { User } from '../auth/user.entity.js';
+import { User } from '../auth/users/user.entity.js';
 import { Filterable, Secret } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 import { ItemQuantityEntry } from '../economy/transaction.entity.js';

@@ -12,7 +12,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Client } from '../auth/client-info.decorator.js';
-import type { ClientInfo } from '../auth/player-sessions.repository.js';
+import type { ClientInfo } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import { LIMITS } from '../common/limits.js';
 import type { ListQuery } from '../common/list-query.js';

@@ -16,7 +16,7 @@ import type { AppConfig } from '../config/environment.js';
 import { documentGuestAccountLimit } from '../auth/guest-accounts.openapi.js';
 import { documentPersonaLimit } from '../personas/personas.openapi.js';
 import { documentStorageLimits } from '../storage/storage.openapi.js';
-import { documentMediaLimits } from '../assets/media-files.openapi.js';
+import { documentMediaLimits } from '../media/media-files.openapi.js';
 import {
   declareAlternatives,
   dropDefaultsFromUpdates,

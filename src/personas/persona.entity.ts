@@ -1,5 +1,5 @@
 import { Column, Entity, ForeignKey, Index } from 'typeorm';
-import { User } from '../auth/user.entity.js';
+import { User } from '../auth/users/user.entity.js';
 import { Filterable } from '../common/fields.js';
 import { RecordEntity } from '../common/record.entity.js';
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
-import type { RevocationList } from '../auth/revocation-list.js';
+import type { RevocationList } from '../auth/sign-in-sessions/revocation-list.js';
 import type { AppConfig } from '../config/environment.js';
 import type { Fanout } from '../database/fanout.js';
 import { BackgroundJobs } from '../metrics/background-jobs.js';

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { AchievementDefinition } from '../achievements/achievement.entity.js';
-import { mediaFileContent, stampMediaFiles, storedFileUri, type StoredMediaFiles } from '../assets/media-files.js';
+import { mediaFileContent, stampMediaFiles, storedFileUri, type StoredMediaFiles } from '../media/media-files.js';
 import { MediaAsset } from '../assets/media-asset.entity.js';
 import { TextAsset } from '../assets/text-asset.entity.js';
 import { Item } from '../items/item.entity.js';

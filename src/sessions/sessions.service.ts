@@ -5,7 +5,7 @@ import { writableFields, type WritableFields } from '../common/record.dto.js';
 import { RecordService } from '../database/record.service.js';
 import type { CreateSessionDto } from './dto/create-session.dto.js';
 import type { UpdateSessionDto } from './dto/update-session.dto.js';
-import { UsersRepository } from '../auth/users.repository.js';
+import { UsersRepository } from '../auth/users/users.repository.js';
 import { LIMITS } from '../common/limits.js';
 import { admit, buildRoster, checkTeams, depart, emptyTeams, type Roster, seat } from './roster.js';
 import { SessionPasswordAttempts } from './session-password-attempts.js';

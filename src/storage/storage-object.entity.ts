@@ -1,6 +1,6 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { User } from '../auth/user.entity.js';
+import { User } from '../auth/users/user.entity.js';
 import { Secret } from '../common/fields.js';
 import type { StoredJson } from '../common/stored-json.js';
 import { READ_PERMISSIONS, type ReadPermission, STORAGE_NAME, WRITE_PERMISSIONS, type WritePermission } from './storage-rules.js';

@@ -1,6 +1,6 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import type { Caller } from '../common/auth.decorators.js';
-import { UsersRepository } from '../auth/users.repository.js';
+import { UsersRepository } from '../auth/users/users.repository.js';
 import { ApiException, badRequest, conflict, ErrorCode, unknownUsers } from '../common/errors.js';
 import { writableFields, type WritableFields } from '../common/record.dto.js';
 import type { Transaction } from '../database/record.repository.js';

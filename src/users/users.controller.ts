@@ -1,13 +1,13 @@
 import { Body, Controller, Get, HttpCode, Query } from '@nestjs/common';
 import { Delete, Post } from '../audit/audited-routes.js';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiProviderParam, ProviderParam } from '../account/provider.param.js';
+import { ApiProviderParam, ProviderParam } from './provider.param.js';
 import { AuditedRecord } from '../audit/audit.decorators.js';
 import { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
 import { Client } from '../auth/client-info.decorator.js';
-import type { IdentityProvider } from '../auth/identity.js';
-import type { ClientInfo } from '../auth/player-sessions.repository.js';
-import { User } from '../auth/user.entity.js';
+import type { IdentityProvider } from '../auth/users/identity.js';
+import type { ClientInfo } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
+import { User } from '../auth/users/user.entity.js';
 import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
 import type { ListQuery } from '../common/list-query.js';
 import { AdminOnly } from '../common/policy.js';

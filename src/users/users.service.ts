@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { AccountService } from '../account/account.service.js';
+import { AccountService } from './account.service.js';
 import type { AchievementUnlock } from '../achievements/achievement-unlock.entity.js';
 import { AchievementUnlocksService } from '../achievements/achievements.service.js';
 import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.js';
-import type { IdentityProvider } from '../auth/identity.js';
-import type { ClientInfo } from '../auth/player-sessions.repository.js';
-import { PlayerSessionsRepository } from '../auth/player-sessions.repository.js';
-import { sessionView } from '../auth/player-sessions.service.js';
-import { RevocationList } from '../auth/revocation-list.js';
-import type { User } from '../auth/user.entity.js';
-import { UsersRepository } from '../auth/users.repository.js';
+import type { IdentityProvider } from '../auth/users/identity.js';
+import type { ClientInfo } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
+import { SignInSessionsRepository } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
+import { sessionView } from '../auth/sign-in-sessions/sign-in-sessions.service.js';
+import { RevocationList } from '../auth/sign-in-sessions/revocation-list.js';
+import type { User } from '../auth/users/user.entity.js';
+import { UsersRepository } from '../auth/users/users.repository.js';
 import type { Caller } from '../common/auth.decorators.js';
 import { badRequest, notFound } from '../common/errors.js';
 import type { ListQuery } from '../common/list-query.js';
-import type { PlayerSessionDto } from '../auth/dto/player-session.dto.js';
+import type { PlayerSessionDto } from '../auth/sign-in-sessions/dto/sign-in-session.dto.js';
 import type { AuditEntryDto } from './dto/audit-entry.dto.js';
 import type { BanDto } from './dto/ban.dto.js';
 import type { UserAccountDto } from './dto/user-account.dto.js';
@@ -25,7 +25,7 @@ import { LeaderboardRecordsRepository } from '../leaderboards/leaderboard-record
 export class UsersService {
   constructor(
     private readonly users: UsersRepository,
-    private readonly sessions: PlayerSessionsRepository,
+    private readonly sessions: SignInSessionsRepository,
     private readonly audit: AuthAuditRepository,
     private readonly revocations: RevocationList,
     private readonly accountService: AccountService,

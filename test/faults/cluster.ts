@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
+import { loadDevIdentityProvider } from '../../src/auth/providers/dev-identity-provider.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 import type { TokenBody } from '../support/api-types.js';
 import { freePort } from '../support/free-port.js';

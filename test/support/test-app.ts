@@ -7,7 +7,7 @@ import { Logger } from 'nestjs-pino';
 import pg from 'pg';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createFastifyAdapter } from '../../src/app.setup.js';
-import { loadDevIdentityProvider } from '../../src/auth/dev-identity-provider.js';
+import { loadDevIdentityProvider } from '../../src/auth/providers/dev-identity-provider.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { createRootLogger, ROOT_LOGGER } from '../../src/logging.js';
 import { createOpenApiDocument } from '../../src/openapi/openapi.document.js';

@@ -3,7 +3,8 @@ import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, ValidateNested } from 'class-validator';
 import { RecordBodyDto } from '../../common/record.dto.js';
 import { REQUIRED_KEYS } from '../../common/fields.js';
-import { IsMediaFileMap, MAX_VARIANTS, MEDIA_FILES_EXAMPLE, MediaFileDto, toMediaFileMap, VARIANT_KEY } from './media-file.dto.js';
+import { VARIANT_KEY } from '../../media/media-files.js';
+import { IsMediaFileMap, MAX_VARIANTS, MEDIA_FILES_EXAMPLE, MediaFileDto, toMediaFileMap } from './media-file.dto.js';
 
 export class CreateMediaAssetDto extends RecordBodyDto {
   @ApiProperty({ example: 'Iron sword artwork', minLength: 1, maxLength: 200 })

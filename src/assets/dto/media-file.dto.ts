@@ -1,13 +1,9 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { Allow, IsOptional, IsString, IsUrl, Length, Matches, MaxLength, registerDecorator, type ValidationOptions } from 'class-validator';
+import { MEDIA_TYPE, SHA256_HEX, VARIANT_KEY } from '../../media/media-files.js';
 
-/** Variant keys: `default`, `thumbnail`, `1080p`, `icon.small`... */
-export const VARIANT_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_VARIANTS = 32;
-/** `type/subtype` (RFC 6838 restricted names), e.g. `image/png`, `audio/ogg`, `application/vnd.game+json`. */
-export const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
-export const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
 /** One file variant as a client sends it. */
 export class MediaFileDto {

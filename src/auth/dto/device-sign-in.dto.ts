@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean } from 'class-validator';
 import { IsOmittable } from '../../common/validators.js';
-import { DeviceIdProperty } from './device-id.js';
+import { DeviceIdProperty } from '../users/dto/device-id.js';
 
 export class DeviceSignInDto {
   @DeviceIdProperty()

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IdentityDto } from '../../account/dto/account.dto.js';
-import { PlayerSessionDto } from '../../auth/dto/player-session.dto.js';
-import { IDENTITY_PROVIDERS } from '../../auth/identity.js';
+import { IdentityDto } from './account.dto.js';
+import { PlayerSessionDto } from '../../auth/sign-in-sessions/dto/sign-in-session.dto.js';
+import { IDENTITY_PROVIDERS } from '../../auth/users/identity.js';
 
 /** A user account as admins see it: who, since when, whether banned, and where signed in. */
 export class UserAccountDto {

@@ -1,7 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IDENTITY_PROVIDERS } from '../identity.js';
+import { IDENTITY_PROVIDERS } from '../../users/identity.js';
 
-/** A player session: one sign-in on one device, alive until it expires or is revoked. */
+/**
+ * A sign-in session: one sign-in on one device, alive until it expires or is revoked. The class keeps
+ * its first name because the document's schema is named after it.
+ */
 export class PlayerSessionDto {
   @ApiProperty({ format: 'uuid', example: '6f1c2b9e-0d3a-4e8f-9b7c-2a5d8e1f4c3b' })
   uid: string;

@@ -1,4 +1,4 @@
-import { DeviceIdProperty } from '../../auth/dto/device-id.js';
+import { DeviceIdProperty } from '../../auth/users/dto/device-id.js';
 
 export class LinkDeviceDto {
   @DeviceIdProperty()

@@ -1,20 +1,23 @@
 import { Controller, Get, HttpCode } from '@nestjs/common';
-import { Delete, Post } from '../audit/audited-routes.js';
+import { Delete, Post } from '../../audit/audited-routes.js';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { type Caller, CurrentCaller } from '../common/auth.decorators.js';
-import { ApiErrors, ApiUidParam, UidParam } from '../common/route.decorators.js';
-import { Client } from './client-info.decorator.js';
-import { PlayerSessionDto } from './dto/player-session.dto.js';
-import type { ClientInfo } from './player-sessions.repository.js';
-import { PlayerSessionsService } from './player-sessions.service.js';
+import { type Caller, CurrentCaller } from '../../common/auth.decorators.js';
+import { ApiErrors, ApiUidParam, UidParam } from '../../common/route.decorators.js';
+import { Client } from '../client-info.decorator.js';
+import { PlayerSessionDto } from './dto/sign-in-session.dto.js';
+import type { ClientInfo } from './sign-in-sessions.repository.js';
+import { SignInSessionsService } from './sign-in-sessions.service.js';
 
-/** Signing out, and the signed-in player's sessions (docs/SECURITY.md). */
+/**
+ * Signing out, and the signed-in player's sessions (docs/SECURITY.md). The class keeps its first name:
+ * the document's operationIds are made from it (`PlayerSessionsController_logout`).
+ */
 @ApiTags('auth')
 @ApiSecurity('jwt')
 @ApiErrors(401)
 @Controller('auth')
 export class PlayerSessionsController {
-  constructor(private readonly sessions: PlayerSessionsService) {}
+  constructor(private readonly sessions: SignInSessionsService) {}
 
   @ApiOperation({
     summary: 'Sign out (this session)',

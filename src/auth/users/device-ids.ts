@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
-import { forbidden } from '../common/errors.js';
+import { forbidden } from '../../common/errors.js';
 import type { VerifiedIdentity } from './identity.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IDENTITY_PROVIDERS } from '../../auth/identity.js';
+import { IDENTITY_PROVIDERS } from '../../auth/users/identity.js';
 
 /** One way into an account. A device's id is a secret: it is never shown, not even hashed. */
 export class IdentityDto {

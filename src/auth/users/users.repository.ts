@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { RecordRepository, type Transaction } from '../database/record.repository.js';
-import { type Statement, statement } from '../database/statement.js';
+import { RecordRepository, type Transaction } from '../../database/record.repository.js';
+import { type Statement, statement } from '../../database/statement.js';
 import { User } from './user.entity.js';
 
 @Injectable()

@@ -1,5 +1,5 @@
 import { IsOmittable } from '../../common/validators.js';
-import { DeviceIdProperty } from '../../auth/dto/device-id.js';
+import { DeviceIdProperty } from '../../auth/users/dto/device-id.js';
 
 export class UnlinkDto {
   /** Which device, when unlinking a device (required then, and only then). */

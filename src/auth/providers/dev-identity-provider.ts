@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, generateKeyPair, type webcrypto } from 'n
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import jsonwebtoken from 'jsonwebtoken';
-import { createFileOnce } from '../common/create-file-once.js';
+import { createFileOnce } from '../../common/create-file-once.js';
 
 /**
  * The built-in development identity provider for idp1 (docs/CONTRACT.md section 5): an RSA key pair kept

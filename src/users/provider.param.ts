@@ -1,6 +1,6 @@
 import { applyDecorators, Param } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import { IDENTITY_PROVIDERS, type IdentityProvider } from '../auth/identity.js';
+import { IDENTITY_PROVIDERS, type IdentityProvider } from '../auth/users/identity.js';
 import { badRequest } from '../common/errors.js';
 
 /** The `{provider}` of a path: device, idp1 or idp2; anything else is 400. */

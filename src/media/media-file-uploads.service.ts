@@ -3,17 +3,15 @@ import { ApiException, badRequest, conflict, ErrorCode, notFound } from '../comm
 import type { Transaction } from '../database/record.repository.js';
 import { InjectConfig } from '../config/config.module.js';
 import type { AppConfig, MediaConfig } from '../config/environment.js';
-import { MediaBlobsRepository } from '../media/media-blobs.repository.js';
-import { storageUnavailable } from '../media/media-serving.service.js';
-import { FileTooLarge, MediaStore, type ReceivedFile, type SourceChunks, UploadAborted, UploadTimedOut } from '../media/media-store.js';
-import { MediaUploadsRepository } from '../media/media-uploads.repository.js';
-import type { StreamedBody } from '../media/streamed-body.js';
-import { expectedDigest, isAllowedType, mediaTypeOf, uploadName } from '../media/upload-headers.js';
+import { MediaBlobsRepository } from './media-blobs.repository.js';
+import { storageUnavailable } from './media-serving.service.js';
+import { FileTooLarge, MediaStore, type ReceivedFile, type SourceChunks, UploadAborted, UploadTimedOut } from './media-store.js';
+import { MediaUploadsRepository } from './media-uploads.repository.js';
+import type { StreamedBody } from './streamed-body.js';
+import { expectedDigest, isAllowedType, mediaTypeOf, uploadName } from './upload-headers.js';
 import type { CreateDirectUploadDto, DirectUploadDto } from './dto/direct-upload.dto.js';
-import { VARIANT_KEY } from './dto/media-file.dto.js';
-import type { MediaAsset } from './media-asset.entity.js';
-import { MediaAssetsRepository } from './media-assets.repository.js';
-import { storedFileUri, withoutVariant, withUploadedFile } from './media-files.js';
+import { type MediaFileHolder, MediaFileHolders } from './media-file-holders.js';
+import { storedFileUri, VARIANT_KEY, withoutVariant, withUploadedFile } from './media-files.js';
 
 /** What an upload request says besides its bytes. */
 export interface UploadRequest {
@@ -42,14 +40,15 @@ const digestMismatch = (expected: string, actual: string) =>
  * Files uploaded to a media asset's variants: the bytes go to the media store, checked against the
  * digest the client states, stored once per digest, and the variant's file object names them. The
  * blob is kept and the asset changed in one transaction holding the digest's lock, so that the sweep
- * never deletes bytes a variant is about to refer to (MediaSweeper).
+ * never deletes bytes a variant is about to refer to (MediaSweeper). The routes are the media assets'
+ * (assets/media-assets.controller.ts), whose module provides this service with its MediaFileHolders.
  */
 @Injectable()
-export class MediaFileUploadsService {
+export class MediaFileUploadsService<T extends MediaFileHolder = MediaFileHolder> {
   private readonly media: MediaConfig;
 
   constructor(
-    private readonly assets: MediaAssetsRepository,
+    private readonly assets: MediaFileHolders<T>,
     private readonly blobs: MediaBlobsRepository,
     private readonly uploads: MediaUploadsRepository,
     private readonly store: MediaStore,
@@ -59,7 +58,7 @@ export class MediaFileUploadsService {
   }
 
   /** `PUT /assets/media/{id}/files/{variant}`: the body streamed to the store, then attached. */
-  async upload(uid: string, variant: string, body: StreamedBody, request: UploadRequest): Promise<MediaAsset> {
+  async upload(uid: string, variant: string, body: StreamedBody, request: UploadRequest): Promise<T> {
     checkVariant(variant);
     const mimetype = this.allowedType(body.contentType);
     const expected = expectedDigest(request.contentDigest, request.sha256);
@@ -81,7 +80,7 @@ export class MediaFileUploadsService {
   }
 
   /** `DELETE /assets/media/{id}/files/{variant}`: the variant goes; its bytes stay while another refers to them. */
-  removeVariant(uid: string, variant: string, expectedVersion: number | undefined): Promise<MediaAsset> {
+  removeVariant(uid: string, variant: string, expectedVersion: number | undefined): Promise<T> {
     checkVariant(variant);
     if (variant === 'default') {
       throw conflict(ErrorCode.CONFLICT, 'the default variant cannot be removed: every media asset has one (upload another over it)');
@@ -136,7 +135,7 @@ export class MediaFileUploadsService {
    * hashed; only bytes of the size and digest it announced are attached. Refused bytes are deleted
    * with the upload, which the client then starts again.
    */
-  async completeDirectUpload(uid: string, variant: string, uploadId: string, expectedVersion: number | undefined): Promise<MediaAsset> {
+  async completeDirectUpload(uid: string, variant: string, uploadId: string, expectedVersion: number | undefined): Promise<T> {
     checkVariant(variant);
     const direct = this.store.direct;
     if (!direct) throw notFound('direct upload', uploadId);
@@ -181,7 +180,7 @@ export class MediaFileUploadsService {
     file: { mimetype: string; name: string; received: ReceivedFile },
     expectedVersion: number | undefined,
     directUploadUid?: string,
-  ): Promise<MediaAsset> {
+  ): Promise<T> {
     const { sha256, size } = file.received;
     return this.assets.transaction(async (transaction: Transaction) => {
       await this.blobs.lockDigest(transaction, sha256);

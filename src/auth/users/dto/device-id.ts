@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
-import { LIMITS } from '../../common/limits.js';
+import { LIMITS } from '../../../common/limits.js';
 
 /** Printable ASCII: ids are ASCII in practice (UUIDs, hex, base64), and no two spellings of one id can differ. */
 export const DEVICE_ID_PATTERN = /^[\x20-\x7E]+$/;

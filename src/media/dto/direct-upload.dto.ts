@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
-import { MEDIA_TYPE, SHA256_HEX } from './media-file.dto.js';
+import { MEDIA_TYPE, SHA256_HEX } from '../media-files.js';
 
 /** What a client will send straight to the store: the service checks the bytes against it when the upload completes. */
 export class CreateDirectUploadDto {

@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, HttpStatus, Inject, Req } from '@nestjs/common';
-import { Post } from '../audit/audited-routes.js';
+import { Post } from '../../audit/audited-routes.js';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { Public } from '../common/auth.decorators.js';
-import { ApiException, ErrorCode, forbidden } from '../common/errors.js';
-import { ApiErrors } from '../common/route.decorators.js';
-import { SignInRateLimit } from '../common/rate-limit.decorators.js';
-import { DEV_IDENTITY_PROVIDER } from './auth.tokens.js';
+import { Public } from '../../common/auth.decorators.js';
+import { ApiException, ErrorCode, forbidden } from '../../common/errors.js';
+import { ApiErrors } from '../../common/route.decorators.js';
+import { SignInRateLimit } from '../../common/rate-limit.decorators.js';
+import { DEV_IDENTITY_PROVIDER } from './dev-identity-provider.token.js';
 import type { DevIdentityProvider } from './dev-identity-provider.js';
 import { DevTokenDto, DevTokenRequestDto } from './dto/dev-token.dto.js';
 

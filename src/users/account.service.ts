@@ -1,12 +1,12 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { AuditEvent, AuthAuditRepository } from '../auth/auth-audit.repository.js';
-import { DeviceIds } from '../auth/device-ids.js';
-import { IdentitiesRepository, type IdentityRow } from '../auth/identities.repository.js';
-import type { IdentityProvider, VerifiedIdentity } from '../auth/identity.js';
-import type { ClientInfo } from '../auth/player-sessions.repository.js';
-import { PlayerSessionsRepository } from '../auth/player-sessions.repository.js';
-import { RevocationList } from '../auth/revocation-list.js';
-import { UsersRepository } from '../auth/users.repository.js';
+import { DeviceIds } from '../auth/users/device-ids.js';
+import { IdentitiesRepository, type IdentityRow } from '../auth/users/identities.repository.js';
+import type { IdentityProvider, VerifiedIdentity } from '../auth/users/identity.js';
+import type { ClientInfo } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
+import { SignInSessionsRepository } from '../auth/sign-in-sessions/sign-in-sessions.repository.js';
+import { RevocationList } from '../auth/sign-in-sessions/revocation-list.js';
+import { UsersRepository } from '../auth/users/users.repository.js';
 import type { Caller } from '../common/auth.decorators.js';
 import { ApiException, badRequest, conflict, ErrorCode, notFound } from '../common/errors.js';
 import { LIMITS } from '../common/limits.js';
@@ -30,7 +30,7 @@ export class AccountService {
   constructor(
     private readonly identities: IdentitiesRepository,
     private readonly users: UsersRepository,
-    private readonly sessions: PlayerSessionsRepository,
+    private readonly sessions: SignInSessionsRepository,
     private readonly audit: AuthAuditRepository,
     private readonly revocations: RevocationList,
     private readonly deviceIds: DeviceIds,

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type { Caller } from '../common/auth.decorators.js';
-import { notFound } from '../common/errors.js';
-import { AuditEvent, AuthAuditRepository } from './auth-audit.repository.js';
-import type { PlayerSessionDto } from './dto/player-session.dto.js';
-import { type ClientInfo, type PlayerSessionRow, PlayerSessionsRepository } from './player-sessions.repository.js';
+import type { Caller } from '../../common/auth.decorators.js';
+import { notFound } from '../../common/errors.js';
+import { AuditEvent, AuthAuditRepository } from '../auth-audit.repository.js';
+import type { PlayerSessionDto } from './dto/sign-in-session.dto.js';
+import { type ClientInfo, type SignInSessionRow, SignInSessionsRepository } from './sign-in-sessions.repository.js';
 import { RevocationList } from './revocation-list.js';
-import { UsersRepository } from './users.repository.js';
+import { UsersRepository } from '../users/users.repository.js';
 
-/** A player's sessions: see them, sign out of one, of this one, or of all (docs/SECURITY.md). */
+/** A player's sign-in sessions: see them, sign out of one, of this one, or of all (docs/SECURITY.md). */
 @Injectable()
-export class PlayerSessionsService {
+export class SignInSessionsService {
   constructor(
-    private readonly sessions: PlayerSessionsRepository,
+    private readonly sessions: SignInSessionsRepository,
     private readonly users: UsersRepository,
     private readonly audit: AuthAuditRepository,
     private readonly revocations: RevocationList,
@@ -69,7 +69,7 @@ export class PlayerSessionsService {
   }
 }
 
-export function sessionView(session: PlayerSessionRow, currentSessionUid?: string): PlayerSessionDto {
+export function sessionView(session: SignInSessionRow, currentSessionUid?: string): PlayerSessionDto {
   const { uid, provider, address, userAgent, dateCreated, lastRefreshedAt, expiresAt } = session;
   return { uid, provider, address, userAgent, dateCreated, lastRefreshedAt, expiresAt, current: uid === currentSessionUid };
 }

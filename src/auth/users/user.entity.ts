@@ -1,7 +1,7 @@
 import { ApiHideProperty } from '@nestjs/swagger';
 import { Column, Entity, Index } from 'typeorm';
-import { Filterable } from '../common/fields.js';
-import { RecordEntity } from '../common/record.entity.js';
+import { Filterable } from '../../common/fields.js';
+import { RecordEntity } from '../../common/record.entity.js';
 import { IDENTITY_PROVIDERS } from './identity.js';
 
 /**

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Transaction } from '../database/record.repository.js';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
-import { transact } from '../database/after-commit.js';
-import { runStatement, type Statement, statement } from '../database/statement.js';
+import type { Transaction } from '../../database/record.repository.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
+import { transact } from '../../database/after-commit.js';
+import { runStatement, type Statement, statement } from '../../database/statement.js';
 import type { VerifiedIdentity } from './identity.js';
 import { UserIdentity } from './user-identity.entity.js';
 
@@ -49,7 +49,7 @@ const UNLINK = statement<{ userUid: string; uids: string[] }, { uid: string }>(
 );
 
 /**
- * The SQL of identities, the ways into an account (sign-in reads them in PlayerSessionsRepository's
+ * The SQL of identities, the ways into an account (sign-in reads them in SignInSessionsRepository's
  * one statement). Linking and unlinking change a user's identities under a lock on the user, so that
  * the rules about what remains (LAST_IDENTITY) hold against concurrent requests.
  */

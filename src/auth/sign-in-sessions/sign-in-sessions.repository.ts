@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Transaction } from '../database/record.repository.js';
-import { newSecretToken } from '../common/secret-token.js';
-import type { VerifiedIdentity } from './identity.js';
-import type { Revocation } from '../security/revocation.js';
-import { bannedNow } from './users.repository.js';
-import { transact } from '../database/after-commit.js';
-import { Fanout } from '../database/fanout.js';
-import { runStatement, type Statement, statement } from '../database/statement.js';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
+import type { Transaction } from '../../database/record.repository.js';
+import { newSecretToken } from '../../common/secret-token.js';
+import type { VerifiedIdentity } from '../users/identity.js';
+import type { Revocation } from '../../security/revocation.js';
+import { bannedNow } from '../users/users.repository.js';
+import { transact } from '../../database/after-commit.js';
+import { Fanout } from '../../database/fanout.js';
+import { runStatement, type Statement, statement } from '../../database/statement.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
 
-/** A player session: one sign-in, kept alive by refreshes until it expires or is revoked. */
-export interface PlayerSessionRow {
+/** A sign-in session (table `player_sessions`): one sign-in, kept alive by refreshes until it expires or is revoked. */
+export interface SignInSessionRow {
   uid: string;
   userUid: string;
   provider: string;
@@ -34,7 +34,7 @@ export interface ClientInfo {
 
 /** A refresh token presented, with what decides its fate (computed by PostgreSQL, on its clock). */
 export interface PresentedRefreshToken {
-  session: PlayerSessionRow;
+  session: SignInSessionRow;
   /** The identity that opened the session (roles are recomputed from it); null when it was unlinked. */
   provider: string | null;
   subject: string | null;
@@ -62,7 +62,7 @@ export interface SignInRequest extends ClientInfo {
 
 /** What became of a sign-in: a session opened, a banned user refused, or no account (or one being registered). */
 export type SignInOutcome =
-  | { kind: 'opened'; userUid: string; created: boolean; session: PlayerSessionRow; refreshToken: string; evicted: string[] }
+  | { kind: 'opened'; userUid: string; created: boolean; session: SignInSessionRow; refreshToken: string; evicted: string[] }
   | { kind: 'banned'; userUid: string; bannedUntil: Date | null }
   | { kind: 'guest-limit'; retryAfterSeconds: number }
   | { kind: 'unknown' };
@@ -83,7 +83,7 @@ const SESSION_COLUMNS = `s.uid, s."userUid", s.provider, s."identityUid", s.addr
 // Prepared, as ROTATE: every refresh runs both, and planning this join took PostgreSQL longer than running it.
 const LOCK_BY_REFRESH_TOKEN = statement<
   { hash: string; reuseGraceMs: number },
-  Omit<PresentedRefreshToken, 'session' | 'provider'> & PlayerSessionRow & { identityProvider: string | null }
+  Omit<PresentedRefreshToken, 'session' | 'provider'> & SignInSessionRow & { identityProvider: string | null }
 >(
   'lock_by_refresh_token',
   (p) => `SELECT ${SESSION_COLUMNS}, i.provider AS "identityProvider", i.subject,
@@ -99,7 +99,7 @@ const LOCK_BY_REFRESH_TOKEN = statement<
        FOR NO KEY UPDATE OF t, s`,
 );
 
-const ROTATE = statement<{ spentHash: string; hash: string; sessionUid: string; ttlSeconds: number }, PlayerSessionRow>(
+const ROTATE = statement<{ spentHash: string; hash: string; sessionUid: string; ttlSeconds: number }, SignInSessionRow>(
   'rotate_refresh_token',
   (p) => `WITH spent AS (
          UPDATE auth_refresh_tokens SET "spentAt" = now() WHERE hash = ${p.spentHash}
@@ -131,7 +131,7 @@ const REVOKE_OPENED_BY = statement<{ identityUids: string[]; reason: string }, {
        RETURNING uid`,
 );
 
-const ACTIVE = statement<{ userUids: string[] }, PlayerSessionRow>(
+const ACTIVE = statement<{ userUids: string[] }, SignInSessionRow>(
   'active_player_sessions',
   (p) => `SELECT ${SESSION_COLUMNS} FROM auth_sessions s
        WHERE s."userUid" = ANY(${p.userUids}::uuid[]) AND s."revokedAt" IS NULL AND s."expiresAt" > now()
@@ -189,7 +189,7 @@ interface SignInParameters extends ClientInfo {
 }
 
 /** The account of the sign-in, and its new session: none (`uid` null) when the user is banned. */
-type SignInRow = Omit<PlayerSessionRow, 'uid' | 'userUid'> & {
+type SignInRow = Omit<SignInSessionRow, 'uid' | 'userUid'> & {
   uid: string | null;
   /** null: no account (none has the identity, or one is being registered, or a guest the address may not make). */
   userUid: string | null;
@@ -201,7 +201,7 @@ type SignInRow = Omit<PlayerSessionRow, 'uid' | 'userUid'> & {
 };
 
 /**
- * SignIn's statement (PlayerSessionsRepository.signIn says what it does). The identity goes in before
+ * SignIn's statement (SignInSessionsRepository.signIn says what it does). The identity goes in before
  * its user: of two first sign-ins racing, the second waits on the identity's unique key, inserts
  * nothing and answers no row; the foreign keys are checked at the statement's end. The new session is
  * invisible to the eviction (one snapshot per statement), which keeps the MAX_SESSIONS_PER_USER - 1
@@ -285,12 +285,12 @@ function signInStatement(fanout: Fanout): Statement<SignInParameters, SignInRow>
 }
 
 /**
- * The SQL of player sessions and their refresh tokens (stored as hashes; a token is spent once used).
+ * The SQL of sign-in sessions (not the lobbies of sessions/) and their refresh tokens (stored as hashes; a token is spent once used).
  * Revocations are announced on the `revocations` channel in the transaction that makes them, so every
  * instance hears of them when, and only if, they commit.
  */
 @Injectable()
-export class PlayerSessionsRepository {
+export class SignInSessionsRepository {
   private readonly prepared: boolean;
   private readonly signingIn: Statement<SignInParameters, SignInRow>;
 
@@ -363,7 +363,7 @@ export class PlayerSessionsRepository {
     const [row] = await runStatement(transaction, LOCK_BY_REFRESH_TOKEN, { hash, reuseGraceMs }, this.prepared);
     if (!row) return undefined;
     const { spent, spentRecently, expired, banned, bannedUntil, subject, identityProvider } = row;
-    const session: PlayerSessionRow = {
+    const session: SignInSessionRow = {
       uid: row.uid,
       userUid: row.userUid,
       provider: row.provider,
@@ -384,7 +384,7 @@ export class PlayerSessionsRepository {
     sessionUid: string,
     spentHash: string,
     ttlSeconds: number,
-  ): Promise<{ session: PlayerSessionRow; refreshToken: string }> {
+  ): Promise<{ session: SignInSessionRow; refreshToken: string }> {
     const { token, hash } = newSecretToken();
     const [session] = await runStatement(transaction, ROTATE, { spentHash, hash, sessionUid, ttlSeconds }, this.prepared);
     return { session, refreshToken: token };
@@ -414,7 +414,7 @@ export class PlayerSessionsRepository {
   }
 
   /** The active sessions of these users, newest first. */
-  active(userUids: string[]): Promise<PlayerSessionRow[]> {
+  active(userUids: string[]): Promise<SignInSessionRow[]> {
     return runStatement(this.dataSource, ACTIVE, { userUids });
   }
 

@@ -2,11 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { Strategy } from 'passport-custom';
-import { ApiException, ErrorCode, unauthorized } from '../common/errors.js';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
-import { readAuthorizationToken } from './authorization-header.js';
-import { profileClaims, type ProviderIdentity } from './identity.js';
+import { ApiException, ErrorCode, unauthorized } from '../../common/errors.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
+import { readAuthorizationToken } from '../authorization-header.js';
+import { profileClaims, type ProviderIdentity } from '../users/identity.js';
 
 const INTROSPECTION_TIMEOUT_MS = 5000;
 

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
+/** Variant keys: `default`, `thumbnail`, `1080p`, `icon.small`... */
+export const VARIANT_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+/** `type/subtype` (RFC 6838 restricted names), e.g. `image/png`, `audio/ogg`, `application/vnd.game+json`. */
+export const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
+export const SHA256_HEX = /^[0-9a-f]{64}$/i;
+
 /** What a client states about one file variant. */
 export interface MediaFileContent {
   mimetype: string;

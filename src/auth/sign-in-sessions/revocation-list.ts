@@ -1,15 +1,15 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InjectConfig } from '../config/config.module.js';
-import type { AppConfig } from '../config/environment.js';
-import type { Transaction } from '../database/record.repository.js';
-import { backoffDelay } from '../common/retry.js';
-import { Fanout } from '../database/fanout.js';
-import { PlayerSessionsRepository, REVOCATIONS_CHANNEL } from './player-sessions.repository.js';
-import type { RevocationFeed } from '../security/identity.ports.js';
-import { BackgroundJobs } from '../metrics/background-jobs.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { parseRevocation, type Revocation } from '../security/revocation.js';
+import { InjectConfig } from '../../config/config.module.js';
+import type { AppConfig } from '../../config/environment.js';
+import type { Transaction } from '../../database/record.repository.js';
+import { backoffDelay } from '../../common/retry.js';
+import { Fanout } from '../../database/fanout.js';
+import { SignInSessionsRepository, REVOCATIONS_CHANNEL } from './sign-in-sessions.repository.js';
+import type { RevocationFeed } from '../../security/identity.ports.js';
+import { BackgroundJobs } from '../../metrics/background-jobs.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { parseRevocation, type Revocation } from '../../security/revocation.js';
 
 /** Clock difference between instances that a revocation's memory allows for. */
 const SKEW_MS = 60_000;
@@ -40,7 +40,7 @@ export class RevocationList implements RevocationFeed, OnModuleInit, OnApplicati
   private stopping = false;
 
   constructor(
-    private readonly repository: PlayerSessionsRepository,
+    private readonly repository: SignInSessionsRepository,
     private readonly fanout: Fanout,
     private readonly metrics: MetricsService,
     private readonly jobs: BackgroundJobs,
