@@ -2,8 +2,6 @@ import type { Criterion, Primitive, Statistic } from '../tickets/ticket.entity.j
 import { compare } from '../tickets/ticket-rules.js';
 import type { Relaxation } from '../config/environment.schema.js';
 
-export type { Relaxation };
-
 /**
  * How tickets are matched (docs/CONTRACT.md section 7, and the launch-day rules of the README's
  * "Sessions and matchmaking"), as pure functions over plain tickets so that the rules are unit-tested
